@@ -1,0 +1,48 @@
+# Two commands for a new machine: `make run` serves the API, `make test` runs the tests.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
+HOST   ?= 127.0.0.1:8000
+
+.PHONY: run test install migrate load lint superuser lock bench clean
+
+run: migrate load
+	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST)
+
+test: $(STAMP)
+	$(PY) -m pytest $(ARGS)
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]"
+	rm -f $(VENV)/.installed-* && touch $@
+
+migrate: $(STAMP)
+	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --no-input
+
+# Every official set at once; loading again leaves the database unchanged.
+load: $(STAMP)
+	DEBUG=$${DEBUG:-1} $(PY) manage.py loaddata $(sort $(wildcard fixtures/*.json))
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+superuser: $(STAMP)
+	DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser
+
+# Re-pin every dependency at the newest versions the ranges in pyproject.toml allow.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet -e ".[dev]"
+	.lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e' > requirements.lock
+	rm -rf .lock-venv
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) db.sqlite3 test_db*.sqlite3 media .test-media

@@ -1,0 +1,87 @@
+"""Admin for the shared catalogue: list columns, search, filters, image previews."""
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
+
+
+def image_preview(image, size: int = 64) -> str:
+    """An <img> tag for an admin list or form, or a dash when there is no image."""
+    if not image:
+        return "—"
+    return format_html('<img src="{}" style="max-height:{}px;max-width:{}px" alt="">', image.url, size, size)
+
+
+class CardImagePreviewMixin:
+    """Thumbnail column and a larger preview on the change form, for every card admin."""
+
+    @admin.display(description="Art")
+    def thumbnail_preview(self, obj):
+        return image_preview(obj.thumbnail or obj.image)
+
+    @admin.display(description="Preview")
+    def image_preview(self, obj):
+        return image_preview(obj.image, size=320)
+
+
+@admin.register(Rarity)
+class RarityAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "order", "color"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Faction)
+class FactionAdmin(admin.ModelAdmin):
+    list_display = ["icon", "name", "slug", "identity"]
+    list_display_links = ["name"]
+    search_fields = ["name", "identity", "description"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(CardSet)
+class CardSetAdmin(admin.ModelAdmin):
+    list_display = ["code", "name", "game", "release_date"]
+    list_filter = ["game", "release_date"]
+    search_fields = ["code", "name"]
+    date_hierarchy = "release_date"
+
+
+@admin.register(Card)
+class CardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
+    list_display = ["thumbnail_preview", "name", "slug", "game", "card_set", "rarity", "updated_at"]
+    list_display_links = ["name"]
+    list_filter = ["game", "card_set", "rarity"]
+    search_fields = ["name", "slug", "rules_text", "flavor_text"]
+    list_select_related = ["card_set", "rarity"]
+    readonly_fields = ["image_preview", "created_at", "updated_at"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+class CollectionEntryInline(admin.TabularInline):
+    model = CollectionEntry
+    extra = 1
+    autocomplete_fields = ["card"]
+
+
+@admin.register(Collection)
+class CollectionAdmin(admin.ModelAdmin):
+    list_display = ["name", "owner", "entry_count", "updated_at"]
+    list_filter = ["owner"]
+    search_fields = ["name", "owner__username"]
+    list_select_related = ["owner"]
+    inlines = [CollectionEntryInline]
+
+    @admin.display(description="Cards")
+    def entry_count(self, obj):
+        return obj.entries.count()
+
+
+@admin.register(CollectionEntry)
+class CollectionEntryAdmin(admin.ModelAdmin):
+    list_display = ["collection", "card", "quantity"]
+    list_filter = ["card__game"]
+    search_fields = ["collection__name", "card__name"]
+    list_select_related = ["collection", "card"]
+    autocomplete_fields = ["card", "collection"]

@@ -1,0 +1,130 @@
+"""Views of the shared catalogue: thin wrappers over selectors and services."""
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import parsers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
+from rest_framework.response import Response
+
+from cardsdb import selectors, services
+from cardsdb.api.errors import error_response
+from cardsdb.api.serializers import (
+    CardImageSerializer,
+    CardSerializer,
+    CardSetSerializer,
+    CollectionEntrySerializer,
+    CollectionSerializer,
+    EntryChangeSerializer,
+    EntryDeltaSerializer,
+    FactionSerializer,
+    RaritySerializer,
+)
+from cardsdb.filtersets import CardFilter, CardSetFilter, CollectionFilter
+from cardsdb.models import Faction, Rarity
+
+
+class RarityViewSet(viewsets.ModelViewSet):
+    queryset = Rarity.objects.all()
+    serializer_class = RaritySerializer
+    lookup_field = "slug"
+    search_fields = ["name", "slug"]
+    ordering_fields = ["order", "name"]
+
+
+class FactionViewSet(viewsets.ModelViewSet):
+    queryset = Faction.objects.all()
+    serializer_class = FactionSerializer
+    lookup_field = "slug"
+    search_fields = ["name", "identity", "description"]
+    ordering_fields = ["name"]
+
+
+class CardSetViewSet(viewsets.ModelViewSet):
+    queryset = selectors.card_set_list()
+    serializer_class = CardSetSerializer
+    filterset_class = CardSetFilter
+    lookup_field = "code"
+    search_fields = ["name", "code", "description"]
+    ordering_fields = ["release_date", "code", "name"]
+
+
+class CardViewSet(viewsets.ReadOnlyModelViewSet):
+    """Every card of both games; game-specific details live under /api/realms/ and /api/legends/."""
+
+    queryset = selectors.card_list()
+    serializer_class = CardSerializer
+    filterset_class = CardFilter
+    lookup_field = "slug"
+    search_fields = ["name", "rules_text", "flavor_text"]
+    ordering_fields = ["name", "game", "rarity__order", "card_set__release_date", "created_at", "updated_at"]
+
+    @extend_schema(request={"multipart/form-data": CardImageSerializer}, responses=CardSerializer)
+    @action(
+        detail=True,
+        methods=["put", "delete"],
+        permission_classes=[IsAdminUser],
+        parser_classes=[parsers.MultiPartParser, parsers.FormParser],
+    )
+    def image(self, request, slug=None):
+        """Upload (PUT, multipart field `image`) or remove (DELETE) a card's art. Staff only."""
+        card = self.get_object()
+        if request.method == "DELETE":
+            card.image = ""
+            card.save()
+            return Response(CardSerializer(card, context={"request": request}).data)
+        serializer = CardImageSerializer(card, data=request.data)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(CardSerializer(card, context={"request": request}).data)
+
+
+class CollectionViewSet(viewsets.ModelViewSet):
+    """Your own collections. Another user's collection answers 404."""
+
+    serializer_class = CollectionSerializer
+    permission_classes = [IsAuthenticated]
+    filterset_class = CollectionFilter
+    search_fields = ["name"]
+    ordering_fields = ["name", "created_at", "updated_at"]
+
+    def get_queryset(self):
+        return selectors.collection_list(user=self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def _change_entry(self, request, input_serializer, service):
+        collection = self.get_object()
+        change = input_serializer(data=request.data)
+        change.is_valid(raise_exception=True)
+        try:
+            entry = service(collection=collection, **change.validated_data)
+        except services.InsufficientQuantity as exc:
+            return error_response(
+                str(exc), "insufficient_quantity", status.HTTP_400_BAD_REQUEST,
+                fields={"quantity": [str(exc)]},
+            )
+        return Response(CollectionEntrySerializer(entry).data)
+
+    @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
+    @action(detail=True, methods=["post"])
+    def add(self, request, pk=None):
+        """Add `quantity` (default 1) copies of `card` (a slug)."""
+        return self._change_entry(request, EntryDeltaSerializer, services.collection_add_card)
+
+    @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
+    @action(detail=True, methods=["post"])
+    def remove(self, request, pk=None):
+        """Remove `quantity` (default 1) copies of `card`; 400 if fewer are held."""
+        return self._change_entry(request, EntryDeltaSerializer, services.collection_remove_card)
+
+    @extend_schema(request=EntryChangeSerializer, responses=CollectionEntrySerializer)
+    @action(detail=True, methods=["post"], url_path="set-quantity")
+    def set_quantity(self, request, pk=None):
+        """Set the number of copies of `card` held (0 or more)."""
+        return self._change_entry(request, EntryChangeSerializer, services.collection_set_quantity)
+
+    @transaction.atomic
+    def perform_destroy(self, instance):
+        instance.delete()

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CardsdbConfig(AppConfig):
+    name = "cardsdb"
+    verbose_name = "Shared catalogue"

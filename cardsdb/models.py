@@ -1,0 +1,135 @@
+"""The shared catalogue: one card identity for both games, and collections."""
+
+from django.conf import settings
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+
+from cardsdb.choices import Game
+from cardsdb.images import make_thumbnail, validate_card_image
+
+hex_color = RegexValidator(r"^#[0-9a-fA-F]{6}$", "Use a colour like #a1b2c3.")
+
+
+class TimestampedModel(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Rarity(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=40, unique=True)
+    order = models.PositiveSmallIntegerField(unique=True, help_text="1 = most common.")
+    color = models.CharField(max_length=7, validators=[hex_color], default="#9e9e9e")
+
+    class Meta:
+        ordering = ["order"]
+        verbose_name_plural = "rarities"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Faction(models.Model):
+    """An Echo Realms faction: who a character serves and how it fights."""
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=60, unique=True)
+    icon = models.CharField(max_length=8, help_text="An emoji shown beside the name.")
+    identity = models.CharField(max_length=120, help_text="The one-line identity.")
+    description = models.TextField()
+    characteristics = models.JSONField(default=list, blank=True)
+    color = models.CharField(max_length=7, validators=[hex_color], default="#607d8b")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CardSet(models.Model):
+    code = models.SlugField(max_length=20, unique=True)
+    name = models.CharField(max_length=100, unique=True)
+    game = models.CharField(max_length=10, choices=Game.choices)
+    release_date = models.DateField()
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["release_date", "code"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+
+class Card(TimestampedModel):
+    """A card of either game.
+
+    Game-specific details live in subclasses (multi-table inheritance), so every card
+    shares one id, slug, image and collection entry whatever its game.
+    """
+
+    game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
+    name = models.CharField(max_length=120, db_index=True)
+    slug = models.SlugField(max_length=140, unique=True)
+    card_set = models.ForeignKey(CardSet, on_delete=models.PROTECT, related_name="cards")
+    rarity = models.ForeignKey(
+        Rarity, on_delete=models.PROTECT, null=True, blank=True, related_name="cards"
+    )
+    rules_text = models.TextField(blank=True)
+    flavor_text = models.TextField(blank=True)
+    image = models.ImageField(
+        upload_to="cards/", blank=True, validators=[validate_card_image]
+    )
+    thumbnail = models.ImageField(upload_to="cards/thumbs/", blank=True, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        # A newly attached image (not yet committed to storage) gets a fresh thumbnail.
+        if self.image and not self.image._committed:
+            thumb = make_thumbnail(self.image.file, self.image.name)
+            self.thumbnail.save(thumb.name, thumb, save=False)
+        elif not self.image:
+            self.thumbnail = ""
+        super().save(*args, **kwargs)
+
+
+class Collection(TimestampedModel):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="collections"
+    )
+    name = models.CharField(max_length=100)
+    cards = models.ManyToManyField(Card, through="CollectionEntry", related_name="+")
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="unique_collection_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CollectionEntry(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="entries")
+    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="collection_entries")
+    quantity = models.PositiveIntegerField(default=0, validators=[MinValueValidator(0)])
+
+    class Meta:
+        ordering = ["card__name"]
+        verbose_name_plural = "collection entries"
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "card"], name="unique_collection_card"),
+            models.CheckConstraint(condition=models.Q(quantity__gte=0), name="quantity_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} x {self.card}"

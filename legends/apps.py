@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LegendsConfig(AppConfig):
+    verbose_name = "Akin Legends"
+    name = "legends"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RealmsConfig(AppConfig):
+    verbose_name = "Echo Realms"
+    name = "realms"
