@@ -7,7 +7,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from cardsdb.api.urls import router as catalogue_router
 
 handler400 = "cardsdb.api.errors.bad_request_view"
 handler403 = "cardsdb.api.errors.permission_denied_view"
@@ -20,5 +19,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
-    path("api/", include(catalogue_router.urls)),
+    path("api/realms/", include("realms.api.urls")),
+    path("api/legends/", include("legends.api.urls")),
+    path("api/", include("cardsdb.api.urls")),
 ] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -1,8 +1,9 @@
-from rest_framework.routers import DefaultRouter
-
 from cardsdb.api import views
+from cardsdb.api.routers import RootRouter
 
-router = DefaultRouter()
+router = RootRouter(
+    app_roots={"realms": "realms-api-root", "legends": "legends-api-root"},
+)
 router.register("rarities", views.RarityViewSet)
 router.register("factions", views.FactionViewSet)
 router.register("sets", views.CardSetViewSet)

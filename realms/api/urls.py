@@ -1,0 +1,5 @@
+from cardsdb.api.routers import AppRouter
+
+router = AppRouter("realms")
+
+urlpatterns = router.urls

@@ -1,0 +1,1 @@
+"""Echo Realms rules engine: pure Python, no Django."""
