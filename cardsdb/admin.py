@@ -1,6 +1,7 @@
 """Admin for the shared catalogue: list columns, search, filters, image previews."""
 
 from django.contrib import admin
+from django.db.models import Sum
 from django.utils.html import format_html
 
 from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
@@ -73,9 +74,12 @@ class CollectionAdmin(admin.ModelAdmin):
     list_select_related = ["owner"]
     inlines = [CollectionEntryInline]
 
-    @admin.display(description="Cards")
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(card_total=Sum("entries__quantity"))
+
+    @admin.display(description="Cards", ordering="card_total")
     def entry_count(self, obj):
-        return obj.entries.count()
+        return obj.card_total or 0
 
 
 @admin.register(CollectionEntry)

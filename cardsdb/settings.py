@@ -166,6 +166,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"PlayerEnum": "realms.choices.Player"},
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

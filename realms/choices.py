@@ -32,3 +32,8 @@ CLASS_POSITIONS: dict[str, tuple[str, ...]] = {
     CharacterClass.ASSASSIN: (Position.FLEX,),
     CharacterClass.SUPPORT: (Position.VANGUARD, Position.REARGUARD),
 }
+
+
+class Player(models.TextChoices):
+    A = "a", "Player A"
+    B = "b", "Player B"

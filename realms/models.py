@@ -49,6 +49,11 @@ class Character(Card):
     class Meta:
         ordering = ["name"]
 
+    def clean_fields(self, exclude=None) -> None:
+        # The game is implied by the model, so it is set before the shared fields are checked.
+        self.game = Game.REALMS
+        super().clean_fields(exclude=exclude)
+
     def clean(self) -> None:
         super().clean()
         errors: dict[str, list[str]] = {}
@@ -87,7 +92,7 @@ class Army(TimestampedModel):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="armies")
     name = models.CharField(max_length=100)
-    slots = models.JSONField(default=list, help_text='[{"card": "<slug>", "line": "vanguard"}, ...]')
+    slots = models.JSONField(default=list, blank=True, help_text='[{"card": "<slug>", "line": "vanguard"}, ...]')
     collection = models.ForeignKey(
         Collection, on_delete=models.SET_NULL, null=True, blank=True, related_name="armies"
     )

@@ -31,3 +31,90 @@ def make_card(name: str | None = None, **overrides) -> Card:
     }
     fields.update(overrides)
     return Card.objects.create(**fields)
+
+
+STRIKE = {
+    "name": "Strike", "text": "Deals 120% ATK to the chosen enemy.", "choose": "enemy",
+    "effects": [{"kind": "damage", "target": "target", "scale": 1.2}],
+}
+DRILL = {
+    "name": "Drill", "text": "At battle start, gain +1 DEF for 1 round.", "trigger": "battle_start",
+    "effects": [{"kind": "buff", "target": "self", "stat": "def", "amount": 1, "duration": 1}],
+}
+CLASS_FOR_POSITION = {"vanguard": "tank", "rearguard": "mage", "flex": "assassin"}
+
+
+def make_faction(slug: str = "arcane"):
+    from cardsdb.models import Faction
+
+    faction, _ = Faction.objects.get_or_create(
+        slug=slug, defaults={"name": slug.replace("-", " ").title(), "icon": "*", "identity": "x", "description": "x"}
+    )
+    return faction
+
+
+def make_race(slug: str = "human"):
+    from realms.models import Race
+
+    race, _ = Race.objects.get_or_create(slug=slug, defaults={"name": slug.title()})
+    return race
+
+
+def _realms_test_set() -> CardSet:
+    card_set, _ = CardSet.objects.get_or_create(
+        code="er-test", defaults={"name": "Echo Realms test set", "game": "realms", "release_date": "2026-02-01"}
+    )
+    return card_set
+
+
+def make_character(name: str | None = None, *, rarity: str = "common", position: str = "vanguard", **overrides):
+    """A valid Echo Realms character; the class follows the position unless given."""
+    from realms.models import Character
+
+    n = next(_counter)
+    name = name or f"Character {n}"
+    fields = {
+        "name": name,
+        "slug": overrides.pop("slug", f"{name.lower().replace(' ', '-').replace(',', '')}-{n}"),
+        "card_set": overrides.pop("card_set", None) or _realms_test_set(),
+        "rarity": make_rarity(rarity),
+        "race": make_race(),
+        "faction": make_faction(),
+        "character_class": CLASS_FOR_POSITION[position],
+        "position": position,
+        "attack": 8, "defense": 4, "speed": 5, "health": 20, "cooldown": 2,
+        "main_ability": STRIKE, "faction_ability": DRILL,
+    }
+    fields.update(overrides)
+    character = Character(**fields)
+    character.full_clean()
+    character.save()
+    return character
+
+
+def make_roster():
+    """Enough characters for a legal army and for every kind of mistake, keyed by role."""
+    return {
+        "c1": make_character("Common One", rarity="common", position="vanguard"),
+        "c2": make_character("Common Two", rarity="common", position="vanguard"),
+        "c3": make_character("Common Three", rarity="common", position="rearguard"),
+        "c4": make_character("Common Four", rarity="common", position="rearguard"),
+        "u1": make_character("Uncommon One", rarity="uncommon", position="flex"),
+        "u2": make_character("Uncommon Two", rarity="uncommon", position="rearguard"),
+        "r1": make_character("Rare One", rarity="rare", position="vanguard"),
+        "l1": make_character("Legendary One", rarity="legendary", position="rearguard"),
+        "l2": make_character("Legendary Two", rarity="legendary", position="vanguard"),
+    }
+
+
+def legal_slots(roster) -> list[dict]:
+    """A legal 3/2/1/1 army from make_roster()."""
+    return [
+        {"card": roster["c1"].slug, "line": "vanguard"},
+        {"card": roster["c2"].slug, "line": "vanguard"},
+        {"card": roster["c3"].slug, "line": "rearguard"},
+        {"card": roster["u1"].slug, "line": "vanguard"},
+        {"card": roster["u2"].slug, "line": "rearguard"},
+        {"card": roster["r1"].slug, "line": "vanguard"},
+        {"card": roster["l1"].slug, "line": "rearguard"},
+    ]

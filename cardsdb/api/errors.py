@@ -79,7 +79,8 @@ def exception_handler(exc, context):
         response.data = error_body(str(exc.detail), exc.default_code, violations=exc.violations)
     elif isinstance(exc, exceptions.ValidationError):
         fields = _field_errors(exc.detail)
-        response.data = error_body(_first_message(fields), "invalid", fields=fields)
+        # Some input errors carry more than fields, e.g. the position of a query syntax error.
+        response.data = error_body(_first_message(fields), "invalid", fields=fields, **getattr(exc, "extra", {}))
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")

@@ -23,10 +23,29 @@ class ValidatedModelSerializer(serializers.ModelSerializer):
         try:
             instance.full_clean(validate_unique=False)
         except DjangoValidationError as exc:
+            # Report model errors under the API's field names (e.g. `atk` for `attack`).
+            api_names = {field.source: name for name, field in self.fields.items()}
+            errors = serializers.as_serializer_error(exc)
             raise serializers.ValidationError(
-                serializers.as_serializer_error(exc)
+                {api_names.get(key, key): value for key, value in errors.items()}
             ) from exc
         return attrs
+
+
+class RenamedFieldsMixin:
+    """Expose model fields under other API names: `api_names = {"model_field": "api_name"}`."""
+
+    api_names: dict[str, str] = {}
+
+    def get_fields(self):
+        fields = super().get_fields()
+        renamed = {}
+        for name, field in fields.items():
+            if name in self.api_names:
+                field.source = name
+                name = self.api_names[name]
+            renamed[name] = field
+        return renamed
 
 
 class RaritySerializer(ValidatedModelSerializer):

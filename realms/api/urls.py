@@ -1,5 +1,15 @@
+from django.urls import path
+
 from cardsdb.api.routers import AppRouter
+from realms.api import views
 
 router = AppRouter("realms")
+router.register("races", views.RaceViewSet)
+router.register("characters", views.CharacterViewSet)
+router.register("armies", views.ArmyViewSet, basename="army")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("characters/<slug:slug>/card.png", views.CARD_FACE, name="character-card-face"),
+    path("formations/validate/", views.FormationValidateView.as_view(), name="formation-validate"),
+    *router.urls,
+]

@@ -1,0 +1,50 @@
+"""Admin for the Echo Realms catalogue; model validation (R3, ability specs) applies here too."""
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from cardsdb.admin import CardImagePreviewMixin
+from realms.models import Army, Character, Race
+
+
+@admin.register(Race)
+class RaceAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Character)
+class CharacterAdmin(CardImagePreviewMixin, admin.ModelAdmin):
+    list_display = [
+        "thumbnail_preview", "name", "character_class", "faction", "rarity", "position",
+        "attack", "defense", "speed", "health", "cooldown",
+    ]
+    list_display_links = ["name"]
+    list_filter = ["faction", "character_class", "rarity", "position", "race", "card_set"]
+    search_fields = ["name", "slug", "rules_text", "flavor_text"]
+    list_select_related = ["faction", "rarity", "race"]
+    prepopulated_fields = {"slug": ["name"]}
+    readonly_fields = ["card_face_preview", "image_preview", "rules_text", "created_at", "updated_at"]
+    fieldsets = [
+        (None, {"fields": ["name", "slug", "card_set", "rarity", "race", "character_class", "faction", "position"]}),
+        ("Stats", {"fields": [("attack", "defense", "speed", "health", "cooldown")]}),
+        ("Abilities (spec: docs/abilities.md)", {"fields": ["faction_ability", "main_ability", "rules_text"]}),
+        ("Art", {"fields": ["image", "image_preview", "card_face_preview", "flavor_text"]}),
+        ("History", {"fields": ["created_at", "updated_at"]}),
+    ]
+
+    @admin.display(description="Card face")
+    def card_face_preview(self, obj):
+        if not obj.pk:
+            return "—"
+        return format_html('<img src="/api/realms/characters/{}/card.png" style="max-height:420px" alt="">', obj.slug)
+
+
+@admin.register(Army)
+class ArmyAdmin(admin.ModelAdmin):
+    list_display = ["name", "owner", "collection", "updated_at"]
+    list_filter = ["owner"]
+    search_fields = ["name", "owner__username"]
+    list_select_related = ["owner", "collection"]
+    autocomplete_fields = ["collection"]

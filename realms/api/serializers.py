@@ -1,0 +1,156 @@
+"""Serializers of the Echo Realms API."""
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from cardsdb.api.serializers import RenamedFieldsMixin, ValidatedModelSerializer
+from cardsdb.models import CardSet, Faction, Rarity
+from realms.choices import Line, Player
+from realms.engine.army import ArmyCodeError
+from realms.models import Army, Character, Race
+
+MAX_SLOTS = 50
+
+
+class RaceSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Race
+        fields = ["id", "slug", "name", "description"]
+
+
+class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
+    api_names = {
+        "character_class": "class",
+        "attack": "atk",
+        "defense": "def",
+        "speed": "spd",
+        "health": "hp",
+        "card_set": "set",
+    }
+
+    race = serializers.SlugRelatedField(slug_field="slug", queryset=Race.objects.all())
+    faction = serializers.SlugRelatedField(slug_field="slug", queryset=Faction.objects.all())
+    rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.all())
+    card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.filter(game="realms"))
+    card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
+
+    class Meta:
+        model = Character
+        fields = [
+            "id", "slug", "name", "race", "character_class", "faction", "rarity", "card_set", "position",
+            "attack", "defense", "speed", "health", "cooldown", "faction_ability", "main_ability",
+            "rules_text", "flavor_text", "image", "thumbnail", "card_face", "created_at", "updated_at",
+        ]
+        read_only_fields = ["rules_text", "image", "thumbnail", "created_at", "updated_at"]
+
+    def get_card_face(self, obj) -> str:
+        path = reverse("character-card-face", kwargs={"slug": obj.slug})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class SlotSerializer(serializers.Serializer):
+    card = serializers.CharField(max_length=140)
+    line = serializers.ChoiceField(choices=Line.choices)
+
+
+class ArmyInputSerializer(serializers.Serializer):
+    """`{"slots": [...], "collection": id}` or `{"code": "..."}`."""
+
+    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
+    code = serializers.CharField(required=False)  # its length is checked by the decoder
+    collection = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+    def validate(self, attrs):
+        if ("slots" in attrs) == ("code" in attrs):
+            raise serializers.ValidationError("Give either `slots` or `code`.")
+        return attrs
+
+
+class ArmyValidationSerializer(serializers.Serializer):
+    """The answer of army validation (documentation only)."""
+
+    valid = serializers.BooleanField()
+    violations = serializers.ListField(child=serializers.DictField())
+    counts = serializers.DictField()
+    code = serializers.CharField(allow_null=True)
+
+
+class ArmyCodeQuerySerializer(serializers.Serializer):
+    code = serializers.CharField()
+
+
+class ArmySerializer(ValidatedModelSerializer):
+    """A saved army (possibly a draft), with its current validity."""
+
+    slots = SlotSerializer(many=True, max_length=MAX_SLOTS)
+    valid = serializers.SerializerMethodField()
+    violations = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField()
+    code = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Army
+        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code",
+                  "created_at", "updated_at"]
+
+    def get_fields(self):
+        fields = super().get_fields()
+        request = self.context.get("request")
+        if request is not None and request.user.is_authenticated:
+            # Only the user's own collections can be linked; others answer "does not exist".
+            fields["collection"].queryset = request.user.collections.all()
+        return fields
+
+    def _report(self, army) -> dict:
+        return self.context["army_reports"](army)
+
+    def get_valid(self, army) -> bool:
+        return self._report(army)["valid"]
+
+    def get_violations(self, army) -> list[dict]:
+        return self._report(army)["violations"]
+
+    def get_counts(self, army) -> dict:
+        return self._report(army)["counts"]
+
+    def get_code(self, army) -> str | None:
+        return self._report(army)["code"]
+
+    def validate(self, attrs):
+        if self.instance is None:
+            attrs["owner"] = self.context["request"].user
+        if "slots" in attrs:
+            attrs["slots"] = [dict(slot) for slot in attrs["slots"]]
+        return super().validate(attrs)
+
+    # Slots are stored as JSON, so the nested serializer's data is saved as it is.
+    def create(self, validated_data):
+        return Army.objects.create(**validated_data)
+
+    def update(self, instance, validated_data):
+        for key, value in validated_data.items():
+            setattr(instance, key, value)
+        instance.save()
+        return instance
+
+
+class DeploymentSerializer(serializers.Serializer):
+    player = serializers.ChoiceField(choices=Player.choices)
+    card = serializers.CharField(max_length=140)
+    line = serializers.ChoiceField(choices=Line.choices)
+
+
+class PlayerCollectionsSerializer(serializers.Serializer):
+    a = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    b = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+
+class FormationInputSerializer(serializers.Serializer):
+    first = serializers.ChoiceField(choices=Player.choices)
+    deployments = DeploymentSerializer(many=True, max_length=40)
+    collections = PlayerCollectionsSerializer(required=False)
+
+
+def army_code_error(exc: ArmyCodeError) -> dict:
+    return {"message": f"Bad army code: {exc}", "code": "bad_army_code", "fields": {"code": [str(exc)]}}

@@ -1,0 +1,175 @@
+"""Echo Realms API views: thin wrappers over selectors and services."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import filters, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cardsdb.api.errors import error_response
+from cardsdb.api.renderers import PNGRenderer
+from cardsdb.rendering import cached_card_png
+from realms import selectors, services
+from realms.api.serializers import (
+    ArmyCodeQuerySerializer,
+    ArmyInputSerializer,
+    ArmySerializer,
+    ArmyValidationSerializer,
+    CharacterSerializer,
+    FormationInputSerializer,
+    RaceSerializer,
+    SlotSerializer,
+    army_code_error,
+)
+from realms.engine.army import ArmyCodeError, Deployment
+from realms.filtersets import ArmyFilter, CharacterFilter, RaceFilter
+from realms.models import Race
+from realms.rendering import render_character_card
+
+
+class RaceViewSet(viewsets.ModelViewSet):
+    queryset = Race.objects.all()
+    serializer_class = RaceSerializer
+    filterset_class = RaceFilter
+    lookup_field = "slug"
+    search_fields = ["name", "description"]
+    ordering_fields = ["name"]
+
+
+class CharacterViewSet(viewsets.ModelViewSet):
+    """Echo Realms characters: read for all, write for staff. `q` takes the query language."""
+
+    queryset = selectors.character_list()
+    serializer_class = CharacterSerializer
+    filterset_class = CharacterFilter
+    # Ordering is part of CharacterFilter, so that clients sort by API names (atk, def, ...).
+    filter_backends = [
+        backend for backend in viewsets.ModelViewSet.filter_backends if backend is not filters.OrderingFilter
+    ]
+    lookup_field = "slug"
+    search_fields = ["name", "rules_text"]
+
+    @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
+    def card_face(self, request, slug=None):
+        """The card face as a PNG, drawn from the card's data; cached until the card changes."""
+        return cached_card_png(request, self.get_object(), render_character_card)
+
+
+def _collection_or_error(request, collection_id):
+    """The requester's own collection, or an error response (None id means no collection)."""
+    if collection_id is None:
+        return None, None
+    collection = selectors.collection_for(user=request.user, collection_id=collection_id)
+    if collection is None:
+        message = f"You have no collection {collection_id}."
+        return None, error_response(message, "invalid", status.HTTP_400_BAD_REQUEST,
+                                    fields={"collection": [message]})
+    return collection, None
+
+
+class ArmyViewSet(viewsets.ModelViewSet):
+    """Your saved armies (drafts allowed), each shown with its current validity."""
+
+    serializer_class = ArmySerializer
+    permission_classes = [permissions.IsAuthenticated]
+    filterset_class = ArmyFilter
+    search_fields = ["name"]
+    ordering_fields = ["name", "created_at", "updated_at"]
+
+    def get_queryset(self):
+        return selectors.army_list(user=self.request.user)
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["army_reports"] = self._army_reports
+        return context
+
+    def _army_reports(self, army) -> dict:
+        # One card lookup for every army on the page (or the one shown), however many there are.
+        if not hasattr(self, "_report_cache"):
+            self._report_cache = {}
+            armies = getattr(self, "_page_armies", None) or [army]
+            slugs = {slot["card"] for item in armies for slot in item.slots}
+            self._cards = selectors.army_cards(slugs=slugs)
+        if army.pk not in self._report_cache:
+            slots = services.slots_from_data(army.slots)
+            self._report_cache[army.pk] = services.army_report(
+                slots=slots, cards=self._cards, owned=selectors.owned_quantities(army.collection)
+            )
+        return self._report_cache[army.pk]
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        self._page_armies = page
+        return page
+
+    def perform_update(self, serializer):
+        super().perform_update(serializer)
+        self.__dict__.pop("_report_cache", None)
+        self._page_armies = [serializer.instance]
+
+    def perform_create(self, serializer):
+        super().perform_create(serializer)
+        self._page_armies = [serializer.instance]
+
+    @extend_schema(request=ArmyInputSerializer, responses=ArmyValidationSerializer)
+    @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
+    def validate(self, request):
+        """Check an army (slots or code, optionally against your collection): every violation at once."""
+        data = ArmyInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if "code" in data.validated_data:
+            try:
+                slots = services.army_from_code(data.validated_data["code"])
+            except ArmyCodeError as exc:
+                return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
+        else:
+            slots = services.slots_from_data(data.validated_data["slots"])
+        collection, error = _collection_or_error(request, data.validated_data.get("collection"))
+        if error:
+            return error
+        return Response(services.army_validate(slots=slots, collection=collection))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("code", str, required=True)],
+        responses=SlotSerializer(many=True),
+    )
+    @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
+    def decode(self, request):
+        """The slots an army code stands for."""
+        query = ArmyCodeQuerySerializer(data=request.query_params)
+        if not query.is_valid():
+            return Response(army_code_error(ArmyCodeError("`code` is required.")), status=400)
+        try:
+            slots = services.army_from_code(query.validated_data["code"])
+        except ArmyCodeError as exc:
+            return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
+        return Response({"slots": [{"card": s.card, "line": s.line} for s in slots]})
+
+
+class FormationValidateView(APIView):
+    """Replay a Formation Round (R6) and report the legality of every deployment."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=FormationInputSerializer, responses=OpenApiTypes.OBJECT)
+    def post(self, request):
+        data = FormationInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        collections = {}
+        for player, collection_id in data.validated_data.get("collections", {}).items():
+            collection, error = _collection_or_error(request, collection_id)
+            if error:
+                return error
+            collections[player] = collection
+        deployments = [Deployment(**d) for d in data.validated_data["deployments"]]
+        return Response(services.formation_validate(
+            first=data.validated_data["first"], deployments=deployments, collections=collections
+        ))
+
+
+CARD_FACE = CharacterViewSet.as_view(
+    {"get": "card_face"}, renderer_classes=[PNGRenderer, JSONRenderer]
+)

@@ -1,0 +1,267 @@
+"""Army legality (R1–R5), the Formation Round's per-step legality (R6) and army codes.
+
+Pure Python: callers pass what they know of the catalogue as `ArmyCard` values.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections import Counter
+from dataclasses import dataclass, field
+
+ARMY_SIZE = 7
+LINE_CAPACITY = 5
+RARITY_QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
+LINES = ("vanguard", "rearguard")
+PLAYERS = ("a", "b")
+CODE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ArmyCard:
+    """What army rules need to know of a character card."""
+
+    id: int
+    slug: str
+    rarity: str
+    position: str  # vanguard | rearguard | flex
+
+
+@dataclass(frozen=True)
+class Slot:
+    card: str  # slug
+    line: str
+
+
+@dataclass
+class Violation:
+    code: str
+    message: str
+    slot: int | None = None
+    card: str | None = None
+    expected: int | None = None
+    actual: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        data = {"code": self.code, "message": self.message}
+        for key in ("slot", "card", "expected", "actual"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        data.update(self.extra)
+        return data
+
+
+def line_allows(position: str, line: str) -> bool:
+    """R3: printed position decides the legal line; flex fits either."""
+    return position == "flex" or position == line
+
+
+def army_counts(slots: list[Slot], cards: dict[str, ArmyCard]) -> dict:
+    """Cards per rarity (known cards only) and per line."""
+    rarity = Counter(cards[s.card].rarity for s in slots if s.card in cards)
+    line = Counter(s.line for s in slots)
+    return {
+        "rarity": {name: rarity.get(name, 0) for name in RARITY_QUOTA},
+        "line": {name: line.get(name, 0) for name in LINES},
+    }
+
+
+def validate_army(
+    slots: list[Slot], cards: dict[str, ArmyCard], owned: dict[str, int] | None = None
+) -> list[Violation]:
+    """Every violation of R1–R4 in an army, in a stable order (R5: never only the first)."""
+    violations: list[Violation] = []
+    if len(slots) != ARMY_SIZE:
+        violations.append(Violation(
+            "army_size", f"An army has exactly {ARMY_SIZE} characters; this one has {len(slots)}.",
+            expected=ARMY_SIZE, actual=len(slots),
+        ))
+    seen: dict[str, int] = {}
+    for index, slot in enumerate(slots):
+        card = cards.get(slot.card)
+        if card is None:
+            violations.append(Violation("unknown_card", f"No character card '{slot.card}'.", slot=index, card=slot.card))
+            continue
+        if slot.card in seen:
+            violations.append(Violation(
+                "duplicate_card", f"'{slot.card}' is already in the army (slot {seen[slot.card]}); each card is a unique unit.",
+                slot=index, card=slot.card,
+            ))
+        else:
+            seen[slot.card] = index
+        if not line_allows(card.position, slot.line):
+            violations.append(Violation(
+                "wrong_line", f"'{slot.card}' is a {card.position} card and cannot stand in the {slot.line}.",
+                slot=index, card=slot.card,
+            ))
+        if owned is not None and owned.get(slot.card, 0) < 1:
+            violations.append(Violation(
+                "not_owned", f"'{slot.card}' is not in the collection.", slot=index, card=slot.card,
+            ))
+    counts = army_counts(slots, cards)
+    for rarity, expected in RARITY_QUOTA.items():
+        actual = counts["rarity"][rarity]
+        if actual != expected:
+            violations.append(Violation(
+                "rarity_count", f"An army has {expected} {rarity} card(s); this one has {actual}.",
+                expected=expected, actual=actual, extra={"rarity": rarity},
+            ))
+    for line in LINES:
+        actual = counts["line"][line]
+        if actual > LINE_CAPACITY:
+            violations.append(Violation(
+                "line_full", f"The {line} holds at most {LINE_CAPACITY} characters; this one has {actual}.",
+                expected=LINE_CAPACITY, actual=actual, extra={"line": line},
+            ))
+    return violations
+
+
+@dataclass(frozen=True)
+class Deployment:
+    player: str
+    card: str
+    line: str
+
+
+@dataclass
+class FormationStep:
+    index: int
+    deployment: Deployment
+    violations: list[Violation]
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations
+
+
+def deployment_violations(
+    army: list[Slot], slot: Slot, cards: dict[str, ArmyCard], owned: dict[str, int] | None = None
+) -> list[Violation]:
+    """R6: what makes deploying `slot` into a partly built `army` illegal (it could no longer be completed)."""
+    violations: list[Violation] = []
+    card = cards.get(slot.card)
+    if len(army) >= ARMY_SIZE:
+        violations.append(Violation(
+            "army_size", f"This army already has {ARMY_SIZE} characters.", card=slot.card,
+            expected=ARMY_SIZE, actual=len(army) + 1,
+        ))
+    if card is None:
+        violations.append(Violation("unknown_card", f"No character card '{slot.card}'.", card=slot.card))
+        return violations
+    if any(s.card == slot.card for s in army):
+        violations.append(Violation("duplicate_card", f"'{slot.card}' is already deployed.", card=slot.card))
+    held = sum(1 for s in army if s.card in cards and cards[s.card].rarity == card.rarity)
+    quota = RARITY_QUOTA.get(card.rarity, 0)
+    if held + 1 > quota:
+        violations.append(Violation(
+            "rarity_count", f"An army has only {quota} {card.rarity} card(s); this would be number {held + 1}.",
+            card=slot.card, expected=quota, actual=held + 1, extra={"rarity": card.rarity},
+        ))
+    in_line = sum(1 for s in army if s.line == slot.line)
+    if in_line + 1 > LINE_CAPACITY:
+        violations.append(Violation(
+            "line_full", f"The {slot.line} already holds {LINE_CAPACITY} characters.", card=slot.card,
+            expected=LINE_CAPACITY, actual=in_line + 1, extra={"line": slot.line},
+        ))
+    if not line_allows(card.position, slot.line):
+        violations.append(Violation(
+            "wrong_line", f"'{slot.card}' is a {card.position} card and cannot stand in the {slot.line}.",
+            card=slot.card,
+        ))
+    if owned is not None and owned.get(slot.card, 0) < 1:
+        violations.append(Violation("not_owned", f"'{slot.card}' is not in the collection.", card=slot.card))
+    return violations
+
+
+def validate_formation(
+    first: str,
+    deployments: list[Deployment],
+    cards: dict[str, ArmyCard],
+    owned: dict[str, dict[str, int] | None] | None = None,
+) -> tuple[list[FormationStep], dict[str, list[Slot]]]:
+    """Replay a Formation Round step by step; illegal steps are reported and not applied."""
+    armies: dict[str, list[Slot]] = {"a": [], "b": []}
+    owned = owned or {}
+    turn = first
+    steps: list[FormationStep] = []
+    for index, deployment in enumerate(deployments):
+        violations: list[Violation] = []
+        if deployment.player != turn:
+            violations.append(Violation(
+                "out_of_turn", f"It is player {turn}'s turn to deploy, not player {deployment.player}'s.",
+                card=deployment.card,
+            ))
+        slot = Slot(deployment.card, deployment.line)
+        violations += deployment_violations(armies[deployment.player], slot, cards, owned.get(deployment.player))
+        if not violations:
+            armies[deployment.player].append(slot)
+            other = "b" if turn == "a" else "a"
+            # Alternate; once one player has all seven, the other deploys the rest.
+            if len(armies[other]) < ARMY_SIZE:
+                turn = other
+        steps.append(FormationStep(index, deployment, violations))
+    return steps, armies
+
+
+class ArmyCodeError(ValueError):
+    """A string that is not a valid army code."""
+
+
+def _write_varint(value: int, out: bytearray) -> None:
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return
+
+
+def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ArmyCodeError("The code ends in the middle of a number.")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ArmyCodeError("The code holds a number that is too large.")
+
+
+def encode_army(entries: list[tuple[int, str]]) -> str:
+    """Encode (card id, line) pairs as a compact URL-safe string: version, count, then id*2+line each."""
+    out = bytearray([CODE_VERSION])
+    _write_varint(len(entries), out)
+    for card_id, line in entries:
+        _write_varint(card_id * 2 + LINES.index(line), out)
+    return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
+
+
+def decode_army(code: str) -> list[tuple[int, str]]:
+    """Decode an army code into (card id, line) pairs; ArmyCodeError when it is not one."""
+    if not isinstance(code, str) or not code or len(code) > 200:
+        raise ArmyCodeError("An army code is a non-empty string of at most 200 characters.")
+    try:
+        data = base64.b64decode(code + "=" * (-len(code) % 4), altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ArmyCodeError("The code is not valid URL-safe base64.") from exc
+    if not data or data[0] != CODE_VERSION:
+        raise ArmyCodeError(f"Unknown army code version (expected {CODE_VERSION}).")
+    count, pos = _read_varint(data, 1)
+    if count > 50:
+        raise ArmyCodeError("The code claims too many cards.")
+    entries = []
+    for _ in range(count):
+        value, pos = _read_varint(data, pos)
+        entries.append((value // 2, LINES[value % 2]))
+    if pos != len(data):
+        raise ArmyCodeError("The code has trailing data.")
+    return entries

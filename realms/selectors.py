@@ -1,0 +1,54 @@
+"""Reads of the Echo Realms catalogue, shaped for a fixed number of queries."""
+
+from django.db.models import Prefetch, QuerySet
+
+from cardsdb.models import Collection, CollectionEntry
+from realms.engine.army import ArmyCard
+from realms.models import Army, Character
+
+
+def character_list() -> QuerySet[Character]:
+    return Character.objects.select_related("card_set", "rarity", "race", "faction")
+
+
+def army_cards(*, slugs=None, ids=None) -> dict[str, ArmyCard]:
+    """What the army rules need of the named characters, keyed by slug (one query)."""
+    rows = Character.objects.all()
+    if slugs is not None:
+        rows = rows.filter(slug__in=set(slugs))
+    if ids is not None:
+        rows = rows.filter(pk__in=set(ids))
+    return {
+        row["slug"]: ArmyCard(id=row["pk"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"])
+        for row in rows.values("pk", "slug", "rarity__slug", "position")
+    }
+
+
+def owned_quantities(collection: Collection | None) -> dict[str, int] | None:
+    """Copies held per card slug, or None when no collection applies (uses prefetched entries)."""
+    if collection is None:
+        return None
+    return {entry.card.slug: entry.quantity for entry in collection.entries.all()}
+
+
+def collection_for(*, user, collection_id: int) -> Collection | None:
+    """The user's own collection with its entries, or None (another user's is never found)."""
+    if not user.is_authenticated:
+        return None
+    entries = CollectionEntry.objects.select_related("card")
+    return (
+        Collection.objects.filter(owner=user, pk=collection_id)
+        .prefetch_related(Prefetch("entries", queryset=entries))
+        .first()
+    )
+
+
+def army_list(*, user) -> QuerySet[Army]:
+    if not user.is_authenticated:
+        return Army.objects.none()
+    entries = CollectionEntry.objects.select_related("card")
+    return (
+        Army.objects.filter(owner=user)
+        .select_related("collection")
+        .prefetch_related(Prefetch("collection__entries", queryset=entries))
+    )
