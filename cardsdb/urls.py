@@ -7,7 +7,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-
 handler400 = "cardsdb.api.errors.bad_request_view"
 handler403 = "cardsdb.api.errors.permission_denied_view"
 handler404 = "cardsdb.api.errors.not_found_view"

@@ -125,9 +125,8 @@ class TestFilters:
         assert names(anon_client, "set=er-test") == ["Quick Knife", "Rune Mage", "Stone Wall"]
         assert names(anon_client, "name=knife") == ["Quick Knife"]
         assert names(anon_client, "has_image=true") == []
-        from cardsdb.models import Faction
+        from cardsdb.models import Faction, Rarity
         from realms.models import Race
-        from cardsdb.models import Rarity
 
         assert names(anon_client, f"faction_id={Faction.objects.get(slug='shadow').pk}") == ["Quick Knife"]
         assert names(anon_client, f"race_id={Race.objects.get(slug='elf').pk}") == ["Rune Mage"]
