@@ -230,6 +230,8 @@ def paste_art(card_image: Image.Image, image_field, box: tuple[int, int, int, in
     if not image_field:
         return False
     width, height = box[2] - box[0], box[3] - box[1]
+    # Leave the file as found: closing an upload not yet saved would throw its content away.
+    was_closed = getattr(image_field, "closed", True)
     try:
         image_field.open("rb")
         with Image.open(image_field) as art:
@@ -237,15 +239,16 @@ def paste_art(card_image: Image.Image, image_field, box: tuple[int, int, int, in
             art = ImageOps.exif_transpose(art)
             has_alpha = art.mode in ("RGBA", "LA", "PA") or (art.mode == "P" and "transparency" in art.info)
             art = art.convert("RGBA" if has_alpha else "RGB")
-            art = ImageOps.fit(art, (width, height), method=Image.Resampling.LANCZOS, reducing_gap=3.0)
+            art = ImageOps.fit(art, (width, height), method=Image.Resampling.LANCZOS)
             # Transparent art lies over whatever is already drawn in the box.
             card_image.paste(art, box[:2], art if has_alpha else None)
         return True
     except (OSError, ValueError, Image.DecompressionBombError):
         return False
     finally:
-        with contextlib.suppress(OSError, ValueError):
-            image_field.close()
+        if was_closed:
+            with contextlib.suppress(OSError, ValueError):
+                image_field.close()
 
 
 def to_png(image: Image.Image) -> bytes:

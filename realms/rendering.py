@@ -17,6 +17,7 @@ from cardsdb.rendering import (
     fit_text,
     font,
     hex_to_rgb,
+    luminance,
     mix,
     paste_art,
     printable,
@@ -158,16 +159,18 @@ render_character_card.cache_version = "realms-card-1"  # type: ignore[attr-defin
 
 @dataclass(frozen=True)
 class Palette:
+    """The two colours a card is keyed to."""
+
     rarity: RGB
     faction: RGB
 
 
 def draw_character_card(character) -> Image.Image:
     """The character's card face as an RGB image of CARD_SIZE."""
-    rarity = character.rarity
+    rarity, faction = _related(character, "rarity"), _related(character, "faction")
     colors = Palette(
         rarity=hex_to_rgb(rarity.color, DEFAULT_RARITY) if rarity else DEFAULT_RARITY,
-        faction=hex_to_rgb(character.faction.color, DEFAULT_FACTION),
+        faction=hex_to_rgb(faction.color, DEFAULT_FACTION) if faction else DEFAULT_FACTION,
     )
     canvas = Canvas.new(CARD_SIZE, colors.rarity)
     _draw_body(canvas, colors)
@@ -218,7 +221,7 @@ def _draw_header(canvas: Canvas, character, colors: Palette) -> None:
     canvas.circle(badge, 27, fill=EDGE)
     canvas.circle(badge, 25, fill=colors.faction)
     canvas.circle(badge, 21.5, outline=mix(colors.faction, WHITE, 0.45), width=1.2)
-    initials = faction_initials(character.faction.name)
+    initials = faction_initials(_related_name(character, "faction"))
     canvas.caps(badge, initials, 19 if len(initials) < 2 else 17, text_color_on(colors.faction), bold=0.7)
 
     gem = (x1 - 34, cy)
@@ -297,8 +300,7 @@ def _draw_art(canvas: Canvas, character, colors: Palette) -> None:
           LIGHT_TEXT)
     canvas.caps((pill[0] + 31, (pill[1] + pill[3]) / 2), label, 12, LIGHT_TEXT, bold=0.5, align="l")
 
-    rarity = character.rarity
-    rarity_name = (rarity.name if rarity else "No rarity").upper()
+    rarity_name = (_related_name(character, "rarity") or "No rarity").upper()
     gem_w = 32 + canvas.length(rarity_name, 12) + 12
     gem = (x1 - 8 - gem_w, y1 - 32, x1 - 8, y1 - 8)
     canvas.rect(gem, fill=(*EDGE, 200), radius=12)
@@ -323,13 +325,17 @@ def _draw_placeholder(canvas: Canvas, character, colors: Palette, size: tuple[in
 
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2 - 16
     emblem = (cx - 75, cy - 75, cx + 75, cy + 75)
-    light = mix(colors.faction, WHITE, 0.88)
+    # A pale emblem on dark and mid colours; on pale ones (Celestial yellow) a dark one reads better.
+    if luminance(colors.faction) > 0.6:
+        ink, alpha, shade = mix(colors.faction, BLACK, 0.62), 215, WHITE
+    else:
+        ink, alpha, shade = mix(colors.faction, WHITE, 0.88), 205, BLACK
     shadow = (emblem[0] + 4, emblem[1] + 5, emblem[2] + 4, emblem[3] + 5)
     around = (emblem[0] - 8, emblem[1] - 8, emblem[2] + 12, emblem[3] + 12)
-    canvas.shapes(around, BLACK, 70, lambda layer: _emblem(layer, character.character_class, shadow))
-    canvas.shapes(around, light, 205, lambda layer: _emblem(layer, character.character_class, emblem))
+    canvas.shapes(around, shade, 70, lambda layer: _emblem(layer, character.character_class, shadow))
+    canvas.shapes(around, ink, alpha, lambda layer: _emblem(layer, character.character_class, emblem))
     label = (character.get_character_class_display() if character.character_class else "Unknown").upper()
-    canvas.tracked((cx, y1 - 58), label, 22, light, tracking=7, bold=0.6)
+    canvas.tracked((cx, y1 - 58), label, 22, ink, tracking=7, bold=0.6)
 
 
 # --- drawn icons (the bundled font has no symbols) -------------------------------------------------------
@@ -454,7 +460,7 @@ def _draw_type_bar(canvas: Canvas, character, colors: Palette) -> None:
     cy = (y0 + y1) / 2
     canvas.rect(TYPE_BAR, fill=PARCHMENT, outline=mix(colors.rarity, BLACK, 0.45), width=1.5, radius=9)
 
-    faction = printable(character.faction.name).upper()
+    faction = printable(_related_name(character, "faction") or "No faction").upper()
     pill_w = min(canvas.length(faction, 12) + 24, (x1 - x0) * 0.5)
     pill = (x1 - 5 - pill_w, y0 + 5, x1 - 5, y1 - 5)
     canvas.rect(pill, fill=colors.faction, radius=11)
@@ -469,11 +475,16 @@ def _draw_type_bar(canvas: Canvas, character, colors: Palette) -> None:
     canvas.caps((x0 + 12, cy), canvas.ellipsize(kind, size, room), size, INK, bold=0.55, align="l")
 
 
-def _related_name(instance, field: str) -> str:
+def _related(instance, field: str):
+    """The related object, or None when it is missing (an unsaved or half-built character)."""
     try:
-        related = getattr(instance, field)
+        return getattr(instance, field)
     except ObjectDoesNotExist:
-        return ""
+        return None
+
+
+def _related_name(instance, field: str) -> str:
+    related = _related(instance, field)
     return related.name if related is not None else ""
 
 
@@ -482,12 +493,13 @@ def _related_name(instance, field: str) -> str:
 
 @dataclass
 class Section:
+    """One ability as printed: a coloured tag, its name and its text."""
+
     tag: str
     tag_fill: RGB
     name: str
     text: str
     side: str = ""  # right-aligned note on the heading (the main ability's cooldown)
-    lines: list[str] | None = None
 
 
 def _spec(spec, key: str) -> str:
@@ -518,35 +530,41 @@ def _line_height(size: float) -> float:
 
 SECTION_GAP = 13
 MIN_TEXT_SIZE = 11
+FLAVOR_MIN_SIZE = 13
+
+
+def _abilities_height(wrapped: list[list[str]], size: int) -> float:
+    lines = sum(len(section) for section in wrapped)
+    return len(wrapped) * _heading_height(size) + lines * _line_height(size) + SECTION_GAP * (len(wrapped) - 1)
 
 
 def _layout_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor: str, colors: Palette) -> None:
-    """Largest text size at which both abilities fit; flavor only if room remains; cut with an ellipsis last."""
+    """Largest text size at which both abilities fit, with the flavor when it still reads well; else cut short."""
     x0, y0, x1, y1 = box
     width, height = x1 - x0, y1 - y0
+    without_flavor = None
     chosen = None
     for size in range(16, MIN_TEXT_SIZE - 1, -1):
         wrapped = [canvas.wrap(section.text, size, width) if section.text else [] for section in sections]
-        used = sum(_heading_height(size) + len(lines) * _line_height(size) for lines in wrapped)
-        used += SECTION_GAP * (len(sections) - 1)
-        if used <= height:
-            chosen = size, wrapped, used
+        used = _abilities_height(wrapped, size)
+        if used > height:
+            continue
+        without_flavor = without_flavor or (size, wrapped, used, [])
+        if not flavor or size < FLAVOR_MIN_SIZE:
+            break
+        # The flavor is optional: worth shrinking the abilities for, but not below FLAVOR_MIN_SIZE.
+        flavor_lines = canvas.wrap(f"“{flavor}”", size - 1, width - 30)
+        extra = SECTION_GAP + len(flavor_lines) * _line_height(size - 1)
+        if used + extra <= height:
+            chosen = size, wrapped, used + extra, flavor_lines
             break
     if chosen is None:
-        size = MIN_TEXT_SIZE
-        wrapped = _truncate(canvas, sections, size, width, height)
-        used = sum(_heading_height(size) + len(lines) * _line_height(size) for lines in wrapped)
-        used += SECTION_GAP * (len(sections) - 1)
-        chosen = size, wrapped, used
-    size, wrapped, used = chosen
-
-    flavor_lines: list[str] = []
-    flavor_size = max(10, size - 1)
-    if flavor:
-        lines = canvas.wrap(f"“{flavor}”", flavor_size, width - 30)
-        extra = SECTION_GAP + len(lines) * _line_height(flavor_size)
-        if used + extra <= height:
-            flavor_lines, used = lines, used + extra
+        chosen = without_flavor
+    if chosen is None:
+        wrapped = _truncate(canvas, sections, MIN_TEXT_SIZE, width, height)
+        chosen = MIN_TEXT_SIZE, wrapped, _abilities_height(wrapped, MIN_TEXT_SIZE), []
+    size, wrapped, used, flavor_lines = chosen
+    flavor_size = size - 1
 
     y = y0 + (height - used) / 2  # centre the text block in its box
     for index, (section, lines) in enumerate(zip(sections, wrapped, strict=True)):
@@ -586,7 +604,8 @@ def _truncate(canvas: Canvas, sections: list[Section], size: int, width: float, 
 
 def _divider(canvas: Canvas, span: tuple[float, float, float], colors: Palette) -> None:
     x0, y, x1 = span
-    shade = mix(PARCHMENT, colors.faction, 0.45)
+    accent = colors.faction if luminance(colors.faction) <= 0.6 else mix(colors.faction, BLACK, 0.35)
+    shade = mix(PARCHMENT, accent, 0.45)
     canvas.line([(x0, y), (x1, y)], shade, 1)
     cx = (x0 + x1) / 2
     canvas.polygon([(cx, y - 4), (cx + 5, y), (cx, y + 4), (cx - 5, y)], shade)
@@ -645,7 +664,7 @@ def _draw_stats(canvas: Canvas, character) -> None:
 
 
 def _draw_footer(canvas: Canvas, character) -> None:
-    card_set = character.card_set
+    card_set = _related(character, "card_set")
     code = printable(card_set.code).upper() if card_set else ""
     canvas.caps((30, FOOTER_Y), code, 10, (170, 172, 182), bold=0.3, align="l")
     canvas.caps((W - 30, FOOTER_Y), "ECHO REALMS", 10, (170, 172, 182), bold=0.3, align="r")
