@@ -15,4 +15,7 @@ class PNGRenderer(BaseRenderer):
         if isinstance(data, bytes):
             return data
         # Errors on a PNG endpoint still answer in the common (JSON) error shape.
+        response = (renderer_context or {}).get("response")
+        if response is not None:
+            response["Content-Type"] = "application/json"
         return json.dumps(data).encode()

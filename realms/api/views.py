@@ -171,5 +171,5 @@ class FormationValidateView(APIView):
 
 
 CARD_FACE = CharacterViewSet.as_view(
-    {"get": "card_face"}, renderer_classes=[PNGRenderer, JSONRenderer]
+    {"get": "card_face"}, renderer_classes=[JSONRenderer, PNGRenderer]
 )

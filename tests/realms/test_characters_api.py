@@ -204,3 +204,31 @@ def test_character_list_runs_a_constant_number_of_queries(anon_client):
         return len(ctx.captured_queries)
 
     assert count(2) == count(12)
+
+
+class TestCardFace:
+    def test_card_png_is_served_and_cached_until_the_card_changes(self, anon_client, staff_client):
+        import io
+
+        from PIL import Image
+
+        card = make_character("Face Test")
+        url = f"{URL}{card.slug}/card.png"
+        first = anon_client.get(url)
+        assert first.status_code == 200 and first["Content-Type"] == "image/png"
+        with Image.open(io.BytesIO(first.content)) as image:
+            assert image.size == (500, 700)
+        etag = first["ETag"]
+        assert anon_client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
+        staff_client.patch(f"{URL}{card.slug}/", {"atk": 13}, format="json")
+        changed = anon_client.get(url, HTTP_IF_NONE_MATCH=etag)
+        assert changed.status_code == 200 and changed["ETag"] != etag
+        assert changed.content != first.content
+
+    def test_png_accept_header_is_honoured(self, anon_client):
+        card = make_character()
+        response = anon_client.get(f"{URL}{card.slug}/card.png", HTTP_ACCEPT="image/png")
+        assert response.status_code == 200 and response.content[:8] == b"\x89PNG\r\n\x1a\n"
+
+    def test_unknown_card_face_is_404_in_the_error_shape(self, anon_client):
+        assert_error_shape(anon_client.get(f"{URL}nobody/card.png"), 404, "not_found")
