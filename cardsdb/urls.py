@@ -20,5 +20,6 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
     path("api/realms/", include("realms.api.urls")),
     path("api/legends/", include("legends.api.urls")),
+    path("api/simulate/", include("simulate.api.urls")),
     path("api/", include("cardsdb.api.urls")),
 ] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -118,3 +118,33 @@ def legal_slots(roster) -> list[dict]:
         {"card": roster["r1"].slug, "line": "vanguard"},
         {"card": roster["l1"].slug, "line": "rearguard"},
     ]
+
+
+ARMY_RARITIES = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
+LINE_CAPACITY = 5
+
+
+def find_army(cards) -> list[tuple[object, str]] | None:
+    """A legal army (R1–R3) from these cards, as (card, line) pairs, or None if there is none."""
+    by_rarity = {rarity: [c for c in cards if c.rarity.slug == rarity] for rarity in ARMY_RARITIES}
+    pools = [itertools.combinations(by_rarity[rarity], n) for rarity, n in ARMY_RARITIES.items()]
+    for groups in itertools.product(*pools):
+        army = [card for group in groups for card in group]
+        lines = {"vanguard": [], "rearguard": []}
+        for card in sorted(army, key=lambda c: c.position == "flex"):
+            # Flex cards go last, each to the emptier line, which fills both lines as evenly as allowed.
+            line = min(lines, key=lambda name: len(lines[name])) if card.position == "flex" else card.position
+            lines[line].append(card)
+        if all(len(units) <= LINE_CAPACITY for units in lines.values()):
+            return [(card, line) for line, units in lines.items() for card in units]
+    return None
+
+
+def faction_army(faction: str) -> list[dict]:
+    """Slots of a legal army made of one faction's starter cards (the catalogue must be loaded)."""
+    from realms.models import Character
+
+    cards = Character.objects.filter(faction__slug=faction).select_related("rarity").order_by("pk")
+    army = find_army(list(cards))
+    assert army is not None, faction
+    return [{"card": card.slug, "line": line} for card, line in army]

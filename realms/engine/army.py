@@ -265,3 +265,25 @@ def decode_army(code: str) -> list[tuple[int, str]]:
     if pos != len(data):
         raise ArmyCodeError("The code has trailing data.")
     return entries
+
+
+def random_army(cards: list[ArmyCard], rng, attempts: int = 200) -> list[Slot] | None:
+    """A random legal army (R1–R3) drawn from `cards` with `rng`, or None when none is found."""
+    by_rarity = {rarity: sorted((c for c in cards if c.rarity == rarity), key=lambda c: c.slug)
+                 for rarity in RARITY_QUOTA}
+    if any(len(by_rarity[r]) < n for r, n in RARITY_QUOTA.items()):
+        return None
+    for _ in range(attempts):
+        chosen = [card for rarity, n in RARITY_QUOTA.items() for card in rng.sample(by_rarity[rarity], n)]
+        lines = {line: sum(1 for c in chosen if c.position == line) for line in LINES}
+        slots = []
+        for card in chosen:
+            line = card.position
+            if line == "flex":
+                # Flex cards take the emptier line, so both lines stay within capacity when possible.
+                line = min(LINES, key=lambda name: (lines[name], rng.random()))
+                lines[line] += 1
+            slots.append(Slot(card.slug, line))
+        if all(count <= LINE_CAPACITY for count in lines.values()):
+            return slots
+    return None

@@ -1,6 +1,5 @@
 """The official Echo Realms starter set (fixtures/realms_starter.json), as a player finds it."""
 
-import itertools
 import json
 import re
 from collections import Counter
@@ -14,6 +13,7 @@ from django.utils.text import slugify
 from realms.engine.spec import EFFECT_KINDS, SELECTORS, TRIGGERS, parse_faction_ability, parse_main_ability
 from realms.models import Character, Race
 from tests.conftest import FIXTURES_DIR, official_fixture_files
+from tests.factories import ARMY_RARITIES, LINE_CAPACITY, find_army
 
 pytestmark = pytest.mark.django_db
 
@@ -45,8 +45,6 @@ PROFILES = {
     "assassin": ((8, 11), (1, 3), (8, 10), (12, 18)),
     "support": ((2, 5), (3, 6), (4, 7), (16, 24)),
 }
-ARMY_RARITIES = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
-LINE_CAPACITY = 5
 RARITY_COOLDOWNS = {"common": {1, 2}, "uncommon": {2, 3}, "rare": {2, 3}, "legendary": {3}}
 AREA_SELECTORS = {"all_enemies", "target_line", "enemy_vanguard", "enemy_rearguard"}
 
@@ -398,22 +396,6 @@ def test_abilities_keep_to_the_power_budget():
 
 
 # --- armies ------------------------------------------------------------------------------------
-
-
-def find_army(cards) -> list[tuple[object, str]] | None:
-    """A legal army (R1–R3) from these cards, as (card, line) pairs, or None if there is none."""
-    by_rarity = {rarity: [c for c in cards if c.rarity.slug == rarity] for rarity in ARMY_RARITIES}
-    pools = [itertools.combinations(by_rarity[rarity], n) for rarity, n in ARMY_RARITIES.items()]
-    for groups in itertools.product(*pools):
-        army = [card for group in groups for card in group]
-        lines = {"vanguard": [], "rearguard": []}
-        for card in sorted(army, key=lambda c: c.position == "flex"):
-            # Flex cards go last, each to the emptier line, which fills both lines as evenly as allowed.
-            line = min(lines, key=lambda name: len(lines[name])) if card.position == "flex" else card.position
-            lines[line].append(card)
-        if all(len(units) <= LINE_CAPACITY for units in lines.values()):
-            return [(card, line) for line, units in lines.items() for card in units]
-    return None
 
 
 def army_violations(slots) -> list[str]:

@@ -1,0 +1,27 @@
+"""Catalogue rows turned into the engines' frozen card values, once per request or batch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from realms.engine.cards import CharacterCard, card_from_dict
+from realms.models import Character
+from realms.selectors import character_list
+
+
+def character_card(row: Character) -> CharacterCard:
+    """The engine's view of one character row."""
+    return card_from_dict({
+        "slug": row.slug, "name": row.name, "faction": row.faction.slug, "class": row.character_class,
+        "position": row.position, "rarity": row.rarity.slug, "atk": row.attack, "def": row.defense,
+        "spd": row.speed, "hp": row.health, "cooldown": row.cooldown,
+        "main_ability": row.main_ability, "faction_ability": row.faction_ability,
+    })
+
+
+def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, CharacterCard]:
+    """Engine cards by slug for the given slugs (or the whole catalogue), in one query."""
+    rows = character_list()
+    if slugs is not None:
+        rows = rows.filter(slug__in=set(slugs))
+    return {row.slug: character_card(row) for row in rows}

@@ -1,0 +1,71 @@
+"""Simulate API: play a match synchronously, read it back, page through its log."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cardsdb.api.errors import RuleViolations, error_response
+from simulate import selectors, services
+from simulate.api.serializers import MatchSerializer, RealmsMatchInputSerializer
+from simulate.engine.errors import MatchInputError, OptionsError, UnknownAgentError
+
+
+def match_input_error(exc: MatchInputError, field: str) -> Response:
+    """A 400 naming each bad part of the engine input (options, agents, setup)."""
+    fields = {f"{field}.{key}" if key else field: [reason] for key, reason in exc.errors} or {field: [str(exc)]}
+    return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
+
+
+class RealmsMatchCreateView(APIView):
+    """Play an Echo Realms match now and store it (201 with its result and a link to its log)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=RealmsMatchInputSerializer, responses={201: MatchSerializer})
+    def post(self, request):
+        data = RealmsMatchInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        agents = dict(given.get("agents") or {"a": "greedy", "b": "greedy"})
+        inputs = {key: request.data[key] for key in ("armies", "formation", "options") if key in request.data}
+        try:
+            match, _ = services.play_realms_match(
+                inputs=inputs, agents=agents, seed=given.get("seed"), user=request.user
+            )
+        except services.IllegalArmies as exc:
+            raise RuleViolations(exc.violations, "The armies break the army rules.") from exc
+        except services.MatchRequestError as exc:
+            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
+        except UnknownAgentError as exc:
+            return match_input_error(exc, "agents")
+        except OptionsError as exc:
+            return match_input_error(exc, "options")
+        except MatchInputError as exc:
+            return match_input_error(exc, "setup")
+        body = MatchSerializer(match, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Matches: your own, and any match played anonymously (by its id)."""
+
+    serializer_class = MatchSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_fields = ["game", "winner"]
+    ordering_fields = ["created_at", "rounds"]
+
+    def get_queryset(self):
+        if self.action == "list":
+            return selectors.match_list(user=self.request.user)
+        return selectors.match_visible(user=self.request.user)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def log(self, request, pk=None):
+        """The match's events in order, paginated (`page`, `page_size` up to 200)."""
+        match = self.get_object()
+        page = self.paginate_queryset(match.log)
+        return self.get_paginated_response(page)

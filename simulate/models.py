@@ -1,0 +1,39 @@
+"""Simulated matches: their inputs, seed, result and event log."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from cardsdb.choices import Game
+from cardsdb.models import TimestampedModel
+
+
+class Match(TimestampedModel):
+    """One played match; replaying its inputs with its seed gives the identical log (G1)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="matches"
+    )
+    inputs = models.JSONField(help_text="The request as given (armies or formation, agents, options).")
+    setup = models.JSONField(default=dict, help_text="The armies or collections the engine started from.")
+    agents = models.JSONField()
+    options = models.JSONField(help_text="Options with their defaults filled in.")
+    seed = models.BigIntegerField()
+    # null is a draw, which the API shows as `"winner": null`, so null (not "") is the value.
+    winner = models.CharField(max_length=10, null=True, blank=True)  # noqa: DJ001
+    reason = models.CharField(max_length=40)
+    rounds = models.PositiveIntegerField()
+    actions = models.PositiveIntegerField(default=0)
+    survivors = models.JSONField(default=dict)
+    schema_version = models.PositiveSmallIntegerField()
+    log = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} match {self.id}"
