@@ -1,0 +1,24 @@
+"""Admin for stored matches (read-only: a match is a record of what happened)."""
+
+from django.contrib import admin
+
+from simulate.models import Match
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ["id", "game", "winner", "reason", "rounds", "owner", "seed", "created_at"]
+    list_filter = ["game", "winner", "reason"]
+    search_fields = ["id", "owner__username", "reason"]
+    list_select_related = ["owner"]
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in Match._meta.fields]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("log")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
