@@ -36,7 +36,7 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
 def test_every_catalogue_model_is_registered():
     from django.apps import apps
 
-    models = {m for app in ("cardsdb", "realms", "simulate") for m in apps.get_app_config(app).get_models()}
+    models = {m for app in ("cardsdb", "realms", "legends", "simulate") for m in apps.get_app_config(app).get_models()}
     assert models - set(admin.site._registry) == set()
 
 

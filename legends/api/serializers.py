@@ -1,0 +1,253 @@
+"""Serializers of the Akin Legends catalogue and team setups; model rules run through full_clean."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.settings import api_settings
+
+from cardsdb.api.serializers import ValidatedModelSerializer
+from cardsdb.models import CardSet
+from legends import selectors, services
+from legends.choices import EffectKind, Mode
+from legends.engine.setup import SetupFormatError, parse_teams
+from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
+
+
+def _elements_by_slug(slugs: list[str]) -> dict[str, Element]:
+    return {element.slug: element for element in Element.objects.filter(slug__in=set(slugs))}
+
+
+@extend_schema_field({
+    "type": "array", "items": {"type": "string", "description": "Element slug."}, "minItems": 2, "maxItems": 2,
+})
+class ElementPairField(serializers.Field):
+    """Two element slugs, stored in two foreign keys (`first`, `second`)."""
+
+    default_error_messages = {
+        "shape": "Give exactly two element slugs, e.g. [\"fire\", \"water\"].",
+        "unknown": "Unknown element {slugs}.",
+    }
+
+    def __init__(self, first: str, second: str, **kwargs):
+        self.first, self.second = first, second
+        super().__init__(source="*", **kwargs)
+
+    def to_representation(self, instance) -> list[str]:
+        return [getattr(instance, self.first).slug, getattr(instance, self.second).slug]
+
+    def to_internal_value(self, data: Any) -> dict[str, Element]:
+        if not isinstance(data, list) or len(data) != 2 or not all(isinstance(s, str) for s in data):
+            self.fail("shape")
+        found = _elements_by_slug(data)
+        missing = sorted({slug for slug in data if slug not in found})
+        if missing:
+            self.fail("unknown", slugs=", ".join(repr(slug) for slug in missing))
+        return {self.first: found[data[0]], self.second: found[data[1]]}
+
+
+@extend_schema_field({
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": list(EffectKind.values)},
+        "element": {"type": "string", "description": "Element slug."},
+    },
+    "required": ["kind", "element"],
+})
+class SummoningEffectField(serializers.Field):
+    """A summoning card's special effect: `{"kind": "defense"|"healing"|"boost", "element": "<slug>"}`."""
+
+    default_error_messages = {
+        "shape": 'Give an object {{"kind": ..., "element": ...}}.',
+        "kind": "`kind` must be one of {kinds}.",
+        "element": "Unknown element {slug!r}.",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", **kwargs)
+
+    def to_representation(self, instance) -> dict[str, str]:
+        return {"kind": instance.effect_kind, "element": instance.effect_element.slug}
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict) or set(data) != {"kind", "element"}:
+            self.fail("shape")
+        if data["kind"] not in EffectKind.values:
+            self.fail("kind", kinds=", ".join(EffectKind.values))
+        slug = data["element"]
+        element = _elements_by_slug([slug]).get(slug) if isinstance(slug, str) else None
+        if element is None:
+            self.fail("element", slug=slug)
+        return {"effect_kind": data["kind"], "effect_element": element}
+
+
+class ElementSerializer(ValidatedModelSerializer):
+    class Meta:
+        model = Element
+        fields = ["id", "slug", "name", "color", "icon", "order"]
+
+
+CARD_FIELDS = [
+    "id", "slug", "name", "game", "set", "rules_text", "flavor_text", "image", "thumbnail", "card_face",
+    "created_at", "updated_at",
+]
+CARD_READ_ONLY = ["game", "image", "thumbnail", "created_at", "updated_at"]
+
+
+class LegendsCardSerializer(ValidatedModelSerializer):
+    """Fields every Akin Legends card shows; model errors are reported under the API's field names."""
+
+    set = serializers.SlugRelatedField(source="card_set", slug_field="code", queryset=CardSet.objects.all())
+    card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
+
+    face_route = ""
+    # Model field -> API field, for errors raised by Model.clean().
+    error_names = {"card_set": "set"}
+
+    def get_card_face(self, card) -> str:
+        url = reverse(self.face_route, kwargs={"slug": card.slug})
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+    def validate(self, attrs):
+        try:
+            return super().validate(attrs)
+        except serializers.ValidationError as exc:
+            detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+            renamed: dict[str, Any] = {}
+            for key, value in detail.items():
+                name = api_settings.NON_FIELD_ERRORS_KEY if key == NON_FIELD_ERRORS else self.error_names.get(key, key)
+                renamed.setdefault(name, []).extend(value)
+            raise serializers.ValidationError(renamed) from exc
+
+
+class SpiritSerializer(LegendsCardSerializer):
+    face_route = "legends-spirit-card-face"
+
+    class Meta:
+        model = Spirit
+        fields = [*CARD_FIELDS, "color"]
+        read_only_fields = CARD_READ_ONLY
+
+
+class ProtectorSerializer(LegendsCardSerializer):
+    face_route = "legends-protector-card-face"
+
+    class Meta:
+        model = Protector
+        fields = [*CARD_FIELDS, "effect", "duel_legal"]
+        read_only_fields = [*CARD_READ_ONLY, "rules_text"]
+
+
+class DefenseCardSerializer(LegendsCardSerializer):
+    elements = ElementPairField("element_1", "element_2", help_text="The two (different) element slugs required.")
+
+    face_route = "legends-defense-card-face"
+    error_names = {"card_set": "set", "element_1": "elements", "element_2": "elements"}
+
+    class Meta:
+        model = DefenseCard
+        fields = [*CARD_FIELDS, "elements"]
+        read_only_fields = [*CARD_READ_ONLY, "rules_text"]
+
+
+class SummoningCardSerializer(LegendsCardSerializer):
+    attacks = ElementPairField("attack_1", "attack_2", help_text="The two attack element slugs (may be equal).")
+    effect = SummoningEffectField(help_text='{"kind": "defense"|"healing"|"boost", "element": "<slug>"}')
+
+    face_route = "legends-summoning-card-card-face"
+    error_names = {
+        "card_set": "set", "attack_1": "attacks", "attack_2": "attacks",
+        "effect_kind": "effect", "effect_element": "effect",
+    }
+
+    class Meta:
+        model = SummoningCard
+        fields = [*CARD_FIELDS, "attacks", "effect", "copies"]
+        read_only_fields = [*CARD_READ_ONLY, "rules_text"]
+
+
+def _teams_or_error(value: Any):
+    try:
+        return parse_teams(value)
+    except SetupFormatError as exc:
+        raise serializers.ValidationError([f"{path}: {reason}" for path, reason in exc.errors]) from exc
+
+
+class SetupInputSerializer(serializers.Serializer):
+    """Input of `POST /api/legends/setups/validate/`."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    teams = serializers.JSONField(help_text="The two teams (docs/legends-catalogue.md).")
+
+    def validate_teams(self, value):
+        return _teams_or_error(value)
+
+
+class ViolationSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    team = serializers.IntegerField(allow_null=True)
+    player = serializers.IntegerField(allow_null=True)
+    card = serializers.CharField(allow_null=True)
+
+
+class ToDrawSerializer(serializers.Serializer):
+    team = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["protector", "defense"])
+    count = serializers.IntegerField()
+
+
+class SetupValidationSerializer(serializers.Serializer):
+    """Output of the setup validator (schema only)."""
+
+    valid = serializers.BooleanField()
+    violations = ViolationSerializer(many=True)
+    to_draw = ToDrawSerializer(many=True)
+
+
+class TeamSetupSerializer(ValidatedModelSerializer):
+    """A saved setup, shown with its current legality (recomputed against today's catalogue)."""
+
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    teams = serializers.JSONField(help_text="The teams, as for the validate action.")
+    valid = serializers.SerializerMethodField()
+    violations = serializers.SerializerMethodField()
+    to_draw = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TeamSetup
+        fields = [
+            "id", "name", "owner", "mode", "teams", "valid", "violations", "to_draw", "created_at", "updated_at",
+        ]
+
+    def validate(self, attrs):
+        # full_clean needs the owner, which comes from the request, not the body.
+        if self.instance is None:
+            attrs["owner"] = self.context["request"].user
+        return super().validate(attrs)
+
+    def _report(self, setup: TeamSetup) -> dict:
+        # One catalogue snapshot per response, however many setups it shows.
+        if "setup_catalogue" not in self.context:
+            self.context["setup_catalogue"] = selectors.setup_catalogue()
+        reports = self.context.setdefault("setup_reports", {})
+        key = (setup.pk, setup.updated_at)
+        if key not in reports:
+            reports[key] = services.setup_validate(
+                mode=setup.mode, teams=parse_teams(setup.teams), catalogue=self.context["setup_catalogue"]
+            )
+        return reports[key]
+
+    def get_valid(self, setup: TeamSetup) -> bool:
+        return self._report(setup)["valid"]
+
+    def get_violations(self, setup: TeamSetup) -> list[dict]:
+        return self._report(setup)["violations"]
+
+    def get_to_draw(self, setup: TeamSetup) -> list[dict]:
+        return self._report(setup)["to_draw"]

@@ -1,0 +1,123 @@
+"""Akin Legends API views: thin wrappers over selectors, services and the card renderer."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, viewsets
+from rest_framework.decorators import action
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+
+from cardsdb.api.renderers import PNGRenderer
+from cardsdb.rendering import cached_card_png
+from legends import selectors, services
+from legends.api.serializers import (
+    DefenseCardSerializer,
+    ElementSerializer,
+    ProtectorSerializer,
+    SetupInputSerializer,
+    SetupValidationSerializer,
+    SpiritSerializer,
+    SummoningCardSerializer,
+    TeamSetupSerializer,
+)
+from legends.filtersets import (
+    DefenseCardFilter,
+    ElementFilter,
+    ProtectorFilter,
+    SpiritFilter,
+    SummoningCardFilter,
+    TeamSetupFilter,
+)
+from legends.rendering import card_face_renderer
+
+CARD_SEARCH = ["name", "slug", "rules_text", "flavor_text"]
+CARD_ORDERING = ["name", "created_at", "updated_at"]
+
+
+class ElementViewSet(viewsets.ModelViewSet):
+    queryset = selectors.element_list()
+    serializer_class = ElementSerializer
+    filterset_class = ElementFilter
+    lookup_field = "slug"
+    search_fields = ["name", "slug"]
+    ordering_fields = ["order", "name"]
+
+
+class LegendsCardViewSet(viewsets.ModelViewSet):
+    """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
+
+    lookup_field = "slug"
+    search_fields = CARD_SEARCH
+    ordering_fields = CARD_ORDERING
+
+    @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
+    def card_face(self, request, slug=None):
+        """The card face as a PNG, drawn from the card's data; cached until the card changes."""
+        card = self.get_object()
+        return cached_card_png(request, card, card_face_renderer(card))
+
+    def handle_exception(self, exc):
+        response = super().handle_exception(exc)
+        if getattr(self, "action", None) == "card_face":
+            # Errors of the PNG endpoint still answer as JSON, in the common error shape.
+            self.request.accepted_renderer = JSONRenderer()
+            self.request.accepted_media_type = JSONRenderer.media_type
+        return response
+
+
+class SpiritViewSet(LegendsCardViewSet):
+    queryset = selectors.spirit_list()
+    serializer_class = SpiritSerializer
+    filterset_class = SpiritFilter
+
+
+class ProtectorViewSet(LegendsCardViewSet):
+    queryset = selectors.protector_list()
+    serializer_class = ProtectorSerializer
+    filterset_class = ProtectorFilter
+    ordering_fields = [*CARD_ORDERING, "duel_legal"]
+
+
+class DefenseCardViewSet(LegendsCardViewSet):
+    queryset = selectors.defense_list()
+    serializer_class = DefenseCardSerializer
+    filterset_class = DefenseCardFilter
+    ordering_fields = [*CARD_ORDERING, "element_1__order", "element_2__order"]
+
+
+class SummoningCardViewSet(LegendsCardViewSet):
+    queryset = selectors.summoning_card_list()
+    serializer_class = SummoningCardSerializer
+    filterset_class = SummoningCardFilter
+    ordering_fields = [
+        *CARD_ORDERING, "copies", "effect_kind", "effect_element__order", "attack_1__order", "attack_2__order",
+    ]
+
+
+class TeamSetupViewSet(viewsets.ModelViewSet):
+    """Your saved team setups, each shown with its current legality; another user's answer 404."""
+
+    serializer_class = TeamSetupSerializer
+    permission_classes = [permissions.IsAuthenticated]
+    filterset_class = TeamSetupFilter
+    lookup_value_regex = r"\d+"
+    search_fields = ["name"]
+    ordering_fields = ["name", "mode", "created_at", "updated_at"]
+
+    def get_queryset(self):
+        return selectors.team_setup_list(user=self.request.user)
+
+    @extend_schema(request=SetupInputSerializer, responses=SetupValidationSerializer)
+    @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
+    def validate(self, request):
+        """Check a team setup (rulings L4-L6, L13): every violation at once, and what is left to draw."""
+        data = SetupInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(services.setup_validate(**data.validated_data))
+
+
+def card_face_view(viewset: type[LegendsCardViewSet]):
+    """`GET {slug}/card.png` of a card viewset (routed by hand: the router would add a trailing slash)."""
+    return viewset.as_view({"get": "card_face"}, renderer_classes=[JSONRenderer, PNGRenderer])

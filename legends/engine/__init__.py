@@ -1,0 +1,1 @@
+"""Akin Legends rules engine: pure Python, no Django."""

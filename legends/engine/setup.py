@@ -1,0 +1,351 @@
+"""Team setup: its structure (parse_teams) and its legality under rulings L4-L6 and L13 (validate_setup).
+
+A setup is a mode ("teams" or "duel") and a list of teams, each
+    {"spirit": "<slug>", "protector": "<slug>", "defenses": ["<slug>", ...],
+     "players": [{"name": "...", "counter": 1}, ...]}
+`protector` and `defenses` may be omitted (or null): they are then drawn at match time (L6)
+and reported in `to_draw`. Structural problems raise SetupFormatError; rule problems are
+returned, every one of them, as violations with a stable code and their place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_TEAMS = 8
+MAX_PLAYERS = 8
+MAX_DEFENSES = 10
+MAX_NAME = 60
+MAX_SLUG = 140
+
+# The violation codes, each with the ruling it applies (docs/legends-catalogue.md lists them).
+CODES = {
+    "team_count": "L5",
+    "player_count": "L5",
+    "spirit_missing": "L5",
+    "spirit_duplicate": "L5",
+    "protector_duplicate": "L4",
+    "protector_not_allowed": "L4, L13",
+    "defense_count": "L5",
+    "defense_duplicate": "L5",
+    "unknown_card": "L1-L5",
+    "counter_invalid": "L5",
+    "counter_adjacent": "L5, L7, L11",
+}
+
+
+@dataclass(frozen=True)
+class ModeRules:
+    """The numbers a mode fixes (L5)."""
+
+    teams: int
+    players_per_team: int
+    defenses_per_team: int
+
+    @property
+    def counters(self) -> int:
+        """Turn counters in play: numbered 1..counters."""
+        return self.teams * self.players_per_team
+
+
+MODES: dict[str, ModeRules] = {
+    "teams": ModeRules(teams=2, players_per_team=2, defenses_per_team=3),
+    "duel": ModeRules(teams=2, players_per_team=1, defenses_per_team=2),
+}
+
+
+class SetupFormatError(ValueError):
+    """A setup that is not shaped as the spec says; `errors` lists (path, reason) pairs."""
+
+    def __init__(self, errors: list[tuple[str, str]]):
+        self.errors = errors
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    counter: int
+
+
+@dataclass(frozen=True)
+class Team:
+    """One team as given: None for a protector or defenses to be drawn at match time."""
+
+    spirit: str | None
+    players: tuple[Player, ...]
+    protector: str | None = None
+    defenses: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SetupCatalogue:
+    """The card slugs a setup may name, by kind; protectors map to whether a duel allows them."""
+
+    spirits: frozenset[str]
+    protectors: Mapping[str, bool]
+    defenses: frozenset[str]
+
+
+@dataclass(frozen=True)
+class SetupReport:
+    violations: tuple[dict, ...]
+    to_draw: tuple[dict, ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+
+@dataclass
+class _Parser:
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+    def fail(self, path: str, reason: str) -> None:
+        self.errors.append((path, reason))
+
+    def slug(self, value: Any, path: str) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            self.fail(path, "must be a card slug (a non-empty string)")
+            return None
+        if len(value) > MAX_SLUG:
+            self.fail(path, f"must be at most {MAX_SLUG} characters")
+            return None
+        return value
+
+    def optional_slug(self, data: dict, key: str, path: str) -> str | None:
+        value = data.get(key)
+        return None if value is None else self.slug(value, f"{path}.{key}")
+
+    def player(self, raw: Any, path: str) -> Player | None:
+        if not isinstance(raw, dict):
+            self.fail(path, "must be an object")
+            return None
+        for key in sorted(set(raw) - {"name", "counter"}, key=str):
+            self.fail(f"{path}.{key}", "is not a known field")
+        name, counter = raw.get("name"), raw.get("counter")
+        ok = True
+        if not isinstance(name, str) or not name.strip():
+            self.fail(f"{path}.name", "is required (a non-empty string)")
+            ok = False
+        elif len(name) > MAX_NAME:
+            self.fail(f"{path}.name", f"must be at most {MAX_NAME} characters")
+            ok = False
+        if counter is None:
+            self.fail(f"{path}.counter", "is required")
+            ok = False
+        elif isinstance(counter, bool) or not isinstance(counter, int):
+            self.fail(f"{path}.counter", "must be an integer")
+            ok = False
+        return Player(name=name.strip(), counter=counter) if ok else None
+
+    def team(self, raw: Any, path: str) -> Team | None:
+        if not isinstance(raw, dict):
+            self.fail(path, "must be an object")
+            return None
+        for key in sorted(set(raw) - {"spirit", "protector", "defenses", "players"}, key=str):
+            self.fail(f"{path}.{key}", "is not a known field")
+        before = len(self.errors)
+        spirit = self.optional_slug(raw, "spirit", path)
+        protector = self.optional_slug(raw, "protector", path)
+        defenses: tuple[str, ...] | None = None
+        if raw.get("defenses") is not None:
+            items = raw["defenses"]
+            if not isinstance(items, list):
+                self.fail(f"{path}.defenses", "must be a list of card slugs (or null to draw them)")
+            elif len(items) > MAX_DEFENSES:
+                self.fail(f"{path}.defenses", f"must hold at most {MAX_DEFENSES} cards")
+            else:
+                slugs = [self.slug(item, f"{path}.defenses[{i}]") for i, item in enumerate(items)]
+                defenses = tuple(slug for slug in slugs if slug is not None)
+        players: list[Player] = []
+        raw_players = raw.get("players")
+        if raw_players is None:
+            self.fail(f"{path}.players", "is required")
+        elif not isinstance(raw_players, list):
+            self.fail(f"{path}.players", "must be a list")
+        elif len(raw_players) > MAX_PLAYERS:
+            self.fail(f"{path}.players", f"must hold at most {MAX_PLAYERS} players")
+        else:
+            parsed = [self.player(item, f"{path}.players[{i}]") for i, item in enumerate(raw_players)]
+            players = [player for player in parsed if player is not None]
+        if len(self.errors) > before:
+            return None
+        return Team(spirit=spirit, players=tuple(players), protector=protector, defenses=defenses)
+
+
+def parse_teams(raw: Any, path: str = "teams") -> tuple[Team, ...]:
+    """Check the structure of a setup's teams and return them frozen; raise SetupFormatError with every problem."""
+    parser = _Parser()
+    if not isinstance(raw, list):
+        raise SetupFormatError([(path, "must be a list of teams")])
+    if len(raw) > MAX_TEAMS:
+        raise SetupFormatError([(path, f"must hold at most {MAX_TEAMS} teams")])
+    teams = [parser.team(item, f"{path}[{i}]") for i, item in enumerate(raw)]
+    if parser.errors:
+        raise SetupFormatError(parser.errors)
+    return tuple(team for team in teams if team is not None)
+
+
+def team_as_dict(team: Team) -> dict:
+    """The JSON form of a team (omitted cards stay null)."""
+    return {
+        "spirit": team.spirit,
+        "protector": team.protector,
+        "defenses": None if team.defenses is None else list(team.defenses),
+        "players": [{"name": p.name, "counter": p.counter} for p in team.players],
+    }
+
+
+def _violation(code: str, message: str, team: int | None = None, player: int | None = None,
+               card: str | None = None) -> dict:
+    return {"code": code, "message": message, "team": team, "player": player, "card": card}
+
+
+def _check_spirits(teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+    holders: dict[str, int] = {}
+    for index, team in enumerate(teams):
+        if team.spirit is None:
+            out.append(_violation("spirit_missing", f"Team {index + 1} has no spirit card (Akin or Yulin).", index))
+        elif team.spirit not in catalogue.spirits:
+            out.append(_violation("unknown_card", f"{team.spirit!r} is not a spirit card.", index, card=team.spirit))
+        elif team.spirit in holders:
+            out.append(_violation(
+                "spirit_duplicate",
+                f"Team {index + 1} takes the spirit {team.spirit!r}, already taken by team {holders[team.spirit] + 1}; "
+                "the two teams protect different spirits.",
+                index, card=team.spirit,
+            ))
+        else:
+            holders[team.spirit] = index
+
+
+def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+    holders: dict[str, int] = {}
+    for index, team in enumerate(teams):
+        slug = team.protector
+        if slug is None:
+            continue
+        if slug not in catalogue.protectors:
+            out.append(_violation("unknown_card", f"{slug!r} is not a protector card.", index, card=slug))
+            continue
+        if mode == "duel" and not catalogue.protectors[slug]:
+            out.append(_violation(
+                "protector_not_allowed", f"The protector {slug!r} is removed from the two-player variant.",
+                index, card=slug,
+            ))
+        if slug in holders:
+            out.append(_violation(
+                "protector_duplicate",
+                f"Team {index + 1} takes the protector {slug!r}, already taken by team {holders[slug] + 1}; "
+                "protectors are unique.",
+                index, card=slug,
+            ))
+        else:
+            holders[slug] = index
+
+
+def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+    holders: dict[str, int] = {}
+    for index, team in enumerate(teams):
+        if team.defenses is None:
+            continue
+        if len(team.defenses) != rules.defenses_per_team:
+            out.append(_violation(
+                "defense_count",
+                f"Team {index + 1} has {len(team.defenses)} defense cards; each team has "
+                f"exactly {rules.defenses_per_team} (or none given, to draw them).",
+                index,
+            ))
+        for slug in team.defenses:
+            if slug not in catalogue.defenses:
+                out.append(_violation("unknown_card", f"{slug!r} is not a defense card.", index, card=slug))
+            elif slug in holders:
+                where = "this team" if holders[slug] == index else f"team {holders[slug] + 1}"
+                out.append(_violation(
+                    "defense_duplicate",
+                    f"The defense {slug!r} is already used by {where}; no card is used twice in a match.",
+                    index, card=slug,
+                ))
+            else:
+                holders[slug] = index
+
+
+def _check_players(rules: ModeRules, teams: Sequence[Team], out: list[dict]) -> None:
+    for index, team in enumerate(teams):
+        if len(team.players) != rules.players_per_team:
+            out.append(_violation(
+                "player_count",
+                f"Team {index + 1} has {len(team.players)} players; each team has {rules.players_per_team}.",
+                index,
+            ))
+
+
+def _check_counters(rules: ModeRules, teams: Sequence[Team], out: list[dict]) -> None:
+    holders: dict[int, tuple[int, int]] = {}
+    valid_counters: dict[int, list[int]] = {}
+    for t, team in enumerate(teams):
+        for p, player in enumerate(team.players):
+            counter = player.counter
+            if not 1 <= counter <= rules.counters:
+                out.append(_violation(
+                    "counter_invalid",
+                    f"{player.name} holds counter {counter}; the counters are numbered 1 to {rules.counters}.",
+                    t, p,
+                ))
+            elif counter in holders:
+                other_team, other_player = holders[counter]
+                other = teams[other_team].players[other_player].name
+                out.append(_violation(
+                    "counter_invalid",
+                    f"{player.name} holds counter {counter}, already held by {other}; "
+                    f"the counters 1 to {rules.counters} go one to each player.",
+                    t, p,
+                ))
+            else:
+                holders[counter] = (t, p)
+                valid_counters.setdefault(t, []).append(counter)
+    # Counters run 1..N then wrap to 1 again (L7, L11), so in teams mode teammates alternate
+    # exactly when their counters have the same parity (1 and 3, or 2 and 4).
+    if rules.players_per_team < 2:
+        return
+    for t, team in enumerate(teams):
+        counters = valid_counters.get(t, [])
+        if len(team.players) != rules.players_per_team or len(counters) != len(team.players):
+            continue
+        if len({counter % 2 for counter in counters}) > 1:
+            names = " and ".join(player.name for player in team.players)
+            shown = " and ".join(str(counter) for counter in counters)
+            out.append(_violation(
+                "counter_adjacent",
+                f"Teammates {names} hold counters {shown}, so they play one after the other; "
+                "give a team 1 and 3, or 2 and 4.",
+                t,
+            ))
+
+
+def validate_setup(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue) -> SetupReport:
+    """Check a setup against rulings L4-L6 and L13; return every violation and the cards left to draw."""
+    if mode not in MODES:
+        raise SetupFormatError([("mode", f"must be one of {', '.join(MODES)} (got {mode!r})")])
+    rules = MODES[mode]
+    violations: list[dict] = []
+    if len(teams) != rules.teams:
+        violations.append(_violation(
+            "team_count", f"A setup has exactly {rules.teams} teams (got {len(teams)}).",
+        ))
+    _check_players(rules, teams, violations)
+    _check_spirits(teams, catalogue, violations)
+    _check_protectors(mode, teams, catalogue, violations)
+    _check_defenses(rules, teams, catalogue, violations)
+    _check_counters(rules, teams, violations)
+
+    to_draw: list[dict] = []
+    for index, team in enumerate(teams):
+        if team.protector is None:
+            to_draw.append({"team": index, "kind": "protector", "count": 1})
+        if team.defenses is None:
+            to_draw.append({"team": index, "kind": "defense", "count": rules.defenses_per_team})
+    return SetupReport(violations=tuple(violations), to_draw=tuple(to_draw))

@@ -1,0 +1,115 @@
+"""The official Akin Legends set (fixtures/legends_official.json) follows every catalogue rule."""
+
+import json
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from cardsdb.models import Card, CardSet
+from legends.engine.protectors import parse_protector_effect
+from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard
+from tests.conftest import official_fixture_files
+
+pytestmark = pytest.mark.django_db
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "legends_official.json"
+
+
+def all_cards():
+    for model in (Spirit, Protector, DefenseCard, SummoningCard):
+        yield from model.objects.all()
+
+
+def test_the_four_official_elements(catalogue):
+    assert list(Element.objects.values_list("slug", "name", "order")) == [
+        ("fire", "Fire", 1), ("water", "Water", 2), ("earth", "Earth", 3), ("air", "Air", 4),
+    ]
+    for element in Element.objects.all():
+        element.full_clean()
+        assert element.icon and element.color.startswith("#")
+
+
+def test_both_spirits(catalogue):
+    assert sorted(Spirit.objects.values_list("slug", flat=True)) == ["akin", "yulin"]
+
+
+def test_protectors_are_distinct_runnable_effects_including_spy(catalogue):
+    protectors = list(Protector.objects.all())
+    assert len(protectors) >= 6
+    effects = [parse_protector_effect(p.effect, elements=set(Element.objects.values_list("slug", flat=True)))
+               for p in protectors]
+    assert len(set(effects)) == len(effects), "two protectors share one effect"
+    assert len({effect.kind for effect in effects}) >= 6
+    spy = Protector.objects.get(slug="spy")
+    assert spy.duel_legal is False and spy.effect["kind"] == "reveal_facedown"
+    assert list(Protector.objects.filter(duel_legal=False)) == [spy]
+    assert all(p.rules_text for p in protectors)
+
+
+def test_defenses_cover_every_pair_of_different_elements(catalogue):
+    defenses = list(DefenseCard.objects.select_related("element_1", "element_2"))
+    assert len(defenses) >= 12
+    pairs = Counter(frozenset((d.element_1.slug, d.element_2.slug)) for d in defenses)
+    assert all(len(pair) == 2 for pair in pairs)
+    slugs = Element.objects.values_list("slug", flat=True)
+    assert set(pairs) == {frozenset(pair) for pair in combinations(slugs, 2)}
+    assert set(pairs.values()) == {2}
+
+
+def test_the_summoning_deck_is_large_and_balanced(catalogue):
+    cards = list(SummoningCard.objects.select_related("attack_1", "attack_2", "effect_element"))
+    deck = sum(card.copies for card in cards)
+    assert deck >= 60 and deck == 72
+    attack_faces, kinds, effect_elements, effects = Counter(), Counter(), Counter(), Counter()
+    doubles = 0
+    for card in cards:
+        attack_faces[card.attack_1.slug] += card.copies
+        attack_faces[card.attack_2.slug] += card.copies
+        kinds[card.effect_kind] += card.copies
+        effect_elements[card.effect_element.slug] += card.copies
+        effects[(card.effect_kind, card.effect_element.slug)] += card.copies
+        doubles += card.copies if card.attack_1_id == card.attack_2_id else 0
+    # The table in docs/legends-catalogue.md.
+    assert attack_faces == {"fire": 36, "water": 36, "earth": 36, "air": 36}
+    assert kinds == {"defense": 24, "healing": 24, "boost": 24}
+    assert effect_elements == {"fire": 18, "water": 18, "earth": 18, "air": 18}
+    assert set(effects.values()) == {6} and len(effects) == 12
+    assert doubles == 24
+
+
+def test_every_card_passes_the_model_rules_and_prints_its_own_text(catalogue):
+    legends_set = CardSet.objects.get(code="al-eotp")
+    cards = list(all_cards())
+    assert len(cards) == Card.objects.filter(game="legends").count() == 2 + 9 + 12 + 60
+    for card in cards:
+        card.full_clean()
+        assert card.game == "legends" and card.rarity_id is None and card.card_set == legends_set
+        composed = card.compose_rules_text()
+        assert composed is None or composed == card.rules_text, card.slug
+
+
+def test_fixture_rows_are_complete_for_loaddata():
+    # loaddata does not run save(): every shared field and time stamp is written out.
+    rows = json.loads(FIXTURE.read_text())
+    cards = [row for row in rows if row["model"] == "cardsdb.card"]
+    children = {row["pk"]: row["model"] for row in rows if row["model"].startswith("legends.") and
+                row["model"] != "legends.element"}
+    assert {row["pk"] for row in cards} == set(children)
+    assert min(children) >= 2001
+    for row in cards:
+        fields = row["fields"]
+        assert fields["game"] == "legends" and fields["card_set"] == 2 and fields["rarity"] is None
+        assert fields["image"] == "" and fields["thumbnail"] == ""
+        assert fields["created_at"] == fields["updated_at"] == "2026-01-01T00:00:00Z"
+
+
+def test_loading_twice_changes_nothing(db):
+    call_command("loaddata", *official_fixture_files(), verbosity=0)
+    first = list(Card.objects.order_by("pk").values())
+    legends_first = list(SummoningCard.objects.order_by("pk").values())
+    call_command("loaddata", *official_fixture_files(), verbosity=0)
+    assert list(Card.objects.order_by("pk").values()) == first
+    assert list(SummoningCard.objects.order_by("pk").values()) == legends_first
