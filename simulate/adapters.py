@@ -25,3 +25,26 @@ def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, Characte
     if slugs is not None:
         rows = rows.filter(slug__in=set(slugs))
     return {row.slug: character_card(row) for row in rows}
+
+
+def legends_catalogue() -> dict:
+    """The Akin Legends catalogue as the engine's plain data (five queries, whatever its size)."""
+    from legends import selectors as legends_selectors
+
+    return {
+        "elements": [element.slug for element in legends_selectors.element_list()],
+        "spirits": [{"slug": s.slug, "name": s.name} for s in legends_selectors.spirit_list()],
+        "protectors": [
+            {"slug": p.slug, "name": p.name, "effect": p.effect, "duel_legal": p.duel_legal}
+            for p in legends_selectors.protector_list()
+        ],
+        "defenses": [
+            {"slug": d.slug, "name": d.name, "elements": [d.element_1.slug, d.element_2.slug]}
+            for d in legends_selectors.defense_list()
+        ],
+        "deck": [
+            {"slug": c.slug, "name": c.name, "attacks": [c.attack_1.slug, c.attack_2.slug],
+             "effect": {"kind": c.effect_kind, "element": c.effect_element.slug}, "copies": c.copies}
+            for c in legends_selectors.summoning_card_list()
+        ],
+    }

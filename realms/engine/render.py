@@ -1,0 +1,141 @@
+"""A readable play-by-play of an Echo Realms event log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Event = dict[str, Any]
+
+
+class _Names:
+    """Unit ids to 'a3 Merlin' labels, learned from match_start and summon events."""
+
+    def __init__(self) -> None:
+        """Start with no known names."""
+        self.names: dict[str, str] = {}
+
+    def __call__(self, uid: str | None) -> str:
+        """'a3 Merlin' for a known id, the id alone otherwise."""
+        if uid is None:
+            return "-"
+        name = self.names.get(uid)
+        return f"{uid} {name}" if name else uid
+
+
+def _match_start(e: Event, n: _Names) -> list[str]:
+    """The match's options and every unit with its printed stats."""
+    opts = e["options"]
+    lines = [
+        f"Match start (seed {e['seed']}; tie break {opts.get('tie_break')}; max {opts.get('max_rounds')} rounds; "
+        f"first player {e['first_player']})"
+    ]
+    for u in e["units"]:
+        n.names[u["id"]] = u["name"]
+        lines.append(
+            f"  {u['id']} {u['name']} [{u['side']}, {u['line']}] ATK {u['atk']} DEF {u['def']} "
+            f"SPD {u['spd']} HP {u['hp']} CD {u['cooldown']}"
+        )
+    return lines
+
+
+def _damage(e: Event, n: _Names) -> list[str]:
+    """Who hits whom, how (basic, ability, faction, ongoing), for how much, and the HP change."""
+    if e["via"] == "ongoing":
+        how = f"ongoing effect #{e['eid']} of {n(e['src'])}"
+        calc = f"{e['amount']}, DEF ignored"
+    else:
+        how = {"basic": "basic attack", "ability": "ability", "faction": "faction ability"}[e["via"]]
+        how = f"{n(e['src'])} ({e['src_line']}) -> {how}"
+        raw = f"{e['power']}" if e["power"] == e["atk"] else f"{e['power']} from ATK {e['atk']}"
+        calc = f"{raw} - DEF {e['def']}" if e["def"] is not None else f"{raw}, DEF ignored"
+    shield = f", shield absorbs {e['absorbed']}" if e["absorbed"] else ""
+    return [
+        f"  {how}: {n(e['tgt'])} ({e['tgt_line']}) takes {e['amount']} ({calc}){shield}, "
+        f"HP {e['hp_before']} -> {e['hp_after']}"
+    ]
+
+
+def _heal(e: Event, n: _Names) -> list[str]:
+    """Who heals whom and by how much."""
+    src = f"ongoing effect #{e['eid']}" if e["via"] == "ongoing" else n(e["src"])
+    return [f"  {src} heals {n(e['tgt'])} by {e['healed']} (of {e['amount']}), HP {e['hp_before']} -> {e['hp_after']}"]
+
+
+def _applied(e: Event, n: _Names) -> list[str]:
+    """A lasting effect landing on a unit, with its last active round."""
+    what = e["kind"]
+    if e["stat"]:
+        sign = "+" if e["kind"] == "buff" else "-"
+        what = f"{e['kind']} {sign}{e['amount']} {e['stat'].upper()}"
+    elif e["amount"] is not None:
+        what = f"{e['kind']} {e['amount']}"
+    return [f"  {n(e['unit'])} gets {what} #{e['eid']} from {n(e['src'])} until end of round {e['until']}"]
+
+
+def _summon(e: Event, n: _Names) -> list[str]:
+    """A summoned unit, its stats and its place in the attack order."""
+    n.names[e["unit"]] = e["name"]
+    when = "acts this round" if e["acts"] else "first acts next round"
+    return [
+        f"  {n(e['src'])} summons {n(e['unit'])} in the {e['line']} (ATK {e['atk']} DEF {e['def']} "
+        f"SPD {e['spd']} HP {e['hp']}), order slot {e['slot']}, {when}"
+    ]
+
+
+def _defeated(e: Event, n: _Names) -> list[str]:
+    """A unit falling (or leaving with its army)."""
+    if e["cause"] == "army_defeated":
+        return [f"  {n(e['unit'])} leaves the battlefield with its army"]
+    lost = " before acting (its action is lost)" if e["lost_action"] else ""
+    return [f"  {n(e['unit'])} is defeated by {n(e['by'])}{lost}"]
+
+
+def _match_end(e: Event, n: _Names) -> list[str]:
+    """The result line."""
+    if e["winner"] is None:
+        return [f"Result: draw ({e['reason']}) after {e['rounds']} round(s)."]
+    return [f"Result: player {e['winner']} wins ({e['reason']}) after {e['rounds']} round(s)."]
+
+
+_RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
+    "formation_start": lambda e, n: [f"Formation Round: player {e['first_player']} deploys first."],
+    "deploy": lambda e, n: [f"  {e['player']} deploys {e['card']} in the {e['line']} (pick {e['pick']})"],
+    "match_start": _match_start,
+    "round_start": lambda e, n: [f"Round {e['round']}"],
+    "order": lambda e, n: [
+        "  Order: " + ", ".join(f"{n(uid)} ({spd})" for uid, spd in e["units"])
+        + ("".join(f"; tie at SPD {s} led by {p}" for s, p in e["ties"]))
+    ],
+    "move": lambda e, n: [f"  {n(e['unit'])} moves {e['from']} -> {e['to']} ({e['via']})"],
+    "damage": _damage,
+    "heal": _heal,
+    "effect_applied": _applied,
+    "effect_expired": lambda e, n: [f"  {e['kind']} #{e['eid']} on {n(e['unit'])} ends ({e['reason']})"],
+    "ability_used": lambda e, n: [
+        f"  {n(e['unit'])} uses {e['ability']}" + (f" on {n(e['target'])}" if e["target"] else "")
+        + f" (ready again in round {e['ready']})"
+    ],
+    "faction_triggered": lambda e, n: [f"  {n(e['unit'])}: {e['ability']} ({e['trigger']})"],
+    "cooldown": lambda e, n: [
+        f"  {n(e['src'])} shifts {n(e['unit'])}'s cooldown by {e['amount']:+d}: "
+        f"ready round {e['ready_before']} -> {e['ready_after']}"
+    ],
+    "summon": _summon,
+    "fizzle": lambda e, n: [
+        f"  {e['effect']} of {n(e['src'])} fizzles" + (f" on {n(e['unit'])}" if e["unit"] else "") + f" ({e['reason']})"
+    ],
+    "defeated": _defeated,
+    "round_end": lambda e, n: [],
+    "match_end": _match_end,
+}
+
+
+def render_events(events: Sequence[Event]) -> str:
+    """Who hits whom and for how much, who falls, and the result, one line per event."""
+    names = _Names()
+    out: list[str] = []
+    for e in events:
+        handler = _RENDER.get(e.get("type", ""))
+        out.extend(handler(e, names) if handler else [f"  ({e.get('type')})"])
+    return "\n".join(out)

@@ -1,0 +1,65 @@
+"""How an Echo Realms match starts: two armies, or two collections for a Formation Round."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from realms.engine.cards import CharacterCard, card_from_dict
+from simulate.engine.errors import SetupError
+
+Army = Sequence[tuple[CharacterCard, str]]
+
+
+@dataclass(frozen=True)
+class ArmySetup:
+    """Two ready armies: (card, line) pairs per side, line vanguard or rearguard."""
+
+    a: Army
+    b: Army
+
+
+@dataclass(frozen=True)
+class FormationSetup:
+    """Two collections; the agents build the armies in a Formation Round (R6)."""
+
+    a: Sequence[CharacterCard]
+    b: Sequence[CharacterCard]
+
+
+def _card(value: Any) -> Any:
+    """A card from a dict, or the value as given."""
+    return card_from_dict(value) if isinstance(value, Mapping) else value
+
+
+def normalize_setup(setup: Any) -> ArmySetup | FormationSetup:
+    """An ArmySetup or FormationSetup from either dataclass or a dict
+    ({"armies": {"a": [...], "b": [...]}} / {"collections": {...}}; cards may be dicts)."""
+    if isinstance(setup, (ArmySetup, FormationSetup)):
+        return setup
+    if not isinstance(setup, Mapping):
+        raise SetupError("A setup is an ArmySetup, a FormationSetup or a dict with 'armies' or 'collections'.")
+    if ("armies" in setup) == ("collections" in setup):
+        raise SetupError("A setup gives exactly one of 'armies' or 'collections'.", [("setup", "armies|collections")])
+    key = "armies" if "armies" in setup else "collections"
+    sides = setup[key]
+    if not isinstance(sides, Mapping) or set(sides) != {"a", "b"}:
+        raise SetupError(f"'{key}' maps both players 'a' and 'b'.", [(key, "players")])
+    if key == "armies":
+        armies = {}
+        for side in ("a", "b"):
+            entries = sides[side]
+            if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
+                raise SetupError(f"armies.{side} is a list of (card, line) pairs.", [(f"armies.{side}", "type")])
+            armies[side] = [
+                (_card(e[0]), e[1]) if isinstance(e, Sequence) and len(e) == 2 else e for e in entries
+            ]
+        return ArmySetup(a=armies["a"], b=armies["b"])
+    colls = {}
+    for side in ("a", "b"):
+        entries = sides[side]
+        if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
+            raise SetupError(f"collections.{side} is a list of cards.", [(f"collections.{side}", "type")])
+        colls[side] = [_card(c) for c in entries]
+    return FormationSetup(a=colls["a"], b=colls["b"])

@@ -1,0 +1,92 @@
+"""The agent protocol and the registry of agents by name.
+
+An agent gets the observation its player may see (G2) and the legal actions, and returns
+one of them. Randomness comes only from the match generator it is handed (G1). Games add
+their own agents with `register_agent`; `random` works for every game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from simulate.engine.errors import UnknownAgentError
+from simulate.engine.games import get_game
+
+ANY_GAME = "*"
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Chooses one legal action from an observation."""
+
+    name: str
+
+    def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+        """One of `legal_actions`; `rng` is the match generator (G1)."""
+
+
+@dataclass
+class AgentEntry:
+    """A registered agent name: what it does and how to build one for each game."""
+
+    name: str
+    description: str
+    factories: dict[str, Callable[[], Agent]] = field(default_factory=dict)
+
+    def games(self) -> list[str]:
+        """The games this agent plays ('*' means every game)."""
+        return sorted(self.factories)
+
+
+AGENTS: dict[str, AgentEntry] = {}
+
+
+def register_agent(
+    name: str, *, description: str, game: str = ANY_GAME
+) -> Callable[[Callable[[], Agent]], Callable[[], Agent]]:
+    """Decorator registering a zero-argument agent factory under `name` for `game`."""
+
+    def decorate(factory: Callable[[], Agent]) -> Callable[[], Agent]:
+        """Register `factory` and return it unchanged."""
+        entry = AGENTS.setdefault(name, AgentEntry(name=name, description=description))
+        entry.factories[game] = factory
+        return factory
+
+    return decorate
+
+
+def agent_names(game: str = "realms") -> list[str]:
+    """The agent names that can play `game`."""
+    get_game(game)  # importing a game registers its agents
+    return sorted(n for n, e in AGENTS.items() if game in e.factories or ANY_GAME in e.factories)
+
+
+def get_agent(name: str, game: str = "realms") -> Agent:
+    """A fresh agent registered as `name` for `game`; UnknownAgentError names the known ones."""
+    get_game(game)
+    entry = AGENTS.get(name) if isinstance(name, str) else None
+    factory = None
+    if entry is not None:
+        factory = entry.factories.get(game) or entry.factories.get(ANY_GAME)
+    if factory is None:
+        known = ", ".join(agent_names(game))
+        raise UnknownAgentError(
+            f"Unknown agent {name!r} for {game}; known agents: {known}.", [("agent", "unknown")]
+        )
+    return factory()
+
+
+class RandomAgent:
+    """Uniform over the legal actions, drawn from the match generator."""
+
+    name = "random"
+
+    def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+        """A uniformly random legal action."""
+        return legal_actions[rng.randrange(len(legal_actions))]
+
+
+register_agent("random", description="Uniformly random legal actions.")(RandomAgent)

@@ -1,0 +1,140 @@
+"""The runner: plays a match to the end under hard caps and returns its result and log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from simulate.engine.agents import Agent, get_agent
+from simulate.engine.errors import MatchInputError, OptionsError
+from simulate.engine.games import GameRules, get_game
+
+# No game may run past this many applied actions, whatever its options say.
+HARD_MAX_ACTIONS = 100_000
+
+
+@dataclass
+class MatchResult:
+    """The outcome of one match, with its event log when it was kept."""
+
+    game: str
+    seed: int
+    winner: str | None
+    reason: str
+    rounds: int
+    actions: int
+    survivors: dict[str, list[dict[str, Any]]]
+    events: list[dict[str, Any]] | None
+    schema_version: int
+    options: dict[str, Any]
+    agents: dict[str, str]
+
+    @property
+    def is_draw(self) -> bool:
+        """Whether the match ended without a winner."""
+        return self.winner is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable copy."""
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "winner": self.winner,
+            "reason": self.reason,
+            "rounds": self.rounds,
+            "actions": self.actions,
+            "survivors": self.survivors,
+            "events": self.events,
+            "schema_version": self.schema_version,
+            "options": self.options,
+            "agents": self.agents,
+        }
+
+
+def validate_options(game: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The game's options with defaults filled in; OptionsError (a ValueError) names every bad one."""
+    return get_game(game).validate_options(options)
+
+
+def _seat_agents(
+    agents: Mapping[str, str | Agent] | Sequence[str | Agent], rules: GameRules
+) -> dict[str, Agent]:
+    """One agent per player, from names (registry) or ready agent objects."""
+    players = list(rules.players)
+    if isinstance(agents, Mapping):
+        unknown = sorted(set(agents) - set(players))
+        missing = [p for p in players if p not in agents]
+        if unknown or missing:
+            raise MatchInputError(
+                f"Agents are needed for players {', '.join(players)}"
+                + (f"; missing {', '.join(missing)}" if missing else "")
+                + (f"; unknown players {', '.join(map(str, unknown))}" if unknown else "")
+                + ".",
+                [("agents", "players")],
+            )
+        chosen = [agents[p] for p in players]
+    elif isinstance(agents, Sequence) and not isinstance(agents, str):
+        if len(agents) != len(players):
+            raise MatchInputError(
+                f"Give {len(players)} agents (one per player {', '.join(players)}), not {len(agents)}.",
+                [("agents", "count")],
+            )
+        chosen = list(agents)
+    else:
+        raise MatchInputError("Agents are a mapping player -> name or a list of names.", [("agents", "type")])
+    return {
+        p: (get_agent(a, rules.name) if isinstance(a, str) else a) for p, a in zip(players, chosen, strict=True)
+    }
+
+
+def play_match(
+    game: str,
+    *,
+    setup: Any,
+    agents: Mapping[str, str | Agent] | Sequence[str | Agent],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    keep_log: bool = True,
+) -> MatchResult:
+    """Play one match to the end (or a hard cap) and return its result."""
+    rules = get_game(game)
+    opts = rules.validate_options(options)
+    seats = _seat_agents(agents, rules)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise OptionsError(f"The seed must be an integer (got {seed!r}).", [("seed", "type")])
+    state = rules.new_state(setup, opts, seed, keep_log)
+    rng = state.rng
+    cap = min(int(opts.get("max_actions", HARD_MAX_ACTIONS)), HARD_MAX_ACTIONS)
+    applied = 0
+    # Bound methods in locals: this loop runs once per decision of every match.
+    is_terminal, current_player, legal_actions = state.is_terminal, state.current_player, state.legal_actions
+    observation, apply = state.observation, state.apply
+    while not is_terminal():
+        if applied >= cap:
+            state.stop("max_actions")
+            break
+        player = current_player()
+        legal = legal_actions()
+        # A forced decision is applied without asking the agent.
+        apply(legal[0] if len(legal) == 1 else seats[player].act(observation(player), legal, rng))
+        applied += 1
+    outcome = state.outcome()
+    return MatchResult(
+        game=rules.name,
+        seed=seed,
+        winner=outcome.winner,
+        reason=outcome.reason,
+        rounds=outcome.rounds,
+        actions=applied,
+        survivors=outcome.survivors,
+        events=state.events(),
+        schema_version=rules.schema_version,
+        options=opts,
+        agents={p: getattr(a, "name", type(a).__name__) for p, a in seats.items()},
+    )
+
+
+def render_log(game: str, events: Sequence[dict[str, Any]]) -> str:
+    """The event log of a `game` match as readable play-by-play text."""
+    return get_game(game).render(events)

@@ -1,0 +1,130 @@
+"""Agents: what they see (G2), what they choose, and how strong they are."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from realms.engine.agents import GreedyAgent, SearchAgent
+from realms.engine.formation import random_army
+from realms.engine.game import new_match
+from realms.engine.observation import RealmsObservation, UnitInfo
+from simulate.engine.agents import RandomAgent
+from simulate.engine.runner import play_match
+from tests.engine.cardset import all_cards
+from tests.engine.helpers import attack, battle, card, main
+
+HEAL = main({"kind": "heal", "target": "target", "flat": 12}, choose="ally", name="Heal")
+
+
+def test_agents_get_an_observation_of_immutable_snapshots_not_the_state() -> None:
+    seen: list[object] = []
+
+    class Spy:
+        name = "spy"
+
+        def act(self, observation, legal, rng):  # type: ignore[no-untyped-def]
+            seen.append(observation)
+            return legal[0]
+
+    play_match("realms", setup={"armies": {"a": random_army(all_cards(), random.Random(1)),
+                                           "b": random_army(all_cards(), random.Random(2))}},
+               agents=[Spy(), Spy()], seed=1, keep_log=False)
+    obs = seen[0]
+    assert isinstance(obs, RealmsObservation) and not hasattr(obs, "__dict__")
+    unit = obs.enemies()[0]
+    assert isinstance(unit, UnitInfo)
+    with pytest.raises(AttributeError):
+        unit.hp = 0  # type: ignore[misc]
+
+
+def test_snapshots_follow_the_battle() -> None:
+    st = battle([card("x", atk=9, spd=9)], [card("t", df=0, hp=30, spd=1)])
+    before = st.observation("a").unit("b1")
+    attack(st, "b1")
+    after = st.observation("a").unit("b1")
+    assert (before.hp, after.hp) == (30, 21)
+
+
+def test_random_agent_picks_every_legal_action_over_time() -> None:
+    rng = random.Random(3)
+    agent = RandomAgent()
+    legal = [("attack", "b1"), ("attack", "b2"), ("ability", "b1")]
+    assert {agent.act(None, legal, rng) for _ in range(60)} == set(legal)
+
+
+def test_greedy_act_is_the_best_of_its_scores() -> None:
+    cards = all_cards()
+    rng = random.Random(4)
+    greedy = GreedyAgent()
+    checked = 0
+    for seed in range(30):
+        st = new_match({"armies": {"a": random_army(cards, rng), "b": random_army(cards, rng)}}, seed=seed)
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            obs = st.observation(st.current_player())
+            choice = greedy.act(obs, legal, st.rng)
+            if st.phase() == "act":
+                scores = greedy.scores(obs, legal)
+                best = max(v for v, _ in scores)
+                assert next(a for v, a in scores if v == best) == choice
+                checked += 1
+            st.apply(choice)
+    assert checked > 500
+
+
+def test_greedy_finishes_off_a_unit_it_can_defeat() -> None:
+    st = battle([card("x", cls="archer", atk=8, spd=9)],
+                [card("big", atk=9, hp=30, df=0, spd=1), card("frail", cls="mage", atk=4, hp=5, df=0, spd=1)])
+    legal = [a for a in st.legal_actions() if a[0] == "attack"]
+    assert GreedyAgent().act(st.observation("a"), legal, st.rng) == ("attack", "b2")
+
+
+def test_greedy_heals_a_badly_hurt_ally_and_attacks_otherwise() -> None:
+    medic = card("medic", cls="support", atk=2, spd=5, main=HEAL)
+    ally = card("ally", atk=8, df=0, hp=30, spd=1)
+    st = battle([medic, ally], [card("brute", atk=22, spd=9), card("wall", cls="tank", df=30, spd=1)])
+    attack(st, "a2")  # 30 -> 8
+    assert GreedyAgent().act(st.observation("a"), st.legal_actions(), st.rng) == ("ability", "a2")
+    calm = battle([medic, ally], [card("wall", cls="tank", df=0, hp=12, spd=1)])
+    assert GreedyAgent().act(calm.observation("a"), calm.legal_actions(), calm.rng)[0] == "attack"
+
+
+def test_greedy_beats_random_nearly_always() -> None:
+    cards = all_cards()
+    rng = random.Random(8)
+    wins = 0
+    for seed in range(20):
+        army = random_army(cards, rng)
+        agents = ["greedy", "random"] if seed % 2 else ["random", "greedy"]
+        result = play_match("realms", setup={"armies": {"a": army, "b": army}}, agents=agents, seed=seed,
+                            keep_log=False)
+        wins += result.winner == ("a" if seed % 2 else "b")
+    assert wins >= 18
+
+
+def test_search_only_returns_legal_actions_and_is_reproducible() -> None:
+    cards = all_cards()
+    st = new_match({"armies": {"a": random_army(cards, random.Random(1)), "b": random_army(cards, random.Random(2))}},
+                   seed=9)
+    while st.phase() != "act":
+        st.apply(st.legal_actions()[0])
+    obs = st.observation(st.current_player())
+    picks = {SearchAgent().act(obs, st.legal_actions(), random.Random(5)) for _ in range(2)}
+    assert len(picks) == 1 and picks <= set(st.legal_actions())
+
+
+@pytest.mark.slow
+def test_search_wins_more_mirror_matches_than_greedy() -> None:
+    cards = all_cards()
+    rng = random.Random(2026)
+    wins = losses = 0
+    for i in range(5):
+        army = random_army(cards, rng)
+        for side, agents in (("a", ["search", "greedy"]), ("b", ["greedy", "search"])):
+            result = play_match("realms", setup={"armies": {"a": army, "b": army}}, agents=agents, seed=i,
+                                keep_log=False)
+            wins += result.winner == side
+            losses += result.winner not in (side, None)
+    assert wins > losses
