@@ -51,9 +51,13 @@ def formation_validate(
 ) -> dict:
     """Replay a Formation Round (R6): each step's legality, and the armies it builds."""
     collections = collections or {}
-    cards = selectors.army_cards(slugs=[d.card for d in deployments])
-    owned = {player: selectors.owned_quantities(collections.get(player)) for player in ("a", "b")}
-    steps, armies = validate_formation(first, deployments, cards, owned)
+    # The whole catalogue: whether an army can still be completed depends on every card left.
+    cards = selectors.army_cards()
+    pools = {}
+    for player in ("a", "b"):
+        owned = selectors.owned_quantities(collections.get(player))
+        pools[player] = [card for slug, card in cards.items() if owned is None or owned.get(slug, 0) > 0]
+    steps, armies = validate_formation(first, deployments, cards, pools)
     complete = all(len(army) == 7 for army in armies.values())
     return {
         "valid": all(step.legal for step in steps),

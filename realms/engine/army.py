@@ -10,11 +10,15 @@ import binascii
 from collections import Counter
 from dataclasses import dataclass, field
 
-ARMY_SIZE = 7
-LINE_CAPACITY = 5
-RARITY_QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
-LINES = ("vanguard", "rearguard")
-PLAYERS = ("a", "b")
+from realms.engine.formation import (
+    ARMY_SIZE,
+    LINE_CAPACITY,
+    LINES,
+    RARITY_QUOTA,
+    deployment_problems,
+    line_allows,
+)
+
 CODE_VERSION = 1
 
 
@@ -52,11 +56,6 @@ class Violation:
                 data[key] = value
         data.update(self.extra)
         return data
-
-
-def line_allows(position: str, line: str) -> bool:
-    """R3: printed position decides the legal line; flex fits either."""
-    return position == "flex" or position == line
 
 
 def army_counts(slots: list[Slot], cards: dict[str, ArmyCard]) -> dict:
@@ -137,54 +136,59 @@ class FormationStep:
         return not self.violations
 
 
-def deployment_violations(
-    army: list[Slot], slot: Slot, cards: dict[str, ArmyCard], owned: dict[str, int] | None = None
-) -> list[Violation]:
-    """R6: what makes deploying `slot` into a partly built `army` illegal (it could no longer be completed)."""
-    violations: list[Violation] = []
-    card = cards.get(slot.card)
-    if len(army) >= ARMY_SIZE:
-        violations.append(Violation(
-            "army_size", f"This army already has {ARMY_SIZE} characters.", card=slot.card,
-            expected=ARMY_SIZE, actual=len(army) + 1,
-        ))
+def _deployment_violation(code: str, army: list[Slot], slot: Slot, card: ArmyCard) -> Violation:
+    """The violation a Formation Round code stands for, with its message and counts."""
+    if code == "army_size":
+        return Violation(code, f"This army already has {ARMY_SIZE} characters.", card=slot.card,
+                         expected=ARMY_SIZE, actual=len(army) + 1)
+    if code == "rarity_count":
+        quota = RARITY_QUOTA.get(card.rarity, 0)
+        held = sum(1 for s in army if s.rarity == card.rarity) + 1
+        return Violation(code, f"An army has only {quota} {card.rarity} card(s); this would be number {held}.",
+                         card=slot.card, expected=quota, actual=held, extra={"rarity": card.rarity})
+    if code == "line_full":
+        in_line = sum(1 for s in army if s.line == slot.line) + 1
+        return Violation(code, f"The {slot.line} already holds {LINE_CAPACITY} characters.", card=slot.card,
+                         expected=LINE_CAPACITY, actual=in_line, extra={"line": slot.line})
+    messages = {
+        "wrong_line": f"'{slot.card}' is a {card.position} card and cannot stand in the {slot.line}.",
+        "duplicate_card": f"'{slot.card}' is already deployed.",
+        "not_owned": f"'{slot.card}' is not in the collection.",
+        "cannot_complete": f"With '{slot.card}' in the {slot.line}, the cards left cannot complete a legal army.",
+    }
+    return Violation(code, messages[code], card=slot.card)
+
+
+@dataclass(frozen=True)
+class _Deployed:
+    """A deployed card with its line, as the Formation Round rules see it."""
+
+    card: ArmyCard
+    line: str
+
+    @property
+    def rarity(self) -> str:
+        return self.card.rarity
+
+
+def deployment_violations(army: list[_Deployed], slot: Slot, card: ArmyCard | None,
+                          pool: list[ArmyCard]) -> list[Violation]:
+    """R6: every reason deploying `slot` into a partly built army is illegal (`pool`: the player's cards)."""
     if card is None:
-        violations.append(Violation("unknown_card", f"No character card '{slot.card}'.", card=slot.card))
-        return violations
-    if any(s.card == slot.card for s in army):
-        violations.append(Violation("duplicate_card", f"'{slot.card}' is already deployed.", card=slot.card))
-    held = sum(1 for s in army if s.card in cards and cards[s.card].rarity == card.rarity)
-    quota = RARITY_QUOTA.get(card.rarity, 0)
-    if held + 1 > quota:
-        violations.append(Violation(
-            "rarity_count", f"An army has only {quota} {card.rarity} card(s); this would be number {held + 1}.",
-            card=slot.card, expected=quota, actual=held + 1, extra={"rarity": card.rarity},
-        ))
-    in_line = sum(1 for s in army if s.line == slot.line)
-    if in_line + 1 > LINE_CAPACITY:
-        violations.append(Violation(
-            "line_full", f"The {slot.line} already holds {LINE_CAPACITY} characters.", card=slot.card,
-            expected=LINE_CAPACITY, actual=in_line + 1, extra={"line": slot.line},
-        ))
-    if not line_allows(card.position, slot.line):
-        violations.append(Violation(
-            "wrong_line", f"'{slot.card}' is a {card.position} card and cannot stand in the {slot.line}.",
-            card=slot.card,
-        ))
-    if owned is not None and owned.get(slot.card, 0) < 1:
-        violations.append(Violation("not_owned", f"'{slot.card}' is not in the collection.", card=slot.card))
-    return violations
+        return [Violation("unknown_card", f"No character card '{slot.card}'.", card=slot.card)]
+    deployed = [(d.card, d.line) for d in army]
+    return [_deployment_violation(code, army, slot, card)
+            for code in deployment_problems(deployed, pool, card, slot.line)]
 
 
 def validate_formation(
     first: str,
     deployments: list[Deployment],
     cards: dict[str, ArmyCard],
-    owned: dict[str, dict[str, int] | None] | None = None,
+    pools: dict[str, list[ArmyCard]],
 ) -> tuple[list[FormationStep], dict[str, list[Slot]]]:
-    """Replay a Formation Round step by step; illegal steps are reported and not applied."""
-    armies: dict[str, list[Slot]] = {"a": [], "b": []}
-    owned = owned or {}
+    """Replay a Formation Round step by step (`pools`: each player's cards); illegal steps are not applied."""
+    armies: dict[str, list[_Deployed]] = {"a": [], "b": []}
     turn = first
     steps: list[FormationStep] = []
     for index, deployment in enumerate(deployments):
@@ -195,15 +199,16 @@ def validate_formation(
                 card=deployment.card,
             ))
         slot = Slot(deployment.card, deployment.line)
-        violations += deployment_violations(armies[deployment.player], slot, cards, owned.get(deployment.player))
+        card = cards.get(slot.card)
+        violations += deployment_violations(armies[deployment.player], slot, card, pools[deployment.player])
         if not violations:
-            armies[deployment.player].append(slot)
+            armies[deployment.player].append(_Deployed(card, slot.line))
             other = "b" if turn == "a" else "a"
             # Alternate; once one player has all seven, the other deploys the rest.
             if len(armies[other]) < ARMY_SIZE:
                 turn = other
         steps.append(FormationStep(index, deployment, violations))
-    return steps, armies
+    return steps, {player: [Slot(d.card.slug, d.line) for d in army] for player, army in armies.items()}
 
 
 class ArmyCodeError(ValueError):
@@ -266,24 +271,3 @@ def decode_army(code: str) -> list[tuple[int, str]]:
         raise ArmyCodeError("The code has trailing data.")
     return entries
 
-
-def random_army(cards: list[ArmyCard], rng, attempts: int = 200) -> list[Slot] | None:
-    """A random legal army (R1–R3) drawn from `cards` with `rng`, or None when none is found."""
-    by_rarity = {rarity: sorted((c for c in cards if c.rarity == rarity), key=lambda c: c.slug)
-                 for rarity in RARITY_QUOTA}
-    if any(len(by_rarity[r]) < n for r, n in RARITY_QUOTA.items()):
-        return None
-    for _ in range(attempts):
-        chosen = [card for rarity, n in RARITY_QUOTA.items() for card in rng.sample(by_rarity[rarity], n)]
-        lines = {line: sum(1 for c in chosen if c.position == line) for line in LINES}
-        slots = []
-        for card in chosen:
-            line = card.position
-            if line == "flex":
-                # Flex cards take the emptier line, so both lines stay within capacity when possible.
-                line = min(LINES, key=lambda name: (lines[name], rng.random()))
-                lines[line] += 1
-            slots.append(Slot(card.slug, line))
-        if all(count <= LINE_CAPACITY for count in lines.values()):
-            return slots
-    return None

@@ -304,6 +304,21 @@ class TestFormation:
         assert body["steps"][0]["legal"] is True
         assert [v["code"] for v in body["steps"][1]["violations"]] == ["not_owned"]
 
+    def test_a_deployment_that_leaves_no_way_to_complete_the_army(self, user, user_client, roster):
+        from tests.factories import make_character
+
+        # Five cards of this collection can only stand in the vanguard; the flex uncommon must not.
+        vanguard_commons = [make_character(f"Pikeman {i}", rarity="common", position="vanguard") for i in range(3)]
+        pool = [*vanguard_commons, roster["u1"], roster["u2"], roster["r1"], roster["l2"]]
+        collection = Collection.objects.create(owner=user, name="Crowded")
+        for card in pool:
+            CollectionEntry.objects.create(collection=collection, card=card, quantity=1)
+        deployments = [{"player": "a", "card": roster["u1"].slug, "line": "vanguard"}]
+        body = self.run(user_client, deployments, collections={"a": collection.pk})
+        assert [v["code"] for v in body["steps"][0]["violations"]] == ["cannot_complete"]
+        deployments[0]["line"] = "rearguard"
+        assert self.run(user_client, deployments, collections={"a": collection.pk})["valid"] is True
+
     @pytest.mark.parametrize("payload", [
         {"first": "c", "deployments": []},
         {"first": "a", "deployments": "x"},

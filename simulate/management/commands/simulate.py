@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from realms import selectors as realms_selectors
 from realms import services as realms_services
-from realms.engine.army import random_army
+from realms.engine.formation import random_army
 from simulate import services
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import MatchInputError
@@ -69,10 +69,11 @@ class Command(BaseCommand):
                 slugs = set(realms_selectors.character_list().filter(faction__slug=faction)
                             .values_list("slug", flat=True))
                 cards = {slug: card for slug, card in cards.items() if slug in slugs}
-            slots = random_army(sorted(cards.values(), key=lambda c: c.slug), rng)
-            if slots is None:
-                raise CommandError(f"No legal army can be built for '{spec}'.")
-            return [{"card": s.card, "line": s.line} for s in slots]
+            try:
+                army = random_army(sorted(cards.values(), key=lambda c: c.slug), rng)
+            except ValueError as exc:
+                raise CommandError(f"No legal army can be built for '{spec}'.") from exc
+            return [{"card": card.slug, "line": line} for card, line in army]
         try:
             return [{"card": s.card, "line": s.line} for s in realms_services.army_from_code(spec)]
         except ValueError as exc:
