@@ -7,6 +7,7 @@ from django.db import models
 
 from cardsdb.choices import Game
 from cardsdb.models import TimestampedModel
+from simulate.engine.events import compress, decompress
 
 
 class Match(TimestampedModel):
@@ -29,7 +30,8 @@ class Match(TimestampedModel):
     actions = models.PositiveIntegerField(default=0)
     survivors = models.JSONField(default=dict)
     schema_version = models.PositiveSmallIntegerField()
-    log = models.JSONField(default=list)
+    # zlib-compressed compact JSON: a few KB a match instead of ~80 KB, so thousands fit easily.
+    log = models.BinaryField(editable=False, default=bytes)
 
     class Meta:
         ordering = ["-created_at"]
@@ -37,3 +39,12 @@ class Match(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} match {self.id}"
+
+    @property
+    def events(self) -> list[dict]:
+        """The event log, oldest first."""
+        return decompress(bytes(self.log)) if self.log else []
+
+    @events.setter
+    def events(self, events: list[dict]) -> None:
+        self.log = compress(events)

@@ -125,8 +125,8 @@ def play_realms_match(
         actions=result.actions,
         survivors=result.survivors,
         schema_version=result.schema_version,
-        log=result.events or [],
     )
+    match.events = result.events or []
     if save:
         match.save()
     return match, result

@@ -67,5 +67,5 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def log(self, request, pk=None):
         """The match's events in order, paginated (`page`, `page_size` up to 200)."""
         match = self.get_object()
-        page = self.paginate_queryset(match.log)
+        page = self.paginate_queryset(match.events)
         return self.get_paginated_response(page)
