@@ -1,0 +1,341 @@
+"""Akin Legends cards as the match engine sees them: frozen values built from plain dicts.
+
+The catalogue part of a match setup is plain data, with the field names of the API:
+
+    {"elements": ["fire", ...],                                    (optional: derived from the cards)
+     "spirits": [{"slug": "akin", "name": "Akin"}, ...],           (optional: any spirit slug then)
+     "protectors": [{"slug", "name", "effect": {...spec...}, "duel_legal"}, ...],
+     "defenses": [{"slug", "name", "elements": ["fire", "water"]}, ...],
+     "deck": [{"slug", "name", "attacks": ["fire", "water"], "effect": {"kind", "element"}, "copies"}, ...]}
+
+`catalogue_from_fixture` builds exactly this from the entries of fixtures/legends_official.json
+(the Django side builds the same dicts from catalogue rows); `parse_catalogue` turns it into
+a frozen `Catalogue`, reporting every problem at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from legends.engine.protectors import ProtectorEffect, SpecError, parse_protector_effect
+
+EFFECT_KINDS = ("defense", "healing", "boost")
+MAX_COPIES = 12
+
+
+class CatalogueError(ValueError):
+    """A catalogue the engine cannot play with; `errors` lists (path, reason) pairs."""
+
+    def __init__(self, errors: list[tuple[str, str]]):
+        self.errors = errors
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+
+
+@dataclass(frozen=True)
+class SummoningCard:
+    """A summoning card design: two attack elements (may be equal) and one special effect (L3)."""
+
+    slug: str
+    name: str
+    attacks: tuple[str, str]
+    kind: str
+    element: str
+    copies: int = 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """The card in the API's JSON shape."""
+        return {
+            "slug": self.slug, "name": self.name, "attacks": list(self.attacks),
+            "effect": {"kind": self.kind, "element": self.element}, "copies": self.copies,
+        }
+
+
+@dataclass(frozen=True)
+class DefenseCard:
+    """A defense card: destroyed when markers of both its (different) elements lie on it (L2)."""
+
+    slug: str
+    name: str
+    elements: tuple[str, str]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The card in the API's JSON shape."""
+        return {"slug": self.slug, "name": self.name, "elements": list(self.elements)}
+
+
+@dataclass(frozen=True)
+class ProtectorCard:
+    """A protector card and its validated team-wide effect (L4)."""
+
+    slug: str
+    name: str
+    effect: ProtectorEffect
+    raw_effect: Mapping[str, Any]
+    duel_legal: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """The card in the API's JSON shape."""
+        return {"slug": self.slug, "name": self.name, "effect": dict(self.raw_effect), "duel_legal": self.duel_legal}
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Everything a match may use: elements, spirits, protectors, defenses and the summoning deck."""
+
+    elements: tuple[str, ...]
+    spirits: tuple[str, ...] | None
+    spirit_names: Mapping[str, str]
+    protectors: Mapping[str, ProtectorCard]
+    defenses: Mapping[str, DefenseCard]
+    designs: tuple[SummoningCard, ...]
+
+    def deck(self) -> list[SummoningCard]:
+        """The physical deck: every design repeated `copies` times, in catalogue order."""
+        cards: list[SummoningCard] = []
+        for design in self.designs:
+            cards.extend([design] * design.copies)
+        return cards
+
+    def design(self, slug: str) -> SummoningCard:
+        """A summoning card design by slug."""
+        return self._by_slug()[slug]
+
+    def _by_slug(self) -> dict[str, SummoningCard]:
+        cache = self.__dict__.get("_slug_cache")
+        if cache is None:
+            cache = {c.slug: c for c in self.designs}
+            object.__setattr__(self, "_slug_cache", cache)
+        return cache
+
+
+def _text(raw: Mapping[str, Any], key: str, path: str, errors: list[tuple[str, str]]) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str) or not value.strip():
+        errors.append((f"{path}.{key}", "is required (a non-empty string)"))
+        return ""
+    return value
+
+
+def _element_list(value: Any, path: str, errors: list[tuple[str, str]]) -> tuple[str, str] | None:
+    if (
+        isinstance(value, (str, bytes))
+        or not isinstance(value, Sequence)
+        or len(value) != 2
+        or not all(isinstance(v, str) and v for v in value)
+    ):
+        errors.append((path, "must be a list of two element slugs"))
+        return None
+    return (value[0], value[1])
+
+
+def parse_defense(raw: Any, path: str, errors: list[tuple[str, str]]) -> DefenseCard | None:
+    """A defense card from its dict, or None with the problems appended to `errors`."""
+    if not isinstance(raw, Mapping):
+        errors.append((path, "must be an object"))
+        return None
+    before = len(errors)
+    slug = _text(raw, "slug", path, errors)
+    name = raw.get("name") or slug
+    elements = _element_list(raw.get("elements"), f"{path}.elements", errors)
+    if elements is not None and elements[0] == elements[1]:
+        errors.append((f"{path}.elements", "a defense requires two different elements (L2)"))
+    if len(errors) > before or elements is None:
+        return None
+    return DefenseCard(slug=slug, name=str(name), elements=elements)
+
+
+def parse_protector(
+    raw: Any, path: str, errors: list[tuple[str, str]], elements: Iterable[str] | None = None
+) -> ProtectorCard | None:
+    """A protector card from its dict (effect validated by the spec), or None with the problems."""
+    if not isinstance(raw, Mapping):
+        errors.append((path, "must be an object"))
+        return None
+    before = len(errors)
+    slug = _text(raw, "slug", path, errors)
+    name = raw.get("name") or slug
+    effect: ProtectorEffect | None = None
+    try:
+        effect = parse_protector_effect(raw.get("effect"), set(elements) if elements is not None else None,
+                                        path=f"{path}.effect")
+    except SpecError as exc:
+        errors.extend(exc.errors)
+    duel_legal = raw.get("duel_legal", True)
+    if not isinstance(duel_legal, bool):
+        errors.append((f"{path}.duel_legal", "must be true or false"))
+    elif effect is not None and effect.teams_only and duel_legal:
+        errors.append((f"{path}.duel_legal", f"the {effect.kind} effect runs only in teams mode (L13)"))
+    if len(errors) > before or effect is None:
+        return None
+    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=dict(raw["effect"]),
+                         duel_legal=bool(duel_legal))
+
+
+def parse_summoning(raw: Any, path: str, errors: list[tuple[str, str]]) -> SummoningCard | None:
+    """A summoning card design from its dict, or None with the problems."""
+    if not isinstance(raw, Mapping):
+        errors.append((path, "must be an object"))
+        return None
+    before = len(errors)
+    slug = _text(raw, "slug", path, errors)
+    name = raw.get("name") or slug
+    attacks = _element_list(raw.get("attacks"), f"{path}.attacks", errors)
+    effect = raw.get("effect")
+    kind = element = ""
+    if not isinstance(effect, Mapping):
+        errors.append((f"{path}.effect", "must be an object {kind, element}"))
+    else:
+        kind = effect.get("kind")
+        element = effect.get("element")
+        if kind not in EFFECT_KINDS:
+            errors.append((f"{path}.effect.kind", f"must be one of {', '.join(EFFECT_KINDS)} (got {kind!r})"))
+        if not isinstance(element, str) or not element:
+            errors.append((f"{path}.effect.element", "must be an element slug"))
+    copies = raw.get("copies", 1)
+    if isinstance(copies, bool) or not isinstance(copies, int) or not 1 <= copies <= MAX_COPIES:
+        errors.append((f"{path}.copies", f"must be an integer from 1 to {MAX_COPIES} (got {copies!r})"))
+    if len(errors) > before or attacks is None:
+        return None
+    return SummoningCard(slug=slug, name=str(name), attacks=attacks, kind=kind, element=element, copies=copies)
+
+
+def _list(raw: Mapping[str, Any], key: str, errors: list[tuple[str, str]], required: bool = True) -> list | None:
+    value = raw.get(key)
+    if value is None:
+        if required:
+            errors.append((f"catalogue.{key}", "is required (a list)"))
+        return None
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+        errors.append((f"catalogue.{key}", "must be a list"))
+        return None
+    return list(value)
+
+
+def parse_catalogue(raw: Any) -> Catalogue:
+    """The frozen catalogue from its plain-data form; CatalogueError lists every problem."""
+    if isinstance(raw, Catalogue):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise CatalogueError([("catalogue", "must be an object with protectors, defenses and deck")])
+    errors: list[tuple[str, str]] = []
+    for key in sorted(set(raw) - {"elements", "spirits", "protectors", "defenses", "deck"}, key=str):
+        errors.append((f"catalogue.{key}", "is not a known field"))
+    element_list = _list(raw, "elements", errors, required=False)
+    known_elements: set[str] | None = None
+    if element_list is not None:
+        if not all(isinstance(e, str) and e for e in element_list):
+            errors.append(("catalogue.elements", "must be a list of element slugs"))
+        else:
+            known_elements = set(element_list)
+
+    spirits: tuple[str, ...] | None = None
+    spirit_names: dict[str, str] = {}
+    spirit_list = _list(raw, "spirits", errors, required=False)
+    if spirit_list is not None:
+        slugs = []
+        for i, item in enumerate(spirit_list):
+            if isinstance(item, str) and item:
+                slugs.append(item)
+            elif isinstance(item, Mapping) and isinstance(item.get("slug"), str) and item["slug"]:
+                slugs.append(item["slug"])
+                spirit_names[item["slug"]] = str(item.get("name") or item["slug"])
+            else:
+                errors.append((f"catalogue.spirits[{i}]", "must be a spirit slug or {slug, name}"))
+        spirits = tuple(slugs)
+
+    protectors: dict[str, ProtectorCard] = {}
+    for i, item in enumerate(_list(raw, "protectors", errors) or []):
+        card = parse_protector(item, f"catalogue.protectors[{i}]", errors, known_elements)
+        if card is not None:
+            if card.slug in protectors:
+                errors.append((f"catalogue.protectors[{i}].slug", f"{card.slug!r} appears twice"))
+            protectors[card.slug] = card
+    defenses: dict[str, DefenseCard] = {}
+    for i, item in enumerate(_list(raw, "defenses", errors) or []):
+        card = parse_defense(item, f"catalogue.defenses[{i}]", errors)
+        if card is not None:
+            if card.slug in defenses:
+                errors.append((f"catalogue.defenses[{i}].slug", f"{card.slug!r} appears twice"))
+            defenses[card.slug] = card
+    designs: list[SummoningCard] = []
+    seen: set[str] = set()
+    deck = _list(raw, "deck", errors)
+    for i, item in enumerate(deck or []):
+        card = parse_summoning(item, f"catalogue.deck[{i}]", errors)
+        if card is not None:
+            if card.slug in seen:
+                errors.append((f"catalogue.deck[{i}].slug", f"{card.slug!r} appears twice (raise its copies)"))
+            seen.add(card.slug)
+            designs.append(card)
+    if deck is not None and not deck:
+        errors.append(("catalogue.deck", "must hold at least one summoning card"))
+
+    used = {e for d in defenses.values() for e in d.elements}
+    used.update(e for c in designs for e in (*c.attacks, c.element))
+    if known_elements is not None:
+        for e in sorted(used - known_elements):
+            errors.append(("catalogue", f"unknown element {e!r} on a card (known: {', '.join(element_list or [])})"))
+        elements = tuple(element_list or ())
+    else:
+        elements = tuple(sorted(used))
+    if errors:
+        raise CatalogueError(errors)
+    return Catalogue(
+        elements=elements, spirits=spirits, spirit_names=spirit_names, protectors=protectors,
+        defenses=defenses, designs=tuple(designs),
+    )
+
+
+# ---------------------------------------------------------------- fixture loader
+
+
+def catalogue_from_fixture(entries: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The catalogue part of a setup, built from Django fixture entries (fixtures/legends_official.json).
+
+    Multi-table cards are joined with their `cardsdb.card` row (slug, name) by primary key and
+    elements are resolved from their `legends.element` rows; lists come in primary-key order.
+    """
+    rows = list(entries)
+    cards = {e["pk"]: e["fields"] for e in rows if e.get("model") == "cardsdb.card"}
+    elements = sorted(
+        ((e["fields"].get("order", 0), e["pk"], e["fields"]["slug"]) for e in rows if e.get("model") == "legends.element"),
+    )
+    element_slugs = {pk: slug for _, pk, slug in elements}
+
+    def of(model: str) -> list[tuple[int, dict, dict]]:
+        found = [(e["pk"], e["fields"], cards.get(e["pk"], {})) for e in rows if e.get("model") == model]
+        return sorted(found, key=lambda item: item[0])
+
+    def named(pk: int, card: dict) -> dict[str, Any]:
+        return {"slug": card.get("slug", str(pk)), "name": card.get("name", str(pk))}
+
+    return {
+        "elements": [slug for _, _, slug in elements],
+        "spirits": [named(pk, card) for pk, _, card in of("legends.spirit")],
+        "protectors": [
+            {**named(pk, card), "effect": dict(f["effect"]), "duel_legal": bool(f.get("duel_legal", True))}
+            for pk, f, card in of("legends.protector")
+        ],
+        "defenses": [
+            {**named(pk, card), "elements": [element_slugs[f["element_1"]], element_slugs[f["element_2"]]]}
+            for pk, f, card in of("legends.defensecard")
+        ],
+        "deck": [
+            {
+                **named(pk, card),
+                "attacks": [element_slugs[f["attack_1"]], element_slugs[f["attack_2"]]],
+                "effect": {"kind": f["effect_kind"], "element": element_slugs[f["effect_element"]]},
+                "copies": int(f.get("copies", 1)),
+            }
+            for pk, f, card in of("legends.summoningcard")
+        ],
+    }
+
+
+def load_fixture_catalogue(path: str | Path) -> dict[str, Any]:
+    """`catalogue_from_fixture` of a fixture file on disk."""
+    return catalogue_from_fixture(json.loads(Path(path).read_text(encoding="utf-8")))

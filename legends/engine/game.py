@@ -1,0 +1,114 @@
+"""Akin Legends plugged into the shared engine core (`simulate.engine.games.GAMES['legends']`).
+
+Entry points:
+- `play_match("legends", setup=..., agents=..., seed=..., options=...)` (core runner): the
+  core seats agents for the four ids of `RULES.players` ("t0p0", "t0p1", "t1p0", "t1p1").
+- `play_legends_match(setup=..., agents=..., seed=..., options=...)`: the same match, with the
+  agents given for the players the setup actually seats (4 in teams mode, 2 in a duel), as a
+  list in setup order (team 0 first) or a mapping by player id. Use this one for duels.
+- `new_match(setup, seed=...)`: a state for step-by-step play.
+- `winner_team(result)`: the winning team index (0 or 1) or None for a draw; the core's
+  `MatchResult.winner` carries it as the string "0" / "1" (or None).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import legends.engine.agents  # noqa: F401  (registers the Akin Legends agents)
+from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
+from legends.engine.options import validate_options
+from legends.engine.render import render_events
+from legends.engine.start import normalize_setup, setup_players
+from legends.engine.state import PLAYERS, LegendsState
+from simulate.engine.agents import Agent
+from simulate.engine.errors import MatchInputError
+from simulate.engine.runner import MatchResult, play_match
+
+# The seat a duel leaves empty gets this agent; it is never asked to act.
+IDLE_SEAT_AGENT = "random"
+
+
+class LegendsRules:
+    """The Akin Legends rules as the core runner sees them."""
+
+    name = "legends"
+    schema_version = SCHEMA_VERSION
+    players = PLAYERS
+    event_fields = EVENT_FIELDS
+
+    def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Options with defaults; OptionsError naming every bad one."""
+        return validate_options(options)
+
+    def new_state(self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool) -> LegendsState:
+        """A match at its first decision: setup checked (SetupError lists every violation), cards drawn, dealt."""
+        state = LegendsState(options, seed, keep_log)
+        state.start(normalize_setup(setup, state.rng))
+        return state
+
+    def render(self, events: Sequence[dict[str, Any]]) -> str:
+        """The play-by-play text of an event log."""
+        return render_events(events)
+
+
+RULES = LegendsRules()
+
+
+def new_match(setup: Any, *, seed: int, options: Mapping[str, Any] | None = None, keep_log: bool = True) -> LegendsState:
+    """A fresh Akin Legends match state (options validated), for step-by-step play."""
+    return RULES.new_state(setup, validate_options(options), seed, keep_log)
+
+
+def seat_agents(
+    setup: Any, agents: Mapping[str, str | Agent] | Sequence[str | Agent]
+) -> dict[str, str | Agent]:
+    """The core runner's four seats from agents given for the setup's own players
+    (a list in setup order or a mapping by player id); a duel's empty seats stay idle."""
+    players = setup_players(setup)
+    if len(players) not in (2, 4):  # a malformed setup: report it rather than the agents
+        normalize_setup(setup, random.Random(0))
+    if isinstance(agents, Mapping):
+        unknown = sorted(str(k) for k in set(agents) - set(players))
+        missing = [p for p in players if p not in agents]
+        if unknown or missing:
+            raise MatchInputError(
+                f"Agents are needed for players {', '.join(players)}"
+                + (f"; missing {', '.join(missing)}" if missing else "")
+                + (f"; unknown players {', '.join(unknown)}" if unknown else "") + ".",
+                [("agents", "players")],
+            )
+        chosen = dict(agents)
+    elif isinstance(agents, Sequence) and not isinstance(agents, str):
+        if len(agents) != len(players):
+            raise MatchInputError(
+                f"Give {len(players)} agents (one per player {', '.join(players)}), not {len(agents)}.",
+                [("agents", "count")],
+            )
+        chosen = dict(zip(players, agents, strict=True))
+    else:
+        raise MatchInputError("Agents are a mapping player -> name or a list of names.", [("agents", "type")])
+    return {p: chosen.get(p, IDLE_SEAT_AGENT) for p in PLAYERS}
+
+
+def play_legends_match(
+    *,
+    setup: Any,
+    agents: Mapping[str, str | Agent] | Sequence[str | Agent],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    keep_log: bool = True,
+) -> MatchResult:
+    """Play one match through the core runner, agents given per player of the setup (teams or duel)."""
+    players = setup_players(setup)
+    result = play_match("legends", setup=setup, agents=seat_agents(setup, agents), seed=seed, options=options,
+                        keep_log=keep_log)
+    result.agents = {p: a for p, a in result.agents.items() if p in players}
+    return result
+
+
+def winner_team(result: MatchResult | Any) -> int | None:
+    """The winning team index of a result (or an Outcome): 0, 1, or None for a draw."""
+    return None if result.winner is None else int(result.winner)

@@ -1,0 +1,151 @@
+"""A readable play-by-play of an Akin Legends event log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Event = dict[str, Any]
+
+
+class _Names:
+    """Player ids and team indexes to readable labels, learned from match_start."""
+
+    def __init__(self) -> None:
+        self.players: dict[str, str] = {}
+        self.teams: dict[int, str] = {}
+
+    def p(self, pid: str | None) -> str:
+        if pid is None:
+            return "-"
+        name = self.players.get(pid)
+        return f"{name} ({pid})" if name else pid
+
+    def t(self, team: int | None) -> str:
+        if team is None:
+            return "-"
+        spirit = self.teams.get(team)
+        return f"team {team} ({spirit})" if spirit else f"team {team}"
+
+
+def _points(points: dict[str, int]) -> str:
+    shown = [f"{e} {n}" for e, n in points.items() if n]
+    return ", ".join(shown) if shown else "none"
+
+
+def _match_start(e: Event, n: _Names) -> list[str]:
+    opts = e["options"]
+    lines = [f"Akin Legends, {e['mode']} mode (seed {e['seed']}; max {opts.get('max_rounds')} rounds; "
+             f"deck of {e['deck']} cards)"]
+    for t in e["teams"]:
+        n.teams[t["team"]] = t["spirit"]
+        for p in t["players"]:
+            n.players[p["id"]] = p["name"]
+        protector = t["protector"]
+        defenses = ", ".join(f"{d['slug']} [{'+'.join(d['elements'])}]" for d in t["defenses"])
+        players = ", ".join(f"{p['name']} ({p['id']}, counter {p['counter']})" for p in t["players"])
+        lines.append(f"  {n.t(t['team'])}: protector {protector['slug']} ({protector['effect']['kind']}); "
+                     f"defenses {defenses}; players {players}")
+    for d in e["drawn"]:
+        lines.append(f"  drawn for {n.t(d['team'])}: {d['kind']} {', '.join(d['cards'])}")
+    return lines
+
+
+def _turn(e: Event, n: _Names) -> list[str]:
+    who = f"  #{e['seq']} {n.p(e['player'])} [counter {e['counter']}]"
+    if e["face"] == "down":
+        return [f"{who} plays face down, as {'an attack' if e['orientation'] == 'attack' else 'an effect'}"]
+    if e["orientation"] == "attack":
+        return [f"{who} plays {e['card']} face up: {e['element']} attack"]
+    return [f"{who} plays {e['card']} face up: {e['element']} {e['kind']}"]
+
+
+def _reveal(e: Event, n: _Names) -> list[str]:
+    what = f"{e['element']} attack" if e["orientation"] == "attack" else f"{e['element']} {e['kind']}"
+    return [f"  reveal #{e['seq']} {n.p(e['player'])}: {e['card']} = {what}"]
+
+
+def _heal(e: Event, n: _Names) -> list[str]:
+    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+    if not e["removed"]:
+        return [f"  heal: {src} finds no {e['element']} marker on {n.t(e['team'])}'s defenses (no effect)"]
+    return [f"  heal: {src} removes a {e['element']} marker from {e['defense']}"]
+
+
+def _boost(e: Event, n: _Names) -> list[str]:
+    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+    if not e["attacks"]:
+        return [f"  boost: {src} ({e['element']}) has no matching attack (no effect)"]
+    seqs = ", ".join(f"#{s}" for s in e["attacks"])
+    return [f"  boost: {src} gives +{e['amount']} to {e['element']} attack(s) {seqs}"]
+
+
+def _cancel(e: Event, n: _Names) -> list[str]:
+    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+    if not e["cancelled"]:
+        return [f"  defense: {src} ({e['element']}) has nothing to cancel"]
+    return [f"  defense: {src} cancels 1 {e['element']} point of {n.t(1 - e['team'])}, {e['left']} left"]
+
+
+def _allocation(e: Event, n: _Names) -> list[str]:
+    who = f"chosen by {n.p(e['player'])}" if e["chosen_by"] == "agent" else "no choice"
+    extra = f" + {e['extra']} extra" if e["extra"] else ""
+    where = ", ".join(f"{el} on {d}" for d, el in e["placements"]) or "nothing"
+    return [f"  allocation of {n.t(e['team'])}: points {_points(e['points'])}; cap {e['cap']} "
+            f"({e['attack_cards']} attack card(s){extra}); places {e['placed']}: {where} ({who})"]
+
+
+def _redraw(e: Event, n: _Names) -> list[str]:
+    gone = ", ".join(e["discarded"]) or "no card"
+    return [f"  #{e['seq']} {n.p(e['player'])} [counter {e['counter']}] redraws: discards {gone}, "
+            f"draws {e['drawn']} of {e['size']} (hand {e['hand']})"]
+
+
+def _draw(e: Event, n: _Names) -> list[str]:
+    why = "after playing" if e["reason"] == "play" else "protector"
+    return [f"  {n.p(e['player'])} draws {e['drawn']} ({why}), hand {e['hand']}"]
+
+
+def _match_end(e: Event, n: _Names) -> list[str]:
+    if e["winner"] is None:
+        return [f"Result: draw ({e['reason']}) after {e['rounds']} round(s)."]
+    return [f"Result: {n.t(e['winner'])} wins ({e['reason']}) after {e['rounds']} round(s)."]
+
+
+_RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
+    "match_start": _match_start,
+    "deal": lambda e, n: [f"  dealt: {', '.join(f'{n.p(p)} {c}' for p, c in e['hands'].items())}; "
+                          f"draw pile {e['draw_pile']}"],
+    "round_start": lambda e, n: [f"Round {e['round']}: order {', '.join(n.p(p) for p in e['order'])}"],
+    "turn": _turn,
+    "redraw": _redraw,
+    "draw": _draw,
+    "refill": lambda e, n: [f"  the discard pile ({e['cards']} cards) is shuffled into the draw pile"],
+    "spy": lambda e, n: [f"  spy: {n.t(e['team'])} looks at #{e['seq']} of {n.p(e['player'])}: {e['card']} "
+                         f"({e['orientation']}, {e['element']})"],
+    "showdown_start": lambda e, n: [f" Showdown of round {e['round']}"],
+    "reveal": _reveal,
+    "heal": _heal,
+    "boost": _boost,
+    "strength": lambda e, n: [f"  strength of {n.t(e['team'])} after boosts: {_points(e['points'])} "
+                              f"({e['attack_cards']} attack card(s))"],
+    "cancel": _cancel,
+    "allocation": _allocation,
+    "destroyed": lambda e, n: [f"  {e['defense']} of {n.t(e['team'])} is destroyed ({'+'.join(e['elements'])})"],
+    "showdown_end": lambda e, n: [f"  defenses left: team 0 {e['defenses'][0]}, team 1 {e['defenses'][1]}"],
+    "round_end": lambda e, n: [f"  {e['discarded']} card(s) to the discard pile ({e['discard_pile']})"],
+    "counters": lambda e, n: [
+        "  counters handed on: " + ", ".join(f"{n.p(p)} {e['before'][p]}->{c}" for p, c in e["after"].items())
+    ],
+    "match_end": _match_end,
+}
+
+
+def render_events(events: Sequence[Event]) -> str:
+    """Every turn, showdown step and result, one line per event."""
+    names = _Names()
+    out: list[str] = []
+    for e in events:
+        handler = _RENDER.get(e.get("type", ""))
+        out.extend(handler(e, names) if handler else [f"  ({e.get('type')})"])
+    return "\n".join(out)

@@ -1,0 +1,241 @@
+"""How an Akin Legends match starts: the setup input checked (L4-L6), missing cards drawn (L6).
+
+The setup is plain data:
+
+    {"mode": "teams" | "duel",
+     "teams": [{"spirit": "akin", "protector": <slug | protector dict | null>,
+                "defenses": [<slug | defense dict>, ...] | null,
+                "players": [{"name": "Ann", "counter": 1}, ...]}, ...],
+     "catalogue": <see legends.engine.cards>}
+
+A protector or defenses left null are drawn with the match generator (L6, G1), never a card
+already in the match and, in a duel, never a protector that only teams mode can run. Player
+ids are "t<team>p<index>" in the order the setup lists them ("t0p0", "t0p1", "t1p0", "t1p1";
+a duel has "t0p0" and "t1p0"). Structure and legality are checked by `legends.engine.setup`
+(the same validator the setup API uses); every problem is reported at once in a SetupError.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from legends.engine.cards import (
+    Catalogue,
+    CatalogueError,
+    DefenseCard,
+    ProtectorCard,
+    parse_catalogue,
+    parse_defense,
+    parse_protector,
+)
+from legends.engine.setup import (
+    MODES,
+    ModeRules,
+    SetupCatalogue,
+    SetupFormatError,
+    parse_teams,
+    validate_setup,
+)
+from simulate.engine.errors import SetupError
+
+SETUP_KEYS = ("mode", "teams", "catalogue")
+
+
+def player_id(team: int, index: int) -> str:
+    """The id of a team's index-th player: 't0p0', 't0p1', 't1p0', ..."""
+    return f"t{team}p{index}"
+
+
+@dataclass(frozen=True)
+class SeatStart:
+    """A player at the start: id, team, name and turn counter."""
+
+    pid: str
+    team: int
+    name: str
+    counter: int
+
+
+@dataclass(frozen=True)
+class TeamStart:
+    """A team at the start: its spirit, protector, defense cards and players."""
+
+    index: int
+    spirit: str
+    protector: ProtectorCard
+    defenses: tuple[DefenseCard, ...]
+    players: tuple[SeatStart, ...]
+
+
+@dataclass(frozen=True)
+class MatchStart:
+    """A legal, complete setup: every card chosen, ready to deal."""
+
+    mode: str
+    rules: ModeRules
+    catalogue: Catalogue
+    teams: tuple[TeamStart, ...]
+    drawn: tuple[dict[str, Any], ...]
+
+    @property
+    def players(self) -> tuple[SeatStart, ...]:
+        """Every player, team 0 first, in setup order."""
+        return tuple(p for t in self.teams for p in t.players)
+
+
+def _fail(message: str, errors: list[tuple[str, str]]) -> SetupError:
+    detail = "; ".join(f"{path}: {reason}" for path, reason in errors)
+    return SetupError(f"{message}: {detail}" if detail else message, errors)
+
+
+def _card_slug(value: Any, kind: str, path: str, extra: dict[str, Any], catalogue: Catalogue,
+               errors: list[tuple[str, str]]) -> Any:
+    """A slug from a slug or a card dict; a dict not in the catalogue is added to the match's cards."""
+    if not isinstance(value, Mapping):
+        return value
+    slug = value.get("slug")
+    if not isinstance(slug, str) or not slug:
+        errors.append((f"{path}.slug", "is required (a non-empty string)"))
+        return None
+    known = catalogue.protectors if kind == "protector" else catalogue.defenses
+    if slug not in known and slug not in extra:
+        card = (
+            parse_protector(value, path, errors, catalogue.elements)
+            if kind == "protector"
+            else parse_defense(value, path, errors)
+        )
+        if card is not None:
+            extra[slug] = card
+    return slug
+
+
+def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
+    """A complete MatchStart from the setup input; cards not given are drawn from `rng` (L6)."""
+    if isinstance(setup, MatchStart):
+        return setup
+    if not isinstance(setup, Mapping):
+        raise SetupError("A setup is an object with mode, teams and catalogue.", [("setup", "type")])
+    errors: list[tuple[str, str]] = [
+        (str(k), f"is not a setup field (known: {', '.join(SETUP_KEYS)})") for k in sorted(set(setup) - set(SETUP_KEYS), key=str)
+    ]
+    mode = setup.get("mode")
+    if mode not in MODES:
+        errors.append(("mode", f"must be one of {', '.join(MODES)} (got {mode!r})"))
+    try:
+        catalogue = parse_catalogue(setup.get("catalogue"))
+    except CatalogueError as exc:
+        errors.extend(exc.errors)
+        raise _fail("The setup cannot be played", errors) from exc
+    raw_teams = setup.get("teams")
+    if not isinstance(raw_teams, list):
+        errors.append(("teams", "must be a list of teams"))
+    if errors:
+        raise _fail("The setup cannot be played", errors)
+
+    extra_protectors: dict[str, ProtectorCard] = {}
+    extra_defenses: dict[str, DefenseCard] = {}
+    plain: list[Any] = []
+    for t, team in enumerate(raw_teams):
+        if not isinstance(team, Mapping):
+            plain.append(team)
+            continue
+        copy = dict(team)
+        if "protector" in copy:
+            copy["protector"] = _card_slug(copy["protector"], "protector", f"teams[{t}].protector",
+                                           extra_protectors, catalogue, errors)
+        if isinstance(copy.get("defenses"), list):
+            copy["defenses"] = [
+                _card_slug(d, "defense", f"teams[{t}].defenses[{i}]", extra_defenses, catalogue, errors)
+                for i, d in enumerate(copy["defenses"])
+            ]
+        plain.append(copy)
+    if errors:
+        raise _fail("The setup cannot be played", errors)
+    try:
+        teams = parse_teams(plain)
+    except SetupFormatError as exc:
+        raise _fail("The setup is not well formed", exc.errors) from exc
+
+    protectors = {**catalogue.protectors, **extra_protectors}
+    defenses = {**catalogue.defenses, **extra_defenses}
+    spirits = catalogue.spirits
+    if spirits is None:  # the catalogue names no spirit cards: any slug names a team
+        spirits = tuple(t.spirit for t in teams if t.spirit is not None)
+    report = validate_setup(
+        mode,
+        teams,
+        SetupCatalogue(
+            spirits=frozenset(spirits),
+            protectors={slug: card.duel_legal for slug, card in protectors.items()},
+            defenses=frozenset(defenses),
+        ),
+    )
+    if report.violations:
+        raise SetupError(
+            "The setup breaks the rules: " + " ".join(v["message"] for v in report.violations),
+            [(v["code"], v["message"]) for v in report.violations],
+        )
+
+    rules = MODES[mode]
+    used_protectors = {t.protector for t in teams if t.protector is not None}
+    used_defenses = {d for t in teams for d in (t.defenses or ())}
+    drawn: list[dict[str, Any]] = []
+    built: list[TeamStart] = []
+    for index, team in enumerate(teams):
+        protector_slug = team.protector
+        if protector_slug is None:
+            pool = [
+                slug for slug, card in protectors.items()
+                if slug not in used_protectors and (mode == "teams" or card.duel_legal)
+            ]
+            if not pool:
+                raise SetupError(f"No protector is left to draw for team {index}.", [(f"teams[{index}].protector", "draw")])
+            protector_slug = pool[rng.randrange(len(pool))]
+            used_protectors.add(protector_slug)
+            drawn.append({"team": index, "kind": "protector", "cards": [protector_slug]})
+        defense_slugs = list(team.defenses) if team.defenses is not None else None
+        if defense_slugs is None:
+            pool = [slug for slug in defenses if slug not in used_defenses]
+            if len(pool) < rules.defenses_per_team:
+                raise SetupError(
+                    f"Only {len(pool)} defense cards are left to draw for team {index}.",
+                    [(f"teams[{index}].defenses", "draw")],
+                )
+            defense_slugs = rng.sample(pool, rules.defenses_per_team)
+            used_defenses.update(defense_slugs)
+            drawn.append({"team": index, "kind": "defense", "cards": list(defense_slugs)})
+        built.append(TeamStart(
+            index=index,
+            spirit=team.spirit or "",
+            protector=protectors[protector_slug],
+            defenses=tuple(defenses[slug] for slug in defense_slugs),
+            players=tuple(
+                SeatStart(pid=player_id(index, i), team=index, name=p.name, counter=p.counter)
+                for i, p in enumerate(team.players)
+            ),
+        ))
+    deck_size = sum(d.copies for d in catalogue.designs)
+    players = rules.teams * rules.players_per_team
+    if deck_size < players * 7:
+        raise SetupError(
+            f"The summoning deck holds {deck_size} cards; {players} hands of 7 need at least {players * 7}.",
+            [("catalogue.deck", "too small")],
+        )
+    return MatchStart(mode=mode, rules=rules, catalogue=catalogue, teams=tuple(built), drawn=tuple(drawn))
+
+
+def setup_players(setup: Any) -> list[str]:
+    """The player ids a setup seats, without validating the rest: 't0p0', 't0p1', 't1p0', ..."""
+    if isinstance(setup, MatchStart):
+        return [p.pid for p in setup.players]
+    ids: list[str] = []
+    teams = setup.get("teams") if isinstance(setup, Mapping) else None
+    if isinstance(teams, Sequence) and not isinstance(teams, (str, bytes)):
+        for t, team in enumerate(teams):
+            players = team.get("players") if isinstance(team, Mapping) else None
+            if isinstance(players, Sequence) and not isinstance(players, (str, bytes)):
+                ids.extend(player_id(t, i) for i in range(len(players)))
+    return ids

@@ -1,0 +1,212 @@
+"""The Akin Legends engine through the shared core: runner, agents, options, setup errors, log, render."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
+from legends.engine.game import RULES, new_match, play_legends_match, seat_agents, winner_team
+from legends.engine.options import DEFAULTS
+from simulate.engine.agents import agent_names, get_agent
+from simulate.engine.errors import MatchInputError, OptionsError, SetupError
+from simulate.engine.events import dumps, schema_problems
+from simulate.engine.games import get_game
+from simulate.engine.runner import play_match, render_log, validate_options
+
+from .helpers import duel_setup, official, teams_setup
+
+
+def test_registered_in_the_core():
+    assert get_game("legends") is RULES
+    assert RULES.players == ("t0p0", "t0p1", "t1p0", "t1p1")
+    assert {"random", "greedy", "search"} <= set(agent_names("legends"))
+    assert get_agent("greedy", "legends").name == "greedy"
+    assert get_agent("search", "legends").name == "search"
+
+
+def test_play_match_with_a_list_of_agents_in_setup_order():
+    result = play_match("legends", setup=teams_setup(), agents=["greedy", "random", "greedy", "random"], seed=12)
+    assert result.game == "legends" and result.schema_version == SCHEMA_VERSION
+    assert result.agents == {"t0p0": "greedy", "t0p1": "random", "t1p0": "greedy", "t1p1": "random"}
+    assert result.winner in ("0", "1", None)
+    assert winner_team(result) in (0, 1, None)
+    end = result.events[-1]
+    assert end["type"] == "match_end" and end["winner"] == winner_team(result) and end["reason"] == result.reason
+    assert set(result.survivors) == {"0", "1"}
+    if result.winner is not None:
+        assert result.survivors[str(1 - winner_team(result))] == [] and result.survivors[result.winner]
+
+
+def test_play_match_with_a_mapping_of_agents():
+    agents = {"t1p1": "random", "t0p0": "greedy", "t1p0": "random", "t0p1": "greedy"}
+    result = play_match("legends", setup=teams_setup(), agents=agents, seed=3, keep_log=False)
+    assert result.events is None and result.agents["t0p1"] == "greedy"
+
+
+def test_a_duel_through_the_legends_entry_point_and_through_the_core():
+    result = play_legends_match(setup=duel_setup(), agents=["greedy", "random"], seed=5)
+    assert result.agents == {"t0p0": "greedy", "t1p0": "random"}
+    # The core seats four agents; a duel asks only t0p0 and t1p0 (t0p1 and t1p1 stay idle).
+    same = play_match("legends", setup=duel_setup(), agents=["greedy", "greedy", "random", "search"], seed=5)
+    assert result.events == same.events
+    by_id = play_legends_match(setup=duel_setup(), agents={"t1p0": "random", "t0p0": "greedy"}, seed=5)
+    assert by_id.events == result.events
+
+
+def test_agents_must_match_the_players_of_the_setup():
+    with pytest.raises(MatchInputError, match="Give 2 agents"):
+        seat_agents(duel_setup(), ["greedy"] * 4)
+    with pytest.raises(MatchInputError, match="missing t1p1"):
+        seat_agents(teams_setup(), {"t0p0": "greedy", "t0p1": "greedy", "t1p0": "greedy"})
+    with pytest.raises(MatchInputError, match="unknown players t0p1"):
+        seat_agents(duel_setup(), {"t0p0": "greedy", "t1p0": "greedy", "t0p1": "random"})
+    with pytest.raises(MatchInputError):
+        play_match("legends", setup=teams_setup(), agents=["greedy", "greedy"], seed=1)
+    with pytest.raises(SetupError):  # a broken setup is reported as such, not as a count of agents
+        play_legends_match(setup={"mode": "duel", "catalogue": official()}, agents=["greedy", "greedy"], seed=1)
+    with pytest.raises(MatchInputError, match="Unknown agent"):
+        play_legends_match(setup=duel_setup(), agents=["greedy", "clever"], seed=1)
+
+
+def test_same_seed_same_log_other_seed_other_log():
+    agents = ["greedy", "random", "search", "random"]
+    first = play_match("legends", setup=teams_setup(protectors=(None, None), defenses=(None, None)),
+                       agents=agents, seed=77, options={"max_rounds": 4})
+    second = play_match("legends", setup=teams_setup(protectors=(None, None), defenses=(None, None)),
+                        agents=agents, seed=77, options={"max_rounds": 4})
+    other = play_match("legends", setup=teams_setup(protectors=(None, None), defenses=(None, None)),
+                       agents=agents, seed=78, options={"max_rounds": 4})
+    assert dumps(first.events) == dumps(second.events)
+    assert dumps(first.events) != dumps(other.events)
+
+
+def test_every_event_follows_the_schema():
+    for setup in (teams_setup(protectors=("spy", None)), duel_setup(protectors=(None, None))):
+        for seed in range(5):
+            result = play_legends_match(setup=setup, agents=["random"] * (4 if setup["mode"] == "teams" else 2),
+                                        seed=seed, options={"max_rounds": 12})
+            assert schema_problems(result.events, EVENT_FIELDS) == []
+    assert schema_problems([{"type": "turn", "round": 1}], EVENT_FIELDS)  # the check itself can fail
+
+
+def test_match_start_records_the_setup_and_the_draws():
+    result = play_match("legends", setup=teams_setup(protectors=("spy", None), defenses=(None, ["dust-tower",
+                        "reef-barrier", "ember-veil"])), agents=["random"] * 4, seed=8, options={"max_rounds": 1})
+    start = result.events[0]
+    assert (start["type"], start["schema"], start["seed"], start["mode"], start["deck"]) == (
+        "match_start", SCHEMA_VERSION, 8, "teams", 72)
+    assert start["options"] == {**DEFAULTS, "max_rounds": 1}
+    team0, team1 = start["teams"]
+    assert team0["protector"]["slug"] == "spy"
+    assert [d["slug"] for d in team1["defenses"]] == ["dust-tower", "reef-barrier", "ember-veil"]
+    assert [p["id"] for p in team0["players"]] == ["t0p0", "t0p1"]
+    drawn = {(d["team"], d["kind"]): d["cards"] for d in start["drawn"]}
+    assert set(drawn) == {(0, "defense"), (1, "protector")}
+    assert drawn[(1, "protector")] != ["spy"] and drawn[(0, "defense")] == [d["slug"] for d in team0["defenses"]]
+    assert not set(drawn[(0, "defense")]) & {"dust-tower", "reef-barrier", "ember-veil"}
+    assert result.events[1] == {"type": "deal", "hands": {"t0p0": 7, "t0p1": 7, "t1p0": 7, "t1p1": 7},
+                                "draw_pile": 72 - 28}
+
+
+def test_missing_cards_are_drawn_from_the_seed_without_repeats():
+    setup = teams_setup(protectors=(None, None), defenses=(None, None))
+    picks = set()
+    for seed in range(40):
+        state = new_match(setup, seed=seed)
+        slugs = [d.slug for team in state.defenses for d in team]
+        assert len(slugs) == len(set(slugs)) == 6
+        assert state.protectors[0].slug != state.protectors[1].slug
+        picks.add(tuple(slugs))
+        again = new_match(setup, seed=seed)
+        assert [d.slug for team in again.defenses for d in team] == slugs
+    assert len(picks) == 40
+
+
+def test_cards_may_be_given_as_dicts():
+    cat = official()
+    setup = teams_setup()
+    setup["teams"][0]["protector"] = next(p for p in cat["protectors"] if p["slug"] == "siege-master")
+    setup["teams"][1]["defenses"] = [{"slug": "twin-keep", "name": "Twin Keep", "elements": ["fire", "air"]},
+                                     "magma-rampart", "sandstorm-keep"]
+    state = new_match(setup, seed=1)
+    assert state.protectors[0].slug == "siege-master"
+    assert [d.slug for d in state.defenses[1]] == ["twin-keep", "magma-rampart", "sandstorm-keep"]
+
+
+def test_an_illegal_setup_lists_every_violation():
+    setup = teams_setup(protectors=("spy", "spy"), defenses=(["steam-wall", "steam-wall", "dust-tower"], None),
+                        counters=(1, 2, 3, 4))
+    setup["teams"][1]["spirit"] = "akin"
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    codes = [code for code, _ in info.value.errors]
+    assert codes == ["spirit_duplicate", "protector_duplicate", "defense_duplicate", "counter_adjacent",
+                     "counter_adjacent"]
+    assert "already taken by team 1" in str(info.value)
+
+
+def test_names_and_counters_are_checked_like_the_setup_validator():
+    setup = teams_setup()
+    setup["teams"][0]["players"][0]["name"] = " "
+    setup["teams"][1]["players"][1]["counter"] = "4"
+    setup["teams"][1]["players"].append({"name": "Eve", "counter": 5, "age": 3})
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    paths = [path for path, _ in info.value.errors]
+    assert paths == ["teams[0].players[0].name", "teams[1].players[1].counter", "teams[1].players[2].age"]
+    duel = duel_setup(counters=(1, 3))
+    with pytest.raises(SetupError) as info:
+        new_match(duel, seed=1)
+    assert [code for code, _ in info.value.errors] == ["counter_invalid"]
+
+
+def test_a_setup_without_its_parts_is_refused_with_every_problem():
+    with pytest.raises(SetupError) as info:
+        new_match({"mode": "trio", "teams": {}, "extra": 1, "catalogue": official()}, seed=1)
+    assert [p for p, _ in info.value.errors] == ["extra", "mode", "teams"]
+    bad = copy.deepcopy(official())
+    bad["defenses"][0]["elements"] = ["fire", "fire"]
+    bad["deck"][0]["copies"] = 0
+    bad["protectors"][0]["effect"]["count"] = 9
+    setup = teams_setup()
+    setup["catalogue"] = bad
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    assert [p for p, _ in info.value.errors] == [
+        "catalogue.protectors[0].effect.count", "catalogue.defenses[0].elements", "catalogue.deck[0].copies"]
+    with pytest.raises(SetupError):
+        new_match("teams", seed=1)
+
+
+def test_options_defaults_and_every_error():
+    assert validate_options("legends") == {"max_rounds": 30, "max_actions": 5000}
+    assert validate_options("legends", {"max_rounds": 200})["max_rounds"] == 200
+    with pytest.raises(OptionsError) as info:
+        validate_options("legends", {"max_rounds": 0, "max_actions": True, "tie_break": "random"})
+    assert [k for k, _ in info.value.errors] == ["tie_break", "max_rounds", "max_actions"]
+    with pytest.raises(OptionsError):
+        validate_options("legends", {"max_rounds": 201})
+    with pytest.raises(OptionsError):
+        validate_options("legends", ["max_rounds"])
+
+
+def test_the_action_cap_ends_in_a_draw():
+    result = play_match("legends", setup=teams_setup(), agents=["random"] * 4, seed=2, options={"max_actions": 5})
+    assert (result.winner, result.reason, result.actions) == (None, "max_actions", 5)
+    assert result.events[-1] == {"type": "match_end", "winner": None, "reason": "max_actions", "rounds": 1}
+
+
+def test_render_tells_the_match():
+    result = play_match("legends", setup=teams_setup(protectors=("spy", "siege-master")),
+                        agents=["greedy"] * 4, seed=4)
+    text = render_log("legends", result.events)
+    assert text.startswith("Akin Legends, teams mode (seed 4")
+    assert "Round 1: order Ann (t0p0), Cat (t1p0), Ben (t0p1), Dan (t1p1)" in text
+    assert "plays face down, as an" in text and "Showdown of round 1" in text and "reveal #" in text
+    assert "counters handed on: Ann (t0p0) 1->4" in text
+    assert text.splitlines()[-1].startswith("Result: ")
+    assert "  (" not in text  # every event type has its line
+    for event in result.events:
+        assert event["type"] in EVENT_FIELDS
