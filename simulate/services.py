@@ -7,10 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardsdb.models import Collection
+from legends import selectors as legends_selectors
+from legends.engine import game as legends_game
+from legends.engine.setup import SetupFormatError, parse_teams
+from legends.services import setup_validate
 from realms import selectors as realms_selectors
 from realms import services as realms_services
 from realms.engine.army import ArmyCodeError, Slot
-from simulate.adapters import character_snapshot
+from simulate.adapters import character_snapshot, legends_catalogue
 from simulate.engine.runner import MatchResult, play_match, validate_options
 from simulate.models import Match
 
@@ -25,11 +29,11 @@ class MatchRequestError(Exception):
         self.fields = fields
 
 
-class IllegalArmies(Exception):
-    """Armies that break the army rules; `violations` lists every one, with its side."""
+class IllegalMatchSetup(Exception):
+    """Armies or team setups that break the rules; `violations` lists every one."""
 
-    def __init__(self, violations: list[dict]):
-        super().__init__("The armies break the army rules.")
+    def __init__(self, violations: list[dict], message: str):
+        super().__init__(message)
         self.violations = violations
 
 
@@ -82,7 +86,7 @@ def prepare_realms_match(
             report = realms_services.army_validate(slots=slots, collection=collection)
             violations += [{"side": side, **v} for v in report["violations"]]
         if violations:
-            raise IllegalArmies(violations)
+            raise IllegalMatchSetup(violations, "The armies break the army rules.")
         cards = character_snapshot(s.card for slots, _ in resolved.values() for s in slots)
         setup = {"armies": {side: [(cards[s.card], s.line) for s in slots] for side, (slots, _) in resolved.items()}}
         stored = {"armies": {side: [{"card": s.card, "line": s.line} for s in slots]
@@ -111,11 +115,17 @@ def play_realms_match(
     )
     seed = new_seed() if seed is None else seed
     result = play_match("realms", setup=prepared.setup, agents=agents, seed=seed, options=prepared.options)
+    match = _store("realms", result, inputs=inputs, setup=prepared.stored_setup, seed=seed, user=user, save=save)
+    return match, result
+
+
+def _store(game: str, result: MatchResult, *, inputs: dict, setup: dict, seed: int, user, save: bool) -> Match:
+    """A Match row for a played result (saved unless `save` is False)."""
     match = Match(
-        game="realms",
+        game=game,
         owner=user if user is not None and user.is_authenticated else None,
         inputs=inputs,
-        setup=prepared.stored_setup,
+        setup=setup,
         agents=result.agents,
         options=result.options,
         seed=seed,
@@ -129,5 +139,47 @@ def play_realms_match(
     match.events = result.events or []
     if save:
         match.save()
-    return match, result
+    return match
 
+
+def legends_setup_from_request(*, mode: str | None, setup: dict, user) -> tuple[str, list]:
+    """The mode and raw teams of a setup given inline or as one of the user's saved setups."""
+    if "setup" in setup:
+        saved = legends_selectors.team_setup_list(user=user).filter(pk=setup["setup"]).first()
+        if saved is None:
+            message = f"You have no saved team setup {setup['setup']}."
+            raise MatchRequestError(message, {"setup.setup": [message]})
+        saved_mode, teams = saved.mode, saved.teams
+    else:
+        saved_mode, teams = setup.get("mode"), setup.get("teams")
+    mode = mode or saved_mode
+    if saved_mode and mode != saved_mode:
+        message = f"The setup is for mode {saved_mode!r}, not {mode!r}."
+        raise MatchRequestError(message, {"mode": [message]})
+    if mode is None:
+        raise MatchRequestError("Give the mode (teams or duel).", {"mode": ["This field is required."]})
+    return mode, teams
+
+
+def play_legends_match(
+    *, inputs: dict[str, Any], mode: str, teams: list, agents, seed: int | None = None, user=None,
+    save: bool = True,
+) -> tuple[Match, MatchResult]:
+    """Check the setup (every violation), then play one Akin Legends match and store it."""
+    try:
+        parsed = parse_teams(teams)
+    except SetupFormatError as exc:
+        raise MatchRequestError(
+            "The setup is malformed.", {"setup.teams": [f"{path}: {reason}" for path, reason in exc.errors]}
+        ) from exc
+    report = setup_validate(mode=mode, teams=parsed)
+    if not report["valid"]:
+        raise IllegalMatchSetup(report["violations"], "The team setup breaks the rules.")
+    players = sum(len(team.get("players", [])) for team in teams)
+    seats = [agents] * players if isinstance(agents, str) else list(agents)
+    seed = new_seed() if seed is None else seed
+    options = validate_options("legends", inputs.get("options"))
+    setup = {"mode": mode, "teams": teams, "catalogue": legends_catalogue()}
+    result = legends_game.play_legends_match(setup=setup, agents=seats, seed=seed, options=options)
+    stored = {"mode": mode, "teams": teams}
+    return _store("legends", result, inputs=inputs, setup=stored, seed=seed, user=user, save=save), result

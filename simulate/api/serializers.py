@@ -57,9 +57,38 @@ class RealmsMatchInputSerializer(serializers.Serializer):
         return attrs
 
 
+class LegendsMatchInputSerializer(serializers.Serializer):
+    """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`."""
+
+    mode = serializers.ChoiceField(choices=["teams", "duel"], required=False)
+    setup = serializers.DictField()
+    agents = serializers.JSONField(
+        required=False, help_text="One agent name per player (team 0 first), or one name for every seat."
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_LIMIT)
+    options = serializers.DictField(required=False)
+
+    def validate_setup(self, value):
+        if "setup" in value:
+            if set(value) != {"setup"} or isinstance(value["setup"], bool) or not isinstance(value["setup"], int):
+                raise serializers.ValidationError("A saved setup is given as {\"setup\": <id>} alone.")
+        elif not isinstance(value.get("teams"), list):
+            raise serializers.ValidationError("`teams` must be a list of two teams.")
+        return value
+
+    def validate_agents(self, value):
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+            raise serializers.ValidationError("Give an agent name, or a list of agent names (one per player).")
+        return value
+
+
 class MatchSerializer(serializers.ModelSerializer):
     log = serializers.HyperlinkedIdentityField(view_name="match-log")
     url = serializers.HyperlinkedIdentityField(view_name="match-detail")
+    winner = serializers.SerializerMethodField(
+        help_text="Echo Realms: 'a', 'b'; Akin Legends: team index 0 or 1; null for a draw."
+    )
 
     class Meta:
         model = Match
@@ -68,3 +97,15 @@ class MatchSerializer(serializers.ModelSerializer):
             "options", "setup", "inputs", "schema_version", "log", "created_at",
         ]
         read_only_fields = fields
+
+    def get_winner(self, match) -> str | int | None:
+        if match.winner is None or match.game != "legends":
+            return match.winner
+        return int(match.winner)
+
+    def to_representation(self, match):
+        data = super().to_representation(match)
+        if match.game == "legends":
+            # What is left of each team's defenses, team 0 first.
+            data["remaining_defenses"] = [match.survivors.get(str(team), []) for team in (0, 1)]
+        return data

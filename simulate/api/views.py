@@ -9,13 +9,20 @@ from rest_framework.views import APIView
 
 from cardsdb.api.errors import RuleViolations, error_response
 from simulate import selectors, services
-from simulate.api.serializers import MatchSerializer, RealmsMatchInputSerializer
+from simulate.api.serializers import LegendsMatchInputSerializer, MatchSerializer, RealmsMatchInputSerializer
 from simulate.engine.errors import MatchInputError, OptionsError, UnknownAgentError
+
+# Request fields an engine error may name itself; other names are inside the field given.
+TOP_LEVEL_FIELDS = {"agents", "options", "setup", "armies", "formation", "seed", "mode"}
 
 
 def match_input_error(exc: MatchInputError, field: str) -> Response:
     """A 400 naming each bad part of the engine input (options, agents, setup)."""
-    fields = {f"{field}.{key}" if key else field: [reason] for key, reason in exc.errors} or {field: [str(exc)]}
+    fields: dict[str, list[str]] = {}
+    for key, reason in exc.errors:
+        name = key if key.split(".")[0] in TOP_LEVEL_FIELDS else f"{field}.{key}" if key else field
+        fields.setdefault(name, []).append(reason)
+    fields = fields or {field: [str(exc)]}
     return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
 
 
@@ -35,8 +42,41 @@ class RealmsMatchCreateView(APIView):
             match, _ = services.play_realms_match(
                 inputs=inputs, agents=agents, seed=given.get("seed"), user=request.user
             )
-        except services.IllegalArmies as exc:
-            raise RuleViolations(exc.violations, "The armies break the army rules.") from exc
+        except services.IllegalMatchSetup as exc:
+            raise RuleViolations(exc.violations, str(exc)) from exc
+        except services.MatchRequestError as exc:
+            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
+        except UnknownAgentError as exc:
+            return match_input_error(exc, "agents")
+        except OptionsError as exc:
+            return match_input_error(exc, "options")
+        except MatchInputError as exc:
+            return match_input_error(exc, "setup")
+        body = MatchSerializer(match, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class LegendsMatchCreateView(APIView):
+    """Play an Akin Legends match now and store it (201 with its result and a link to its log)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=LegendsMatchInputSerializer, responses={201: MatchSerializer})
+    def post(self, request):
+        data = LegendsMatchInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        inputs = {key: request.data[key] for key in ("mode", "setup", "options") if key in request.data}
+        try:
+            mode, teams = services.legends_setup_from_request(
+                mode=given.get("mode"), setup=given["setup"], user=request.user
+            )
+            match, _ = services.play_legends_match(
+                inputs=inputs, mode=mode, teams=teams, agents=given.get("agents", "greedy"),
+                seed=given.get("seed"), user=request.user,
+            )
+        except services.IllegalMatchSetup as exc:
+            raise RuleViolations(exc.violations, str(exc)) from exc
         except services.MatchRequestError as exc:
             return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
         except UnknownAgentError as exc:

@@ -40,3 +40,23 @@ def test_bad_input_is_a_command_error(catalogue):
         run("--a", "faction:nowhere", "--seed", "1")
     with pytest.raises(CommandError, match="agent"):
         run("--agents", "genius", "greedy", "--seed", "1")
+
+
+def run_legends(*args) -> str:
+    out = io.StringIO()
+    call_command("simulate", "legends", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_legends_play_by_play_in_both_modes(catalogue):
+    duel = run_legends("--mode", "duel", "--seed", "3")
+    assert duel.startswith("Akin Legends, duel mode (seed 3")
+    assert "Showdown of round 1" in duel and "Result: " in duel
+    teams = run_legends("--seed", "3", "--agents", "greedy", "random", "greedy", "random")
+    assert "teams mode" in teams and teams == run_legends("--seed", "3", "--agents", "greedy", "random",
+                                                          "greedy", "random")
+
+
+def test_legends_bad_agents_are_a_command_error(catalogue):
+    with pytest.raises(CommandError, match="agents"):
+        run_legends("--agents", "greedy", "greedy", "--seed", "1")
