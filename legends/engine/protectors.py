@@ -157,8 +157,8 @@ def _of(effect: ProtectorEffect, noun: str, names: Mapping[str, str]) -> str:
 
 def _reveal(e: ProtectorEffect, names: Mapping[str, str]) -> str:
     return (
-        f"Once per round, before the second turns, the team looks at {_plural(e.count, 'face-down card')} "
-        "an opponent played this round. Teams mode only."
+        f"Once per round, during the face-down turns, the team looks at {_plural(e.count, 'face-down card')} "
+        "an opponent played this round, before its own next face-down card. Teams mode only."
     )
 
 

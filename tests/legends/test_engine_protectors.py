@@ -18,8 +18,8 @@ NAMES = {"fire": "Fire", "water": "Water", "earth": "Earth", "air": "Air"}
 VALID = {
     "reveal_facedown": (
         {"kind": "reveal_facedown", "when": "before_second_turns", "count": 1},
-        "Once per round, before the second turns, the team looks at 1 face-down card an opponent played "
-        "this round. Teams mode only.",
+        "Once per round, during the face-down turns, the team looks at 1 face-down card an opponent played "
+        "this round, before its own next face-down card. Teams mode only.",
     ),
     "heal_marker": (
         {"kind": "heal_marker", "when": "round_start", "count": 2, "element": "water"},
