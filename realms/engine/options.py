@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from simulate.engine.errors import OptionsError
+from simulate.engine.options import check_int, merge_options, raise_if_errors
 
 TIE_BREAKS = ("random", "alternate")
 FIRST_PLAYERS = ("a", "b", "random")
@@ -20,32 +20,16 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def _int_in(errors: list[tuple[str, str]], key: str, value: Any, low: int, high: int) -> None:
-    """Note an error unless `value` is an integer within [low, high]."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        errors.append((key, f"must be an integer from {low} to {high} (got {value!r})"))
-    elif not low <= value <= high:
-        errors.append((key, f"must be from {low} to {high} (got {value})"))
-
-
 def validate_options(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Options with defaults filled in; OptionsError lists every unknown key and bad value."""
-    if options is None:
-        options = {}
-    if not isinstance(options, Mapping):
-        raise OptionsError("Options must be a mapping of option names to values.", [("options", "type")])
-    errors: list[tuple[str, str]] = []
-    for key in sorted(set(options) - set(DEFAULTS), key=str):
-        errors.append((str(key), f"is not an option (known: {', '.join(DEFAULTS)})"))
-    merged = {**DEFAULTS, **{k: v for k, v in options.items() if k in DEFAULTS}}
+    merged, errors = merge_options(options, DEFAULTS)
     if merged["tie_break"] not in TIE_BREAKS:
         errors.append(("tie_break", f"must be one of {', '.join(TIE_BREAKS)} (got {merged['tie_break']!r})"))
     if merged["first_player"] not in FIRST_PLAYERS:
         errors.append(
             ("first_player", f"must be one of {', '.join(FIRST_PLAYERS)} (got {merged['first_player']!r})")
         )
-    _int_in(errors, "max_rounds", merged["max_rounds"], 1, MAX_ROUNDS_LIMIT)
-    _int_in(errors, "max_actions", merged["max_actions"], 1, MAX_ACTIONS_LIMIT)
-    if errors:
-        raise OptionsError("Bad match options: " + "; ".join(f"{k} {r}" for k, r in errors), errors)
+    check_int(errors, "max_rounds", merged["max_rounds"], 1, MAX_ROUNDS_LIMIT)
+    check_int(errors, "max_actions", merged["max_actions"], 1, MAX_ACTIONS_LIMIT)
+    raise_if_errors(errors)
     return merged

@@ -26,6 +26,24 @@ def match_input_error(exc: MatchInputError, field: str) -> Response:
     return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
 
 
+def play_and_answer(request, play) -> Response:
+    """Run `play()` (which returns a stored Match) and answer 201, or the 400 its failure calls for."""
+    try:
+        match = play()
+    except services.IllegalMatchSetup as exc:
+        raise RuleViolations(exc.violations, str(exc)) from exc
+    except services.MatchRequestError as exc:
+        return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
+    except UnknownAgentError as exc:
+        return match_input_error(exc, "agents")
+    except OptionsError as exc:
+        return match_input_error(exc, "options")
+    except MatchInputError as exc:
+        return match_input_error(exc, "setup")
+    body = MatchSerializer(match, context={"request": request}).data
+    return Response(body, status=status.HTTP_201_CREATED)
+
+
 class RealmsMatchCreateView(APIView):
     """Play an Echo Realms match now and store it (201 with its result and a link to its log)."""
 
@@ -38,22 +56,9 @@ class RealmsMatchCreateView(APIView):
         given = data.validated_data
         agents = dict(given.get("agents") or {"a": "greedy", "b": "greedy"})
         inputs = {key: request.data[key] for key in ("armies", "formation", "options") if key in request.data}
-        try:
-            match, _ = services.play_realms_match(
-                inputs=inputs, agents=agents, seed=given.get("seed"), user=request.user
-            )
-        except services.IllegalMatchSetup as exc:
-            raise RuleViolations(exc.violations, str(exc)) from exc
-        except services.MatchRequestError as exc:
-            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
-        except UnknownAgentError as exc:
-            return match_input_error(exc, "agents")
-        except OptionsError as exc:
-            return match_input_error(exc, "options")
-        except MatchInputError as exc:
-            return match_input_error(exc, "setup")
-        body = MatchSerializer(match, context={"request": request}).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return play_and_answer(request, lambda: services.play_realms_match(
+            inputs=inputs, agents=agents, seed=given.get("seed"), user=request.user
+        )[0])
 
 
 class LegendsMatchCreateView(APIView):
@@ -67,26 +72,17 @@ class LegendsMatchCreateView(APIView):
         data.is_valid(raise_exception=True)
         given = data.validated_data
         inputs = {key: request.data[key] for key in ("mode", "setup", "options") if key in request.data}
-        try:
+
+        def play():
             mode, teams = services.legends_setup_from_request(
                 mode=given.get("mode"), setup=given["setup"], user=request.user
             )
-            match, _ = services.play_legends_match(
+            return services.play_legends_match(
                 inputs=inputs, mode=mode, teams=teams, agents=given.get("agents", "greedy"),
                 seed=given.get("seed"), user=request.user,
-            )
-        except services.IllegalMatchSetup as exc:
-            raise RuleViolations(exc.violations, str(exc)) from exc
-        except services.MatchRequestError as exc:
-            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
-        except UnknownAgentError as exc:
-            return match_input_error(exc, "agents")
-        except OptionsError as exc:
-            return match_input_error(exc, "options")
-        except MatchInputError as exc:
-            return match_input_error(exc, "setup")
-        body = MatchSerializer(match, context={"request": request}).data
-        return Response(body, status=status.HTTP_201_CREATED)
+            )[0]
+
+        return play_and_answer(request, play)
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
