@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from legends.choices import Mode
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Player
 from simulate.models import Match
@@ -60,7 +61,7 @@ class RealmsMatchInputSerializer(serializers.Serializer):
 class LegendsMatchInputSerializer(serializers.Serializer):
     """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`."""
 
-    mode = serializers.ChoiceField(choices=["teams", "duel"], required=False)
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
     setup = serializers.DictField()
     agents = serializers.JSONField(
         required=False, help_text="One agent name per player (team 0 first), or one name for every seat."
