@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from simulate.models import Match
+from simulate.models import Batch, Match
 
 
 @admin.register(Match)
@@ -16,6 +16,21 @@ class MatchAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("log")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Batch)
+class BatchAdmin(admin.ModelAdmin):
+    list_display = ["id", "game", "status", "played", "count", "owner", "created_at", "finished_at"]
+    list_filter = ["game", "status"]
+    search_fields = ["id", "owner__username"]
+    list_select_related = ["owner"]
+    readonly_fields = [f.name for f in Batch._meta.fields]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -48,3 +48,35 @@ class Match(TimestampedModel):
     @events.setter
     def events(self, events: list[dict]) -> None:
         self.log = compress(events)
+
+
+class Batch(TimestampedModel):
+    """Many matches of one setup, played by a Celery task (in-process when no broker is set)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="batches"
+    )
+    inputs = models.JSONField(help_text="The request as given (setup, agents, options).")
+    count = models.PositiveIntegerField()
+    seed = models.BigIntegerField(help_text="Match i is played with seed + i.")
+    swap_sides = models.BooleanField(default=False, help_text="Every second match swaps the two sides.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    played = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "batches"
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} batch {self.id} ({self.played}/{self.count})"

@@ -28,8 +28,8 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
     base = f"/admin/{app_label}/{model_name}/"
     assert admin_client.get(base).status_code == 200
     assert admin_client.get(base, {"q": "a"}).status_code == 200
-    # Stored matches are records of what happened: they have no add form.
-    expected = 403 if (app_label, model_name) == ("simulate", "match") else 200
+    # Stored matches and batches are records of what happened: they have no add form.
+    expected = 403 if (app_label, model_name) in {("simulate", "match"), ("simulate", "batch")} else 200
     assert admin_client.get(f"{base}add/").status_code == expected
 
 

@@ -5,8 +5,8 @@ from rest_framework import serializers
 from legends.choices import Mode
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Player
-from simulate.models import Match
-from simulate.services import SEED_LIMIT
+from simulate.models import Batch, Match
+from simulate.services import MAX_BATCH, SEED_LIMIT
 
 
 class RealmsArmySerializer(serializers.Serializer):
@@ -110,3 +110,28 @@ class MatchSerializer(serializers.ModelSerializer):
             # What is left of each team's defenses, team 0 first.
             data["remaining_defenses"] = [match.survivors.get(str(team), []) for team in (0, 1)]
         return data
+
+
+class BatchOptionsMixin(serializers.Serializer):
+    count = serializers.IntegerField(min_value=1, max_value=MAX_BATCH, help_text="Matches to play.")
+    swap_sides = serializers.BooleanField(
+        default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move bias."
+    )
+
+
+class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsMatchInputSerializer):
+    """A realms match request, plus how many matches to play; match i uses seed + i."""
+
+
+class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer):
+    """A legends match request, plus how many matches to play; match i uses seed + i."""
+
+
+class BatchSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="batch-detail")
+
+    class Meta:
+        model = Batch
+        fields = ["id", "url", "game", "status", "count", "played", "seed", "swap_sides", "summary", "error",
+                  "inputs", "created_at", "updated_at", "finished_at"]
+        read_only_fields = fields

@@ -1,5 +1,6 @@
 """Simulate API: play a match synchronously, read it back, page through its log."""
 
+from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
@@ -9,8 +10,17 @@ from rest_framework.views import APIView
 
 from cardsdb.api.errors import RuleViolations, error_response
 from simulate import selectors, services
-from simulate.api.serializers import LegendsMatchInputSerializer, MatchSerializer, RealmsMatchInputSerializer
+from simulate.api.serializers import (
+    BatchSerializer,
+    LegendsBatchInputSerializer,
+    LegendsMatchInputSerializer,
+    MatchSerializer,
+    RealmsBatchInputSerializer,
+    RealmsMatchInputSerializer,
+)
 from simulate.engine.errors import MatchInputError, OptionsError, UnknownAgentError
+from simulate.models import Batch
+from simulate.tasks import run_batch
 
 # Request fields an engine error may name itself; other names are inside the field given.
 TOP_LEVEL_FIELDS = {"agents", "options", "setup", "armies", "formation", "seed", "mode"}
@@ -26,8 +36,11 @@ def match_input_error(exc: MatchInputError, field: str) -> Response:
     return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
 
 
-def play_and_answer(request, play) -> Response:
-    """Run `play()` (which returns a stored Match) and answer 201, or the 400 its failure calls for."""
+def play_and_answer(request, play, serializer=MatchSerializer) -> Response | None:
+    """Run `play()` and answer 201 with what it returns, or the 400 its failure calls for.
+
+    With `serializer=None` only a failure is answered (None when `play()` succeeds).
+    """
     try:
         match = play()
     except services.IllegalMatchSetup as exc:
@@ -40,7 +53,9 @@ def play_and_answer(request, play) -> Response:
         return match_input_error(exc, "options")
     except MatchInputError as exc:
         return match_input_error(exc, "setup")
-    body = MatchSerializer(match, context={"request": request}).data
+    if serializer is None:
+        return None
+    body = serializer(match, context={"request": request}).data
     return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -83,6 +98,71 @@ class LegendsMatchCreateView(APIView):
             )[0]
 
         return play_and_answer(request, play)
+
+
+def queue_batch(request, game: str, serializer_class) -> Response:
+    """Check a batch request like a single match, store it, and queue its task (202)."""
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    given = data.validated_data
+    keys = ("armies", "formation", "options", "agents") if game == "realms" else ("mode", "setup", "options", "agents")
+    batch = Batch(
+        game=game,
+        owner=request.user if request.user.is_authenticated else None,
+        inputs={key: request.data[key] for key in keys if key in request.data},
+        count=given["count"],
+        seed=services.new_seed() if given.get("seed") is None else given["seed"],
+        swap_sides=given["swap_sides"],
+    )
+
+    def check():
+        services.check_batch(batch)
+        return batch
+
+    refused = play_and_answer(request, check, serializer=None)
+    if refused is not None:
+        return refused
+    batch.save()
+    # After commit, so that a worker on another connection finds the row.
+    transaction.on_commit(lambda: run_batch.delay(str(batch.id)))
+    if transaction.get_autocommit():
+        batch.refresh_from_db()
+    body = BatchSerializer(batch, context={"request": request}).data
+    return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class RealmsBatchCreateView(APIView):
+    """Queue a batch of Echo Realms matches (same request as a match, plus `count`, `swap_sides`)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=RealmsBatchInputSerializer, responses={202: BatchSerializer})
+    def post(self, request):
+        return queue_batch(request, "realms", RealmsBatchInputSerializer)
+
+
+class LegendsBatchCreateView(APIView):
+    """Queue a batch of Akin Legends matches (same request as a match, plus `count`, `swap_sides`)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=LegendsBatchInputSerializer, responses={202: BatchSerializer})
+    def post(self, request):
+        return queue_batch(request, "legends", LegendsBatchInputSerializer)
+
+
+class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Batches: your own, and any batch queued anonymously (by its id). Poll one for its progress."""
+
+    serializer_class = BatchSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_fields = ["game", "status"]
+    ordering_fields = ["created_at"]
+
+    def get_queryset(self):
+        if self.action == "list":
+            return selectors.batch_list(user=self.request.user)
+        return selectors.batch_visible(user=self.request.user)
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from simulate.engine.agents import Agent, get_agent
@@ -88,6 +89,16 @@ def _seat_agents(
     }
 
 
+def _pending_decision(state: Any) -> tuple[Any, list[Any]] | None:
+    """(player, legal actions) of the pending decision, or None once the match is over.
+
+    A game state may offer this as `pending_decision()` to save calls in the loop below.
+    """
+    if state.is_terminal():
+        return None
+    return state.current_player(), state.legal_actions()
+
+
 def play_match(
     game: str,
     *,
@@ -108,16 +119,19 @@ def play_match(
     cap = min(int(opts.get("max_actions", HARD_MAX_ACTIONS)), HARD_MAX_ACTIONS)
     applied = 0
     # Bound methods in locals: this loop runs once per decision of every match.
-    is_terminal, current_player, legal_actions = state.is_terminal, state.current_player, state.legal_actions
+    decision = getattr(state, "pending_decision", None) or partial(_pending_decision, state)
     observation, apply = state.observation, state.apply
-    while not is_terminal():
+    acts = {p: a.act for p, a in seats.items()}
+    while True:
+        pending = decision()
+        if pending is None:
+            break
         if applied >= cap:
             state.stop("max_actions")
             break
-        player = current_player()
-        legal = legal_actions()
+        player, legal = pending
         # A forced decision is applied without asking the agent.
-        apply(legal[0] if len(legal) == 1 else seats[player].act(observation(player), legal, rng))
+        apply(legal[0] if len(legal) == 1 else acts[player](observation(player), legal, rng))
         applied += 1
     outcome = state.outcome()
     return MatchResult(
