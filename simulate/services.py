@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from cardsdb.models import Collection
@@ -286,6 +287,18 @@ def check_batch(batch: Batch) -> None:
     if unknown:
         message = f"Unknown agent(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}."
         raise MatchRequestError(message, {"agents": [message]})
+    limit = batch_limit(searching="search" in given)
+    if batch.count > limit:
+        where = "" if settings.CELERY_BROKER_URL else " when no broker is set"
+        message = f"At most {limit} matches in a batch with these agents{where}."
+        raise MatchRequestError(message, {"count": [message]})
+
+
+def batch_limit(*, searching: bool) -> int:
+    """How many matches one batch may hold: look-ahead agents cost ~100x, and without a broker the
+    batch runs inside the request."""
+    limit = MAX_BATCH if settings.CELERY_BROKER_URL else MAX_BATCH // 5
+    return limit // 20 if searching else limit
 
 
 def new_summary(game: str) -> dict:

@@ -83,6 +83,8 @@ def test_a_legends_batch(anon_client, catalogue, django_capture_on_commit_callba
 @pytest.mark.parametrize("url, payload, field", [
     (REALMS, {"count": 0}, "count"),
     (REALMS, {"count": 10_001}, "count"),
+    (REALMS, {"count": 2_001}, "count"),  # no broker: the batch would run inside the request
+    (REALMS, {"count": 101, "agents": {"a": "search", "b": "greedy"}}, "count"),
     (REALMS, {"count": 5, "agents": {"a": "genius", "b": "greedy"}}, "agents"),
     (REALMS, {"count": 5, "options": {"max_rounds": -1}}, "options.max_rounds"),
     (REALMS, {"count": 5, "swap_sides": "often"}, "swap_sides"),
