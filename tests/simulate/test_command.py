@@ -57,6 +57,14 @@ def test_legends_play_by_play_in_both_modes(catalogue):
                                                           "greedy", "random")
 
 
+def test_one_agent_name_plays_every_legends_seat(catalogue):
+    out = io.StringIO()
+    call_command("simulate", "legends", "--agents", "random", "--seed", "2", "--json", stdout=out)
+    import json
+
+    assert set(json.loads(out.getvalue())["agents"].values()) == {"random"}
+
+
 def test_legends_bad_agents_are_a_command_error(catalogue):
     with pytest.raises(CommandError, match="agents"):
         run_legends("--agents", "greedy", "greedy", "--seed", "1")

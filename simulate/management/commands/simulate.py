@@ -75,7 +75,9 @@ class Command(BaseCommand):
         ]
         return services.play_legends_match(
             inputs={"options": self._options(opts)}, mode=opts["mode"], teams=teams,
-            agents=opts["agents"] or "greedy", seed=seed, save=opts["save"],
+            # One name plays every seat, as in the API.
+            agents=(opts["agents"][0] if len(opts["agents"] or []) == 1 else opts["agents"]) or "greedy",
+            seed=seed, save=opts["save"],
         )
 
     def _play_realms(self, seed: int, opts):
