@@ -47,10 +47,11 @@ def make_setups(cards: list[CharacterCard], count: int, seed: int) -> list[dict]
     return [{"armies": {"a": random_army(cards, rng), "b": random_army(cards, rng)}} for _ in range(count)]
 
 
-def run_batch(setups: list[dict], keep_log: bool) -> tuple[float, dict]:
-    """Play every setup greedy vs greedy; seconds taken and totals."""
+def run_batch(setups: list[dict], keep_log: bool) -> tuple[float, float, dict]:
+    """Play every setup greedy vs greedy; wall seconds, CPU seconds of this process, and totals."""
     totals = {"rounds": 0, "actions": 0, "bytes": 0, "zbytes": 0, "events": 0, "draws": 0}
     logs: list[list[dict]] = []
+    cpu = time.process_time()
     start = time.perf_counter()
     for i, setup in enumerate(setups):
         result = play_match("realms", setup=setup, agents=["greedy", "greedy"], seed=i, keep_log=keep_log)
@@ -61,26 +62,36 @@ def run_batch(setups: list[dict], keep_log: bool) -> tuple[float, dict]:
             totals["events"] += len(result.events)
             logs.append(result.events)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     for events in logs:  # sizes are measured outside the timed loop
         totals["bytes"] += len(event_log.dumps(events).encode())
         totals["zbytes"] += len(event_log.compress(events))
-    return seconds, totals
+    return seconds, cpu, totals
 
 
 def throughput(setups: list[dict], repeats: int) -> None:
-    """Median matches per second over several runs, without and with the log."""
+    """Median matches per second over several runs, without and with the log.
+
+    The runs of both modes alternate, so that a change in the machine's load affects both alike; the
+    rate by CPU time of this process is shown too, as it varies less when other processes run.
+    """
     run_batch(setups[:50], keep_log=False)  # warm-up
     n = len(setups)
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    cpu_rates: dict[bool, list[float]] = {False: [], True: []}
+    all_totals: dict[bool, dict] = {}
+    for _ in range(repeats):
+        for keep_log in (False, True):
+            seconds, cpu, all_totals[keep_log] = run_batch(setups, keep_log)
+            rates[keep_log].append(n / seconds)
+            cpu_rates[keep_log].append(n / cpu if cpu > 0 else float("inf"))
     for keep_log in (False, True):
-        rates = []
-        totals: dict = {}
-        for _ in range(repeats):
-            seconds, totals = run_batch(setups, keep_log)
-            rates.append(n / seconds)
+        totals = all_totals[keep_log]
+        wall, by_cpu = rates[keep_log], cpu_rates[keep_log]
         label = "with log   " if keep_log else "without log"
         line = (
-            f"  {label}: {statistics.median(rates):7.0f} matches/s (median of {repeats}; "
-            f"min {min(rates):.0f}, max {max(rates):.0f})"
+            f"  {label}: {statistics.median(wall):7.0f} matches/s (median of {repeats}; "
+            f"min {min(wall):.0f}, max {max(wall):.0f}; by CPU time {statistics.median(by_cpu):.0f})"
         )
         print(line)
         if keep_log:
@@ -91,7 +102,7 @@ def throughput(setups: list[dict], repeats: int) -> None:
         else:
             print(
                 f"    per match: {totals['rounds'] / n:.1f} rounds, {totals['actions'] / n:.0f} decisions, "
-                f"{totals['draws'] / n:.1%} draws; {1e6 * n / statistics.median(rates) / max(1, totals['actions']):.1f}"
+                f"{totals['draws'] / n:.1%} draws; {1e6 * n / statistics.median(wall) / max(1, totals['actions']):.1f}"
                 " us per decision"
             )
 
@@ -107,7 +118,9 @@ def profile(setups: list[dict]) -> None:
     shares: dict[str, float] = {}
     for (filename, _, _), row in stats.stats.items():  # type: ignore[attr-defined]
         own = row[2]
-        if "realms/engine/agents" in filename or "realms/engine/observation" in filename:
+        if "realms/engine/agents" in filename or "realms/engine/observation" in filename or filename.startswith(
+            "<greedy plan"  # the abilities the greedy agent compiles
+        ):
             key = "greedy agent + observations"
         elif "realms/engine" in filename:
             key = "rules engine (realms/engine/state.py)"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from sys import intern
 from typing import Any
 
-from realms.engine.spec import FactionAbility, MainAbility, parse_faction_ability, parse_main_ability
+from realms.engine.spec import Effect, FactionAbility, MainAbility, parse_faction_ability, parse_main_ability
 from simulate.engine.errors import SetupError
 
 CLASSES = ("tank", "warrior", "mage", "archer", "assassin", "support")
@@ -90,15 +91,15 @@ def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
         raise SetupError(
             f"Card {slug!r}: " + "; ".join(f"{k}: {r}" for k, r in errors), [(f"card.{k}", r) for k, r in errors]
         )
-    main = parse_main_ability(data.get("main_ability"))
-    faction_ability = parse_faction_ability(data.get("faction_ability"))
+    main = _interned_main(parse_main_ability(data.get("main_ability")))
+    faction_ability = _interned_faction(parse_faction_ability(data.get("faction_ability")))
     return CharacterCard(
         slug=values["slug"],
         name=values["name"],
-        faction=values["faction"],
-        character_class=values["class"],
-        position=values["position"],
-        rarity=values["rarity"],
+        faction=intern(values["faction"]),
+        character_class=intern(values["class"]),
+        position=intern(values["position"]),
+        rarity=intern(values["rarity"]),
         atk=values["atk"],
         def_=values["def"],
         spd=values["spd"],
@@ -106,6 +107,33 @@ def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
         cooldown=values["cooldown"],
         main=main,
         faction_ability=faction_ability,
+    )
+
+
+# The engine compares these words at every step: interned, equal words are the same object, so
+# each comparison is an identity check (values and equality are unchanged).
+
+
+def _interned_effect(e: Effect) -> Effect:
+    """`e` with its words interned."""
+    return replace(
+        e, kind=intern(e.kind), target=intern(e.target), stat=intern(e.stat), to=intern(e.to), line=intern(e.line)
+    )
+
+
+def _interned_main(main: MainAbility) -> MainAbility:
+    """`main` with its words interned."""
+    return replace(main, choose=intern(main.choose), effects=tuple(_interned_effect(e) for e in main.effects))
+
+
+def _interned_faction(fab: FactionAbility) -> FactionAbility:
+    """`fab` with its words interned."""
+    return replace(
+        fab,
+        trigger=intern(fab.trigger),
+        limit=intern(fab.limit),
+        condition=replace(fab.condition, line=intern(fab.condition.line)),
+        effects=tuple(_interned_effect(e) for e in fab.effects),
     )
 
 

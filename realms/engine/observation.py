@@ -101,8 +101,14 @@ class RealmsObservation:
     @property
     def actor(self) -> UnitInfo | None:
         """The unit whose decision this is (Flex or action)."""
-        u = self._st.acting_unit()
-        return snapshot(u) if u is not None else None
+        u = self._st.pending  # set at Flex and action decisions only
+        return (u.pub or snapshot(u)) if u is not None else None
+
+    def actor_and_targets(self) -> tuple[UnitInfo | None, list[UnitInfo]]:
+        """`actor` and `attack_targets()` in one call (what every action decision reads first)."""
+        st = self._st
+        u = st.pending
+        return (u.pub or snapshot(u)) if u is not None else None, [t.pub or snapshot(t) for t in st.targets]
 
     def allies(self) -> list[UnitInfo]:
         """The player's living units, in army order."""
@@ -114,10 +120,7 @@ class RealmsObservation:
 
     def attack_targets(self) -> list[UnitInfo]:
         """The units the acting unit may Basic-Attack now (R12), in the order of the legal actions."""
-        st = self._st
-        if st.phase() != "act":
-            return []
-        return [u.pub or snapshot(u) for u in st.targets]
+        return [u.pub or snapshot(u) for u in self._st.targets]  # empty unless at an action decision
 
     def unit(self, uid: str) -> UnitInfo:
         """Any unit (living or not) by id."""

@@ -88,11 +88,66 @@ def scaled(value: int, scale: float) -> int:
     """⌊value × scale⌋, exact for the decimal scale written in the spec."""
     if not scale:
         return 0
-    frac = _FRACTIONS.get(scale)
-    if frac is None:
+    try:
+        num, den = _FRACTIONS[scale]
+    except KeyError:
         exact = Fraction(repr(float(scale)))
-        frac = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
-    return value * frac[0] // frac[1]
+        num, den = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+    return value * num // den
+
+
+# How a compiled effect step finds its units (see `compile_effects`).
+SEL_TARGET, SEL_SELF, SEL_PICK, SEL_GROUP, SEL_SUMMON = range(5)
+SINGLE_SELECTORS = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
+# One step: (selector code, selector, handler, effect); the handler is a RealmsState._fx_* function.
+Step = tuple[int, str, Any, Effect]
+_PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
+
+
+def compile_effects(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
+    """An ability's effects as steps, so that running them needs no string dispatch (cached by identity)."""
+    entry = _PROGRAMS.get(id(effects))
+    if entry is not None and entry[0] is effects:
+        return entry[1]
+    steps: list[Step] = []
+    for eff in effects:
+        sel = eff.target
+        if eff.kind == "summon":
+            code = SEL_SUMMON
+        elif sel == "target":
+            code = SEL_TARGET
+        elif sel == "self":
+            code = SEL_SELF
+        elif sel in SINGLE_SELECTORS:
+            code = SEL_PICK
+        else:
+            code = SEL_GROUP
+        steps.append((code, sel, _HANDLERS.get(eff.kind), eff))
+    if len(_PROGRAMS) >= 4096:
+        _PROGRAMS.clear()
+    _PROGRAMS[id(effects)] = (effects, tuple(steps))  # holding `effects` keeps its id unique
+    return _PROGRAMS[id(effects)][1]
+
+
+_CARD_VALUES: dict[int, tuple[CharacterCard, tuple]] = {}
+
+
+def card_values(card: CharacterCard) -> tuple:
+    """What a unit takes from its card: faction, class, position, cooldown, both abilities, trigger and
+    limit codes, condition (None when empty) and both compiled programs (cached by identity)."""
+    entry = _CARD_VALUES.get(id(card))
+    if entry is not None and entry[0] is card:
+        return entry[1]
+    fab = card.faction_ability
+    values = (
+        card.faction, card.character_class, card.position, card.cooldown, card.main, fab,
+        TRIGGER_CODES[fab.trigger], LIMIT_CODES[fab.limit], None if fab.condition.is_empty() else fab.condition,
+        compile_effects(card.main.effects), compile_effects(fab.effects),
+    )
+    if len(_CARD_VALUES) >= 4096:
+        _CARD_VALUES.clear()
+    _CARD_VALUES[id(card)] = (card, values)  # holding `card` keeps its id unique
+    return values
 
 
 class Active:
@@ -119,9 +174,9 @@ class Unit:
     """A character or summoned unit on the battlefield, with its current values."""
 
     __slots__ = (
-        "uid", "side", "index", "card", "name", "faction", "cls", "position", "summon", "line",
+        "uid", "side", "foe", "index", "card", "name", "faction", "cls", "position", "summon", "line",
         "atk", "df", "spd", "max_hp", "hp", "m_atk", "m_def", "m_spd", "ea", "ed", "es", "shield", "silence", "ongoing",
-        "effects", "alive", "cooldown", "ready", "main", "fab", "trig", "limit", "cond",
+        "effects", "alive", "cooldown", "ready", "main", "fab", "trig", "limit", "cond", "main_prog", "fab_prog",
         "fab_round", "fab_used", "turn", "acted", "act_atk", "act_abl", "pub", "neg", "pos", "fixed",
     )
 
@@ -141,6 +196,7 @@ class Unit:
         """A unit with its printed values; `card` None makes a summon (no abilities)."""
         self.uid = uid
         self.side = side
+        self.foe = "b" if side == "a" else "a"
         self.index = index
         self.card = card
         self.name = name
@@ -177,18 +233,14 @@ class Unit:
             self.trig = 0
             self.limit = 0
             self.cond = None
+            self.main_prog: tuple[Step, ...] = ()
+            self.fab_prog: tuple[Step, ...] = ()
         else:
             self.summon = False
-            self.faction = card.faction
-            self.cls = card.character_class
-            self.position = card.position
-            self.cooldown = card.cooldown
-            self.main = card.main
-            self.fab = card.faction_ability
-            self.trig = TRIGGER_CODES[card.faction_ability.trigger]
-            self.limit = LIMIT_CODES[card.faction_ability.limit]
-            cond = card.faction_ability.condition
-            self.cond = None if cond.is_empty() else cond
+            (
+                self.faction, self.cls, self.position, self.cooldown, self.main, self.fab,
+                self.trig, self.limit, self.cond, self.main_prog, self.fab_prog,
+            ) = card_values(card)
         self.fixed = static_part(self)
 
     def copy(self) -> Unit:
@@ -196,6 +248,7 @@ class Unit:
         n = Unit.__new__(Unit)
         n.uid = self.uid
         n.side = self.side
+        n.foe = self.foe
         n.index = self.index
         n.card = self.card
         n.name = self.name
@@ -229,6 +282,8 @@ class Unit:
         n.trig = self.trig
         n.limit = self.limit
         n.cond = self.cond
+        n.main_prog = self.main_prog
+        n.fab_prog = self.fab_prog
         n.fab_round = self.fab_round
         n.fab_used = self.fab_used
         n.turn = self.turn
@@ -262,8 +317,10 @@ class Unit:
 
 
 _SPD = attrgetter("es")
-_SENTINEL = Unit("-", "-", -1, "", "", 0, 0, -1, 1)  # closes the last SPD group in _sorted
-_SENTINEL.es = -1
+# Per side, cached until a unit of it falls, arrives or moves: [targets within a vanguard unit's
+# reach, their Basic Attacks, every living unit, their Basic Attacks, Main Ability actions on the
+# former, on the latter (these two None until first needed)].
+TargetLists = list[Any]
 
 
 class RealmsState:
@@ -273,7 +330,7 @@ class RealmsState:
         "options", "seed", "rng", "log", "emit", "tie_random", "max_rounds", "first", "alt",
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_q", "fq_i", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
-        "death_triggers", "f_coll", "f_dep", "f_turn",
+        "armed", "ongoing", "flex_units", "factions", "f_coll", "f_dep", "f_turn", "tcache", "views",
     )
 
     def __init__(self, options: Mapping[str, Any], seed: int, keep_log: bool = True) -> None:
@@ -310,10 +367,15 @@ class RealmsState:
         self.winner: str | None = None
         self.reason = ""
         self.steps = 0
-        self.death_triggers = 0
+        self.armed = [0] * 9  # living characters per faction-ability trigger code: 0 lets a scan be skipped
+        self.ongoing = 0  # poison, burn and regeneration effects standing (on any unit, fallen ones too)
+        self.flex_units = 0  # Flex-position units ever fielded: none means no Flex phase to scan
+        self.factions: dict[str, dict[str, int]] = {"a": {}, "b": {}}  # living characters per faction
         self.f_coll: dict[str, list[CharacterCard]] = {}
         self.f_dep: dict[str, list[tuple[CharacterCard, str]]] = {}
         self.f_turn = first
+        self.tcache: dict[str, TargetLists | None] = {"a": None, "b": None}
+        self.views: dict[str, RealmsObservation] = {}
 
     # ------------------------------------------------------------------ setup
 
@@ -321,15 +383,18 @@ class RealmsState:
         """Deploy both armies, log match_start, resolve battle_start abilities and run to the first decision."""
         problems: list[tuple[str, str]] = []
         for side in PLAYERS:
-            army = armies.get(side) if isinstance(armies, Mapping) else None
-            if army is None or isinstance(army, (str, bytes)) or not isinstance(army, Sequence):
+            army = armies.get(side) if type(armies) is dict or isinstance(armies, Mapping) else None
+            # Plain lists and tuples first: the abstract-class checks are slow and this runs per match.
+            if army is None or (
+                type(army) is not list and (isinstance(army, (str, bytes)) or not isinstance(army, Sequence))
+            ):
                 problems.append((f"armies.{side}", "must be a list of (card, line) pairs"))
                 continue
             if not 1 <= len(army) <= ARMY_SIZE:
                 problems.append((f"armies.{side}", f"must hold 1 to {ARMY_SIZE} cards (got {len(army)})"))
             per_line = {VANGUARD: 0, REARGUARD: 0}
             for i, entry in enumerate(army):
-                if not isinstance(entry, Sequence) or len(entry) != 2:
+                if (type(entry) is not tuple and not isinstance(entry, Sequence)) or len(entry) != 2:
                     problems.append((f"armies.{side}[{i}]", "must be a (card, line) pair"))
                     continue
                 card, line = entry
@@ -428,10 +493,14 @@ class RealmsState:
         self.units.append(u)
         self.by_id[u.uid] = u
         self.living[side].append(u)
+        self.tcache[side] = None
         if card is not None:
             self.chars[side] += 1
-            if u.trig in (T_ALLY_DEF, T_ENEMY_DEF):
-                self.death_triggers += 1
+            count = self.factions[side]
+            count[u.faction] = count.get(u.faction, 0) + 1
+            self.armed[u.trig] += 1
+            if u.position == "flex":
+                self.flex_units += 1
         return u
 
     # --------------------------------------------------------- public interface
@@ -448,6 +517,26 @@ class RealmsState:
         """The legal actions of the pending decision (a fresh list)."""
         return list(self.legal)
 
+    def play_decision(self, agents: Mapping[str, Any], rng: random.Random) -> None:
+        """The runner's step: the pending decision taken by its player's agent (`agents` maps a player to
+        an agent's `act`) and applied; a single legal action is applied without asking."""
+        legal = self.legal
+        if len(legal) == 1:
+            action = legal[0]
+        elif not legal:
+            raise IllegalAction(None, [], "The match is over; no action is legal.")
+        else:
+            player = self.f_turn if self.stage == FORMATION else self.pending.side  # type: ignore[union-attr]
+            action = agents[player](self.observation(player), list(legal), rng)
+            if action not in legal:
+                self.apply(action)  # converts a list action, or raises IllegalAction
+                return
+        if self.stage == ACT:  # `apply` without the checks just made
+            self.steps += 1
+            self._act(self.pending, action)  # type: ignore[arg-type]
+        else:
+            self.apply(action)
+
     def is_terminal(self) -> bool:
         """Whether the match is over."""
         return self.stage == OVER
@@ -462,7 +551,11 @@ class RealmsState:
 
     def observation(self, player: str) -> RealmsObservation:
         """What `player` sees (G2): in Echo Realms the whole battlefield is public."""
-        return RealmsObservation(self, player)
+        try:
+            return self.views[player]
+        except KeyError:  # a view holds no values of its own: one per player serves every decision
+            view = self.views[player] = RealmsObservation(self, player)
+            return view
 
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
@@ -493,10 +586,10 @@ class RealmsState:
 
     def apply(self, action: Any) -> None:
         """Play one action of the pending decision and run on to the next one; IllegalAction if not legal."""
-        if self.stage == OVER:
-            raise IllegalAction(action, [], "The match is over; no action is legal.")
         legal = self.legal
-        if action not in legal:
+        if action not in legal:  # (nothing is legal once the match is over)
+            if self.stage == OVER:
+                raise IllegalAction(action, [], "The match is over; no action is legal.")
             if isinstance(action, list) and tuple(action) in legal:
                 action = tuple(action)
             else:
@@ -560,10 +653,15 @@ class RealmsState:
         c.winner = self.winner
         c.reason = self.reason
         c.steps = self.steps
-        c.death_triggers = self.death_triggers
+        c.armed = list(self.armed)
+        c.ongoing = self.ongoing
+        c.flex_units = self.flex_units
+        c.factions = {s: dict(f) for s, f in self.factions.items()}
         c.f_coll = self.f_coll
         c.f_dep = {s: list(d) for s, d in self.f_dep.items()}
         c.f_turn = self.f_turn
+        c.tcache = {"a": None, "b": None}
+        c.views = {}
         return c
 
     # -------------------------------------------------------------- formation
@@ -601,27 +699,32 @@ class RealmsState:
                         if self._line_count(u.side, dest) < LINE_CAPACITY:
                             self.pending = u
                             self.legal = [STAY_ACTION, (SWITCH, dest)]
+                            self.targets = []  # attack targets exist only at an action decision
                             return
                     self.fq_i += 1
                 self._order_phase()
             order = self.order
             rnd = self.round
-            while self.idx < len(order):
-                u = order[self.idx]
+            idx = self.idx
+            while idx < len(order):
+                u = order[idx]
                 if u.alive:
                     if u.turn != rnd:
                         u.turn = rnd
                         if u.trig == T_BEFORE:
-                            self._fire(u, None)
+                            self._fire(u, None)  # may summon into the order: idx is re-read
                             if self._check_end():
                                 return
+                            idx = self.idx
                             if not u.alive:
-                                self.idx += 1
+                                idx += 1
+                                self.idx = idx
                                 continue
                     self.pending = u
                     self.legal = self._act_legal(u)
                     return
-                self.idx += 1
+                idx += 1
+                self.idx = idx
             self._end_phase()
             if self.stage == OVER:
                 return
@@ -629,20 +732,40 @@ class RealmsState:
 
     def _act_legal(self, u: Unit) -> list[tuple]:
         """R10/R12: Basic Attack on each legal target, and the Main Ability when ready and not silenced."""
-        foes = self.living[OTHER[u.side]]
-        targets = ([t for t in foes if t.line == VANGUARD] or foes) if u.line == VANGUARD else foes
-        self.targets = targets
-        legal = [t.act_atk for t in targets]
+        foes = self.tcache[u.foe] or self._target_lists(u.foe)
+        front = u.line == VANGUARD
+        if front:
+            self.targets, legal = foes[0], foes[1]
+        else:
+            self.targets, legal = foes[2], foes[3]
         main = u.main
         if main is not None and u.ready <= self.round and not u.silence:
             choose = main.choose
             if choose == "enemy":
-                legal.extend(t.act_abl for t in (foes if main.ignore_lines else targets))
-            elif choose == "ally":
-                legal.extend(t.act_abl for t in self.living[u.side])
-            else:
-                legal.append(ABILITY_NO_TARGET)
-        return legal
+                i = 4 if front and not main.ignore_lines else 5
+                return legal + (foes[i] or self._ability_lists(foes)[i])
+            if choose == "ally":
+                own = self.tcache[u.side] or self._target_lists(u.side)
+                return legal + (own[5] or self._ability_lists(own)[5])
+            return legal + [ABILITY_NO_TARGET]
+        return legal  # a shared list: never changed in place
+
+    def _target_lists(self, side: str) -> TargetLists:
+        """R12 for units aiming at `side`: the targets from the vanguard (its vanguard while it holds
+        anyone, else everyone) and from the rearguard (everyone), with their Basic Attack actions;
+        the Main Ability actions on them come when first needed (`_ability_lists`)."""
+        every = list(self.living[side])
+        front = [t for t in every if t.line == VANGUARD] or every
+        lists: TargetLists = [front, [t.act_atk for t in front], every, [t.act_atk for t in every], None, None]
+        self.tcache[side] = lists
+        return lists
+
+    @staticmethod
+    def _ability_lists(lists: TargetLists) -> TargetLists:
+        """Fill in the Main Ability actions on the units of `lists` (see `_target_lists`)."""
+        lists[4] = [t.act_abl for t in lists[0]]
+        lists[5] = [t.act_abl for t in lists[2]]
+        return lists
 
     def _start_round(self) -> None:
         """Start phase (R7): ongoing effects and round_start abilities in the previous attack order."""
@@ -652,16 +775,15 @@ class RealmsState:
         self.pending = None
         if self.emit is not None:
             self.emit({"type": "round_start", "round": rnd})
-        for u in list(self.order):
-            if not u.alive:
-                continue
-            if u.ongoing:
-                self._tick(u)
-            if u.alive and u.trig == T_ROUND_START:
-                self._fire(u, None)
-        if self._check_end():
-            return
-        self.flex_q = [u for u in self.order if u.alive and u.position == "flex"]
+        if self.ongoing or self.armed[T_ROUND_START]:
+            for u in list(self.order):
+                if u.ongoing and u.alive:
+                    self._tick(u)
+                if u.trig == T_ROUND_START and u.alive:
+                    self._fire(u, None)
+            if self._check_end():
+                return
+        self.flex_q = [u for u in self.order if u.position == "flex" and u.alive] if self.flex_units else []
         self.fq_i = 0
         self.stage = FLEX
 
@@ -686,58 +808,59 @@ class RealmsState:
         Units of one player inside a tie keep their army order. Without `decide` (the order used
         before round 1) every tie is led by the first player and nothing is drawn.
         """
-        ranked = self.living["a"] + self.living["b"]
+        living_a, living_b = self.living["a"], self.living["b"]
+        ranked = living_a + living_b
         ranked.sort(key=_SPD, reverse=True)  # stable: player a's units first, each side in army order
-        order: list[Unit] = []
-        spds: list[int] = []
+        spds = [u.es for u in ranked]
         ties: list[list] = []
-        group_a: list[Unit] = []
-        group_b: list[Unit] = []
-        current = -1
-        for u in ranked + [_SENTINEL]:
-            s = u.es
-            if s != current:
-                if group_a and group_b:
-                    if not decide:
-                        lead = self.first
-                    elif self.tie_random:
-                        lead = "a" if self.rng.random() < 0.5 else "b"
-                    else:
-                        lead = self.alt
-                        self.alt = OTHER[lead]
-                    ties.append([current, lead])
-                    first, second = (group_a, group_b) if lead == "a" else (group_b, group_a)
-                    for k in range(max(len(first), len(second))):
-                        if k < len(first):
-                            order.append(first[k])
-                        if k < len(second):
-                            order.append(second[k])
+        # Only an SPD both players field makes a tie between them; any other group stays as sorted.
+        shared = {u.es for u in living_a}.intersection([u.es for u in living_b])
+        if shared:
+            for s in sorted(shared, reverse=True):  # from the fastest, as the coins are drawn
+                i = spds.index(s)
+                j = i + spds.count(s)
+                k = i + 1  # player a's units of the group come first, then b's
+                while ranked[k].side == "a":
+                    k += 1
+                if not decide:
+                    lead = self.first
+                elif self.tie_random:
+                    lead = "a" if self.rng.random() < 0.5 else "b"
                 else:
-                    order.extend(group_a or group_b)
-                current = s
-                group_a = []
-                group_b = []
-            if u.side == "a":
-                group_a.append(u)
-            else:
-                group_b.append(u)
-            spds.append(s)
-        spds.pop()  # the sentinel's
-        return order, spds, ties
+                    lead = self.alt
+                    self.alt = OTHER[lead]
+                ties.append([s, lead])
+                first, second = (ranked[i:k], ranked[k:j]) if lead == "a" else (ranked[k:j], ranked[i:k])
+                n1, n2 = len(first), len(second)
+                merged: list[Unit] = []
+                for m in range(n1 if n1 > n2 else n2):
+                    if m < n1:
+                        merged.append(first[m])
+                    if m < n2:
+                        merged.append(second[m])
+                ranked[i:j] = merged
+        return ranked, spds, ties
 
     def _end_phase(self) -> None:
         """End phase: round_end abilities, then durations tick down and expire (R14); R16 checks."""
         self.stage = END
         self.pending = None
-        for u in list(self.order):
-            if u.alive and u.trig == T_ROUND_END:
-                self._fire(u, None)
-        for u in list(self.order):
+        if self.armed[T_ROUND_END]:
+            for u in list(self.order):
+                if u.trig == T_ROUND_END and u.alive:
+                    self._fire(u, None)
+        for u in self.order:  # expiries never change the order
             if u.alive and u.effects:
-                u.pub = None
-                for a in list(u.effects):
+                expired = None
+                for a in u.effects:
                     a.left -= 1
                     if a.left <= 0:
+                        if expired is None:
+                            expired = [a]
+                        else:
+                            expired.append(a)
+                if expired is not None:
+                    for a in expired:
                         self._drop(u, a, "duration")
         if self.emit is not None:
             self.emit({"type": "round_end", "round": self.round})
@@ -753,7 +876,16 @@ class RealmsState:
         if kind == ATTACK:
             t = self.by_id[x]
             a = u.ea
-            self._hit(u, t, a, a, t.ed, VIA_BASIC, None)
+            if t.shield or t.trig == T_ON_HIT or self.emit is not None:
+                self._hit(u, t, a, a, t.ed, VIA_BASIC, None)
+            else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
+                amount = a - t.ed
+                after = t.hp - (amount if amount > 1 else 1)
+                if after > 0:
+                    t.hp = after
+                    t.pub = None
+                else:
+                    self._hit(u, t, a, a, t.ed, VIA_BASIC, None)
         else:
             main = u.main
             u.ready = self.round + u.cooldown
@@ -769,12 +901,15 @@ class RealmsState:
                         "ready": u.ready,
                     }
                 )
-            self._run(u, main.effects, self.by_id[x] if x is not None else None, VIA_ABILITY, None)  # type: ignore[union-attr]
-        if u.alive and u.trig == T_AFTER:
+            self._run(u, u.main_prog, self.by_id[x] if x is not None else None, VIA_ABILITY, None)
+        if u.trig == T_AFTER and u.alive:
             self._fire(u, None)
         self.idx += 1
-        if not self._check_end():
+        chars = self.chars
+        if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
             self._advance()
+        else:
+            self._check_end()
 
     def _check_end(self) -> bool:
         """R16: a side with no character left loses; both at once is a draw."""
@@ -796,6 +931,8 @@ class RealmsState:
         self.reason = reason
         self.pending = None
         self.legal = []
+        self.targets = []
+        self.views = {}  # the views refer back to this state: let it go without the cycle collector
         if self.emit is not None:
             self.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": self.round})
 
@@ -898,6 +1035,7 @@ class RealmsState:
         u.pub = None
         side = u.side
         self.living[side].remove(u)
+        self.tcache[side] = None
         if self.emit is not None:
             self.emit(
                 {
@@ -908,21 +1046,25 @@ class RealmsState:
                     "lost_action": self.stage != END and u.acted != self.round,
                 }
             )
+        armed = self.armed
         if not u.summon:
             self.chars[side] -= 1
-        if self.death_triggers:
+            self.factions[side][u.faction] -= 1
+            armed[u.trig] -= 1
+        if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF]:
             for w in list(self.order):
-                if not w.alive:
-                    continue
-                if (w.trig == T_ALLY_DEF and w.side == side) or (
-                    w.trig == T_ENEMY_DEF and w is by and w.side != side
-                ):
+                trig = w.trig
+                if trig == T_ALLY_DEF:
+                    if w.side == side and w.alive:
+                        self._fire(w, None)
+                elif trig == T_ENEMY_DEF and w is by and w.side != side and w.alive:
                     self._fire(w, None)
         if not u.summon and self.chars[side] == 0:
             for s in list(self.living[side]):
                 s.alive = False
                 s.pub = None
                 self.living[side].remove(s)
+                self.tcache[side] = None
                 if self.emit is not None:
                     self.emit(
                         {
@@ -949,8 +1091,9 @@ class RealmsState:
 
     def _fire(self, w: Unit, attacker: Unit | None) -> None:
         """Resolve a faction ability whose trigger is met, if its limit and condition allow."""
-        if w.limit:
-            if w.limit == 2:
+        limit = w.limit
+        if limit:
+            if limit == 2:
                 if w.fab_used:
                     return
             elif w.fab_round == self.round:
@@ -961,13 +1104,9 @@ class RealmsState:
                 return
             if cond.hp_below and not w.hp < cond.hp_below * w.max_hp:
                 return
-            if cond.allies_same_faction_gte:
-                same = 0
-                for x in self.living[w.side]:
-                    if x is not w and not x.summon and x.faction == w.faction:
-                        same += 1
-                if same < cond.allies_same_faction_gte:
-                    return
+            # The other living characters of its faction (w is a living character itself).
+            if cond.allies_same_faction_gte and self.factions[w.side][w.faction] - 1 < cond.allies_same_faction_gte:
+                return
         fab = w.fab
         if self.depth >= MAX_TRIGGER_DEPTH:
             if self.emit is not None:
@@ -978,33 +1117,41 @@ class RealmsState:
         if self.emit is not None:
             self.emit({"type": "faction_triggered", "unit": w.uid, "ability": fab.name, "trigger": fab.trigger})  # type: ignore[union-attr]
         self.depth += 1
-        self._run(w, fab.effects, None, VIA_FACTION, attacker)  # type: ignore[union-attr]
+        self._run(w, w.fab_prog, None, VIA_FACTION, attacker)
         self.depth -= 1
 
-    def _run(self, src: Unit, effects: tuple[Effect, ...], chosen: Unit | None, via: str, attacker: Unit | None) -> None:
+    def _run(self, src: Unit, program: tuple[Step, ...], chosen: Unit | None, via: str, attacker: Unit | None) -> None:
         """Apply an ability's effects in order, each to the units its selector picks now."""
         memo: dict[str, Unit | None] | None = None
-        for eff in effects:
-            kind = eff.kind
-            if kind == "summon":
+        for code, sel, handler, eff in program:
+            if code == SEL_TARGET:
+                if chosen is not None and chosen.alive:
+                    handler(self, src, eff, (chosen,), via)
+                    continue
+            elif code == SEL_SELF:
+                if src.alive:
+                    handler(self, src, eff, (src,), via)
+                    continue
+            elif code == SEL_SUMMON:
                 self._fx_summon(src, eff, via)
                 continue
-            sel = eff.target
-            if sel in _SINGLE_SELECTORS:
+            elif code == SEL_PICK:
                 if memo is None:
                     memo = {}
                 if sel in memo:
                     pick = memo[sel]
                 else:
                     pick = memo[sel] = self._pick(src, sel)
-                targets = [pick] if pick is not None and pick.alive else []
+                if pick is not None and pick.alive:
+                    handler(self, src, eff, (pick,), via)
+                    continue
             else:
                 targets = self._select(src, sel, chosen, attacker)
-            if not targets:
-                if self.emit is not None:
-                    self.emit({"type": "fizzle", "src": src.uid, "effect": kind, "unit": None, "reason": "no_target"})
-                continue
-            _HANDLERS[kind](self, src, eff, targets, via)
+                if targets:
+                    handler(self, src, eff, targets, via)
+                    continue
+            if self.emit is not None:
+                self.emit({"type": "fizzle", "src": src.uid, "effect": eff.kind, "unit": None, "reason": "no_target"})
 
     def _select(self, src: Unit, sel: str, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
         """The living units a group selector picks (docs/abilities.md)."""
@@ -1079,40 +1226,47 @@ class RealmsState:
         elif kind == "regen":
             u.pos += 1
             u.ongoing += 1
+            self.ongoing += 1
         else:
             u.neg += 1
             u.ongoing += 1
+            self.ongoing += 1
         if self.emit is not None:
-            self.emit(
-                {
-                    "type": "effect_applied",
-                    "eid": a.eid,
-                    "unit": u.uid,
-                    "kind": kind,
-                    "stat": stat or None,
-                    "amount": amount if kind != "silence" else None,
-                    "duration": duration,
-                    "until": (rnd if rnd > 0 else 1) + duration - 1,
-                    "src": src.uid,
-                    "via": via,
-                }
-            )
+            self._log_effect(src, u, a, via)
         return a
+
+    def _log_effect(self, src: Unit, u: Unit, a: Active, via: str) -> None:
+        """Log a lasting effect just put on `u` (R14: active until the end phase of round r + d − 1)."""
+        rnd = a.since
+        self.emit(  # type: ignore[misc]
+            {
+                "type": "effect_applied",
+                "eid": a.eid,
+                "unit": u.uid,
+                "kind": a.kind,
+                "stat": a.stat or None,
+                "amount": a.amount if a.kind != "silence" else None,
+                "duration": a.left,
+                "until": (rnd if rnd > 0 else 1) + a.left - 1,
+                "src": src.uid,
+                "via": via,
+            }
+        )
 
     @staticmethod
     def _shift(u: Unit, stat: str, delta: int) -> None:
         """Add a modifier to one stat and refresh its effective value (never below 0)."""
         if stat == "atk":
-            u.m_atk += delta
-            v = u.atk + u.m_atk
+            v = u.m_atk = u.m_atk + delta
+            v += u.atk
             u.ea = v if v > 0 else 0
         elif stat == "def":
-            u.m_def += delta
-            v = u.df + u.m_def
+            v = u.m_def = u.m_def + delta
+            v += u.df
             u.ed = v if v > 0 else 0
         else:
-            u.m_spd += delta
-            v = u.spd + u.m_spd
+            v = u.m_spd = u.m_spd + delta
+            v += u.spd
             u.es = v if v > 0 else 0
 
     def _drop(self, u: Unit, a: Active, reason: str) -> None:
@@ -1120,12 +1274,26 @@ class RealmsState:
         u.effects.remove(a)
         u.pub = None
         kind = a.kind
-        if kind == "buff":
-            u.pos -= 1
-            self._shift(u, a.stat, -a.amount)
-        elif kind == "debuff":
-            u.neg -= 1
-            self._shift(u, a.stat, a.amount)
+        if kind == "buff" or kind == "debuff":
+            if kind == "buff":
+                u.pos -= 1
+                delta = -a.amount
+            else:
+                u.neg -= 1
+                delta = a.amount
+            stat = a.stat
+            if stat == "atk":
+                v = u.m_atk = u.m_atk + delta
+                v += u.atk
+                u.ea = v if v > 0 else 0
+            elif stat == "def":
+                v = u.m_def = u.m_def + delta
+                v += u.df
+                u.ed = v if v > 0 else 0
+            else:
+                v = u.m_spd = u.m_spd + delta
+                v += u.spd
+                u.es = v if v > 0 else 0
         elif kind == "shield":
             u.pos -= 1
             u.shield -= a.amount
@@ -1135,9 +1303,11 @@ class RealmsState:
         elif kind == "regen":
             u.pos -= 1
             u.ongoing -= 1
+            self.ongoing -= 1
         else:
             u.neg -= 1
             u.ongoing -= 1
+            self.ongoing -= 1
         a.left = 0
         if self.emit is not None:
             self.emit({"type": "effect_expired", "eid": a.eid, "unit": u.uid, "kind": kind, "reason": reason})
@@ -1147,6 +1317,7 @@ class RealmsState:
         origin = u.line
         u.line = dest
         u.pub = None
+        self.tcache[u.side] = None
         if self.emit is not None:
             self.emit({"type": "move", "unit": u.uid, "from": origin, "to": dest, "via": via, "src": src.uid})
 
@@ -1196,6 +1367,35 @@ class RealmsState:
         for t in targets:
             if t.alive:
                 self._add(src, t, "shield", "", amount, eff.duration, via)
+
+    def _fx_stat(self, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        """buff, debuff: a lasting modifier of ATK, DEF or SPD on each target (`_add`, specialised)."""
+        kind, stat, amount, duration = eff.kind, eff.stat, eff.amount, eff.duration
+        delta = amount if kind == "buff" else -amount
+        for t in targets:
+            if t.alive:
+                self.eid += 1
+                a = Active(self.eid, kind, stat, amount, duration, src.uid, self.round)
+                t.effects.append(a)
+                t.pub = None
+                if delta > 0:
+                    t.pos += 1
+                else:
+                    t.neg += 1
+                if stat == "atk":
+                    v = t.m_atk = t.m_atk + delta
+                    v += t.atk
+                    t.ea = v if v > 0 else 0
+                elif stat == "def":
+                    v = t.m_def = t.m_def + delta
+                    v += t.df
+                    t.ed = v if v > 0 else 0
+                else:
+                    v = t.m_spd = t.m_spd + delta
+                    v += t.spd
+                    t.es = v if v > 0 else 0
+                if self.emit is not None:
+                    self._log_effect(src, t, a, via)
 
     def _fx_lasting(self, src: Unit, eff: Effect, targets: list[Unit], via: str) -> None:
         """buff, debuff, poison, burn, regen, silence: a lasting effect on each target."""
@@ -1301,14 +1501,12 @@ class RealmsState:
                     self._drop(t, a, reason)
 
 
-_SINGLE_SELECTORS = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
-
 _HANDLERS = {
     "damage": RealmsState._fx_damage,
     "heal": RealmsState._fx_heal,
     "shield": RealmsState._fx_shield,
-    "buff": RealmsState._fx_lasting,
-    "debuff": RealmsState._fx_lasting,
+    "buff": RealmsState._fx_stat,
+    "debuff": RealmsState._fx_stat,
     "poison": RealmsState._fx_lasting,
     "burn": RealmsState._fx_lasting,
     "regen": RealmsState._fx_lasting,

@@ -89,14 +89,15 @@ def _seat_agents(
     }
 
 
-def _pending_decision(state: Any) -> tuple[Any, list[Any]] | None:
-    """(player, legal actions) of the pending decision, or None once the match is over.
+def _play_decision(state: Any, agents: Mapping[str, Any], rng: Any) -> None:
+    """Take the pending decision: its player's agent chooses (`agents` maps a player to an agent's
+    `act`), except that a single legal action is applied without asking.
 
-    A game state may offer this as `pending_decision()` to save calls in the loop below.
+    A game state may offer this as `play_decision(agents, rng)`, to save calls in the loop below.
     """
-    if state.is_terminal():
-        return None
-    return state.current_player(), state.legal_actions()
+    player = state.current_player()
+    legal = state.legal_actions()
+    state.apply(legal[0] if len(legal) == 1 else agents[player](state.observation(player), legal, rng))
 
 
 def play_match(
@@ -119,19 +120,14 @@ def play_match(
     cap = min(int(opts.get("max_actions", HARD_MAX_ACTIONS)), HARD_MAX_ACTIONS)
     applied = 0
     # Bound methods in locals: this loop runs once per decision of every match.
-    decision = getattr(state, "pending_decision", None) or partial(_pending_decision, state)
-    observation, apply = state.observation, state.apply
+    is_terminal = state.is_terminal
+    play = getattr(state, "play_decision", None) or partial(_play_decision, state)
     acts = {p: a.act for p, a in seats.items()}
-    while True:
-        pending = decision()
-        if pending is None:
-            break
+    while not is_terminal():
         if applied >= cap:
             state.stop("max_actions")
             break
-        player, legal = pending
-        # A forced decision is applied without asking the agent.
-        apply(legal[0] if len(legal) == 1 else acts[player](observation(player), legal, rng))
+        play(acts, rng)
         applied += 1
     outcome = state.outcome()
     return MatchResult(
