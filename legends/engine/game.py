@@ -24,11 +24,7 @@ from legends.engine.render import render_events
 from legends.engine.start import normalize_setup, setup_players
 from legends.engine.state import PLAYERS, LegendsState
 from simulate.engine.agents import Agent
-from simulate.engine.errors import MatchInputError
 from simulate.engine.runner import MatchResult, play_match
-
-# The seat a duel leaves empty gets this agent; it is never asked to act.
-IDLE_SEAT_AGENT = "random"
 
 
 class LegendsRules:
@@ -53,6 +49,13 @@ class LegendsRules:
         """The play-by-play text of an event log."""
         return render_events(events)
 
+    def players_for(self, setup: Any) -> list[str]:
+        """The seats of this setup (four in teams mode, two in a duel), for the runner to fill."""
+        players = setup_players(setup)
+        if len(players) not in (2, 4):  # a malformed setup: report it rather than the agents
+            normalize_setup(setup, random.Random(0))
+        return players
+
 
 RULES = LegendsRules()
 
@@ -60,37 +63,6 @@ RULES = LegendsRules()
 def new_match(setup: Any, *, seed: int, options: Mapping[str, Any] | None = None, keep_log: bool = True) -> LegendsState:
     """A fresh Akin Legends match state (options validated), for step-by-step play."""
     return RULES.new_state(setup, validate_options(options), seed, keep_log)
-
-
-def seat_agents(
-    setup: Any, agents: Mapping[str, str | Agent] | Sequence[str | Agent]
-) -> dict[str, str | Agent]:
-    """The core runner's four seats from agents given for the setup's own players
-    (a list in setup order or a mapping by player id); a duel's empty seats stay idle."""
-    players = setup_players(setup)
-    if len(players) not in (2, 4):  # a malformed setup: report it rather than the agents
-        normalize_setup(setup, random.Random(0))
-    if isinstance(agents, Mapping):
-        unknown = sorted(str(k) for k in set(agents) - set(players))
-        missing = [p for p in players if p not in agents]
-        if unknown or missing:
-            raise MatchInputError(
-                f"Agents are needed for players {', '.join(players)}"
-                + (f"; missing {', '.join(missing)}" if missing else "")
-                + (f"; unknown players {', '.join(unknown)}" if unknown else "") + ".",
-                [("agents", "players")],
-            )
-        chosen = dict(agents)
-    elif isinstance(agents, Sequence) and not isinstance(agents, str):
-        if len(agents) != len(players):
-            raise MatchInputError(
-                f"Give {len(players)} agents (one per player {', '.join(players)}), not {len(agents)}.",
-                [("agents", "count")],
-            )
-        chosen = dict(zip(players, agents, strict=True))
-    else:
-        raise MatchInputError("Agents are a mapping player -> name or a list of names.", [("agents", "type")])
-    return {p: chosen.get(p, IDLE_SEAT_AGENT) for p in PLAYERS}
 
 
 def play_legends_match(
@@ -101,12 +73,9 @@ def play_legends_match(
     options: Mapping[str, Any] | None = None,
     keep_log: bool = True,
 ) -> MatchResult:
-    """Play one match through the core runner, agents given per player of the setup (teams or duel)."""
-    players = setup_players(setup)
-    result = play_match("legends", setup=setup, agents=seat_agents(setup, agents), seed=seed, options=options,
-                        keep_log=keep_log)
-    result.agents = {p: a for p, a in result.agents.items() if p in players}
-    return result
+    """Play one match, agents given per player of the setup (teams or duel): a list in setup order or a
+    mapping by player id."""
+    return play_match("legends", setup=setup, agents=agents, seed=seed, options=options, keep_log=keep_log)
 
 
 def winner_team(result: MatchResult | Any) -> int | None:

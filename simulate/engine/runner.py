@@ -59,10 +59,13 @@ def validate_options(game: str, options: Mapping[str, Any] | None = None) -> dic
 
 
 def _seat_agents(
-    agents: Mapping[str, str | Agent] | Sequence[str | Agent], rules: GameRules
+    agents: Mapping[str, str | Agent] | Sequence[str | Agent], rules: GameRules, setup: Any
 ) -> dict[str, Agent]:
-    """One agent per player, from names (registry) or ready agent objects."""
-    players = list(rules.players)
+    """One agent per player of this setup, from names (registry) or ready agent objects.
+
+    A game whose seats depend on the setup (a duel seats fewer players) says so with `players_for`.
+    """
+    players = list(rules.players_for(setup) if hasattr(rules, "players_for") else rules.players)
     if isinstance(agents, Mapping):
         unknown = sorted(set(agents) - set(players))
         missing = [p for p in players if p not in agents]
@@ -112,7 +115,7 @@ def play_match(
     """Play one match to the end (or a hard cap) and return its result."""
     rules = get_game(game)
     opts = rules.validate_options(options)
-    seats = _seat_agents(agents, rules)
+    seats = _seat_agents(agents, rules, setup)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise OptionsError(f"The seed must be an integer (got {seed!r}).", [("seed", "type")])
     state = rules.new_state(setup, opts, seed, keep_log)

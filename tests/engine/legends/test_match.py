@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
-from legends.engine.game import RULES, new_match, play_legends_match, seat_agents, winner_team
+from legends.engine.game import RULES, new_match, play_legends_match, winner_team
 from legends.engine.options import DEFAULTS
 from simulate.engine.agents import agent_names, get_agent
 from simulate.engine.errors import MatchInputError, OptionsError, SetupError
@@ -48,8 +48,8 @@ def test_play_match_with_a_mapping_of_agents():
 def test_a_duel_through_the_legends_entry_point_and_through_the_core():
     result = play_legends_match(setup=duel_setup(), agents=["greedy", "random"], seed=5)
     assert result.agents == {"t0p0": "greedy", "t1p0": "random"}
-    # The core seats four agents; a duel asks only t0p0 and t1p0 (t0p1 and t1p1 stay idle).
-    same = play_match("legends", setup=duel_setup(), agents=["greedy", "greedy", "random", "search"], seed=5)
+    # The core runner seats the setup's own players: a duel has two.
+    same = play_match("legends", setup=duel_setup(), agents=["greedy", "random"], seed=5)
     assert result.events == same.events
     by_id = play_legends_match(setup=duel_setup(), agents={"t1p0": "random", "t0p0": "greedy"}, seed=5)
     assert by_id.events == result.events
@@ -57,11 +57,13 @@ def test_a_duel_through_the_legends_entry_point_and_through_the_core():
 
 def test_agents_must_match_the_players_of_the_setup():
     with pytest.raises(MatchInputError, match="Give 2 agents"):
-        seat_agents(duel_setup(), ["greedy"] * 4)
+        play_match("legends", setup=duel_setup(), agents=["greedy"] * 4, seed=1)
     with pytest.raises(MatchInputError, match="missing t1p1"):
-        seat_agents(teams_setup(), {"t0p0": "greedy", "t0p1": "greedy", "t1p0": "greedy"})
+        play_match("legends", setup=teams_setup(), agents={"t0p0": "greedy", "t0p1": "greedy", "t1p0": "greedy"},
+                   seed=1)
     with pytest.raises(MatchInputError, match="unknown players t0p1"):
-        seat_agents(duel_setup(), {"t0p0": "greedy", "t1p0": "greedy", "t0p1": "random"})
+        play_match("legends", setup=duel_setup(), agents={"t0p0": "greedy", "t1p0": "greedy", "t0p1": "random"},
+                   seed=1)
     with pytest.raises(MatchInputError):
         play_match("legends", setup=teams_setup(), agents=["greedy", "greedy"], seed=1)
     with pytest.raises(SetupError):  # a broken setup is reported as such, not as a count of agents
