@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from simulate.engine.events import render_lines
+
 Event = dict[str, Any]
 
 
@@ -143,9 +145,4 @@ _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
 
 def render_events(events: Sequence[Event]) -> str:
     """Every turn, showdown step and result, one line per event."""
-    names = _Names()
-    out: list[str] = []
-    for e in events:
-        handler = _RENDER.get(e.get("type", ""))
-        out.extend(handler(e, names) if handler else [f"  ({e.get('type')})"])
-    return "\n".join(out)
+    return render_lines(events, _RENDER, _Names())

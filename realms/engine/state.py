@@ -1281,19 +1281,7 @@ class RealmsState:
             else:
                 u.neg -= 1
                 delta = a.amount
-            stat = a.stat
-            if stat == "atk":
-                v = u.m_atk = u.m_atk + delta
-                v += u.atk
-                u.ea = v if v > 0 else 0
-            elif stat == "def":
-                v = u.m_def = u.m_def + delta
-                v += u.df
-                u.ed = v if v > 0 else 0
-            else:
-                v = u.m_spd = u.m_spd + delta
-                v += u.spd
-                u.es = v if v > 0 else 0
+            self._shift(u, a.stat, delta)
         elif kind == "shield":
             u.pos -= 1
             u.shield -= a.amount

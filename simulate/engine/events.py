@@ -83,3 +83,13 @@ def schema_problems(events: Iterable[Event], fields: Mapping[str, tuple[str, ...
             extra = sorted(keys - set(expected))
             problems.append(f"#{index} {kind}: missing {missing}, unexpected {extra}")
     return problems
+
+
+def render_lines(events: Iterable[Event], handlers: Mapping[str, Callable[[Event, Any], list[str]]],
+                 names: Any) -> str:
+    """A game's play-by-play: each event through its type's handler (unknown types shown by name)."""
+    out: list[str] = []
+    for event in events:
+        handler = handlers.get(event.get("type", ""))
+        out.extend(handler(event, names) if handler else [f"  ({event.get('type')})"])
+    return "\n".join(out)
