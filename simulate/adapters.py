@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from legends import selectors as legends_selectors
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.models import Character
 from realms.selectors import character_list
@@ -29,8 +30,6 @@ def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, Characte
 
 def legends_catalogue() -> dict:
     """The Akin Legends catalogue as the engine's plain data (five queries, whatever its size)."""
-    from legends import selectors as legends_selectors
-
     return {
         "elements": [element.slug for element in legends_selectors.element_list()],
         "spirits": [{"slug": s.slug, "name": s.name} for s in legends_selectors.spirit_list()],

@@ -36,27 +36,25 @@ def match_input_error(exc: MatchInputError, field: str) -> Response:
     return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
 
 
-def play_and_answer(request, play, serializer=MatchSerializer) -> Response | None:
-    """Run `play()` and answer 201 with what it returns, or the 400 its failure calls for.
+# What playing (or checking) a match can refuse because of the request.
+REFUSALS = (services.IllegalMatchSetup, services.MatchRequestError, MatchInputError)
 
-    With `serializer=None` only a failure is answered (None when `play()` succeeds).
-    """
-    try:
-        match = play()
-    except services.IllegalMatchSetup as exc:
+
+def refusal_response(exc: Exception) -> Response:
+    """The 400 a refused match request calls for (rule violations are raised in the common shape)."""
+    if isinstance(exc, services.IllegalMatchSetup):
         raise RuleViolations(exc.violations, str(exc)) from exc
-    except services.MatchRequestError as exc:
+    if isinstance(exc, services.MatchRequestError):
         return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
-    except UnknownAgentError as exc:
+    if isinstance(exc, UnknownAgentError):
         return match_input_error(exc, "agents")
-    except OptionsError as exc:
+    if isinstance(exc, OptionsError):
         return match_input_error(exc, "options")
-    except MatchInputError as exc:
-        return match_input_error(exc, "setup")
-    if serializer is None:
-        return None
-    body = serializer(match, context={"request": request}).data
-    return Response(body, status=status.HTTP_201_CREATED)
+    return match_input_error(exc, "setup")
+
+
+def created(request, match) -> Response:
+    return Response(MatchSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
 class RealmsMatchCreateView(APIView):
@@ -71,9 +69,12 @@ class RealmsMatchCreateView(APIView):
         given = data.validated_data
         agents = dict(given.get("agents") or {"a": "greedy", "b": "greedy"})
         inputs = {key: request.data[key] for key in ("armies", "formation", "options") if key in request.data}
-        return play_and_answer(request, lambda: services.play_realms_match(
-            inputs=inputs, agents=agents, seed=given.get("seed"), user=request.user
-        )[0])
+        try:
+            match, _ = services.play_realms_match(inputs=inputs, agents=agents, seed=given.get("seed"),
+                                                  user=request.user)
+        except REFUSALS as exc:
+            return refusal_response(exc)
+        return created(request, match)
 
 
 class LegendsMatchCreateView(APIView):
@@ -87,17 +88,17 @@ class LegendsMatchCreateView(APIView):
         data.is_valid(raise_exception=True)
         given = data.validated_data
         inputs = {key: request.data[key] for key in ("mode", "setup", "options") if key in request.data}
-
-        def play():
+        try:
             mode, teams = services.legends_setup_from_request(
                 mode=given.get("mode"), setup=given["setup"], user=request.user
             )
-            return services.play_legends_match(
+            match, _ = services.play_legends_match(
                 inputs=inputs, mode=mode, teams=teams, agents=given.get("agents", "greedy"),
                 seed=given.get("seed"), user=request.user,
-            )[0]
-
-        return play_and_answer(request, play)
+            )
+        except REFUSALS as exc:
+            return refusal_response(exc)
+        return created(request, match)
 
 
 def queue_batch(request, game: str, serializer_class) -> Response:
@@ -115,13 +116,10 @@ def queue_batch(request, game: str, serializer_class) -> Response:
         swap_sides=given["swap_sides"],
     )
 
-    def check():
+    try:
         services.check_batch(batch)
-        return batch
-
-    refused = play_and_answer(request, check, serializer=None)
-    if refused is not None:
-        return refused
+    except REFUSALS as exc:
+        return refusal_response(exc)
     batch.save()
     # After commit, so that a worker on another connection finds the row.
     transaction.on_commit(lambda: run_batch.delay(str(batch.id)))
