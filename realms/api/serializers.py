@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from cardsdb.api.serializers import RenamedFieldsMixin, ValidatedModelSerializer
 from cardsdb.models import CardSet, Faction, Rarity
+from realms import selectors, services
 from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError
 from realms.models import Army, Character, Race
@@ -80,6 +81,15 @@ class ArmyCodeQuerySerializer(serializers.Serializer):
     code = serializers.CharField()
 
 
+class ArmyListSerializer(serializers.ListSerializer):
+    """Looks up the cards of every army on a page at once, so a page costs the same queries as one army."""
+
+    def to_representation(self, data):
+        armies = data.all() if hasattr(data, "all") else data
+        self.context["army_cards"] = selectors.army_cards(slugs={s["card"] for a in armies for s in a.slots})
+        return super().to_representation(armies)
+
+
 class ArmySerializer(ValidatedModelSerializer):
     """A saved army (possibly a draft), with its current validity."""
 
@@ -93,6 +103,7 @@ class ArmySerializer(ValidatedModelSerializer):
         model = Army
         fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code",
                   "created_at", "updated_at"]
+        list_serializer_class = ArmyListSerializer
 
     def get_fields(self):
         fields = super().get_fields()
@@ -103,7 +114,17 @@ class ArmySerializer(ValidatedModelSerializer):
         return fields
 
     def _report(self, army) -> dict:
-        return self.context["army_reports"](army)
+        """The army checked against today's catalogue and collection (computed once per army)."""
+        reports = self.context.setdefault("army_reports", {})
+        if army.pk not in reports:
+            cards = self.context.get("army_cards")
+            if cards is None:
+                cards = selectors.army_cards(slugs={slot["card"] for slot in army.slots})
+            reports[army.pk] = services.army_report(
+                slots=services.slots_from_data(army.slots), cards=cards,
+                owned=selectors.owned_quantities(army.collection),
+            )
+        return reports[army.pk]
 
     def get_valid(self, army) -> bool:
         return self._report(army)["valid"]

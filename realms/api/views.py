@@ -81,39 +81,6 @@ class ArmyViewSet(viewsets.ModelViewSet):
     def get_queryset(self):
         return selectors.army_list(user=self.request.user)
 
-    def get_serializer_context(self):
-        context = super().get_serializer_context()
-        context["army_reports"] = self._army_reports
-        return context
-
-    def _army_reports(self, army) -> dict:
-        # One card lookup for every army on the page (or the one shown), however many there are.
-        if not hasattr(self, "_report_cache"):
-            self._report_cache = {}
-            armies = getattr(self, "_page_armies", None) or [army]
-            slugs = {slot["card"] for item in armies for slot in item.slots}
-            self._cards = selectors.army_cards(slugs=slugs)
-        if army.pk not in self._report_cache:
-            slots = services.slots_from_data(army.slots)
-            self._report_cache[army.pk] = services.army_report(
-                slots=slots, cards=self._cards, owned=selectors.owned_quantities(army.collection)
-            )
-        return self._report_cache[army.pk]
-
-    def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        self._page_armies = page
-        return page
-
-    def perform_update(self, serializer):
-        super().perform_update(serializer)
-        self.__dict__.pop("_report_cache", None)
-        self._page_armies = [serializer.instance]
-
-    def perform_create(self, serializer):
-        super().perform_create(serializer)
-        self._page_armies = [serializer.instance]
-
     @extend_schema(request=ArmyInputSerializer, responses=ArmyValidationSerializer)
     @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
     def validate(self, request):
