@@ -39,9 +39,11 @@ class LegendsRules:
         """Options with defaults; OptionsError naming every bad one."""
         return validate_options(options)
 
-    def new_state(self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool) -> LegendsState:
+    def new_state(
+        self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool, agents: Mapping[str, str] | None = None
+    ) -> LegendsState:
         """A match at its first decision: setup checked (SetupError lists every violation), cards drawn, dealt."""
-        state = LegendsState(options, seed, keep_log)
+        state = LegendsState(options, seed, keep_log, agents)
         state.start(normalize_setup(setup, state.rng))
         return state
 

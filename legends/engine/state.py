@@ -45,6 +45,7 @@ from legends.engine.showdown import (
 from legends.engine.start import MatchStart
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import EventLog
+from simulate.engine.rng import seat_seeds
 from simulate.engine.games import Outcome
 
 # The core runner seats agents by these ids (team 0 first); a duel uses t0p0 and t1p0 only.
@@ -92,10 +93,14 @@ class LegendsState:
         "start_info", "spirits", "protectors", "effects", "spy", "redraw_sizes", "extra_markers",
         "defenses", "seats", "by_pid", "draw", "discard", "round", "order", "passes", "turn", "plays",
         "last_plays", "known", "spy_used", "stage", "points", "alloc_queue", "alloc_options", "alloc_cap",
-        "legal", "winner", "reason", "steps",
+        "legal", "winner", "reason", "steps", "agent_names", "agent_seeds",
     )
 
-    def __init__(self, options: Mapping[str, Any], seed: int, keep_log: bool = True) -> None:
+    def __init__(
+        self, options: Mapping[str, Any], seed: int, keep_log: bool = True, agents: Mapping[str, str] | None = None
+    ) -> None:
+        self.agent_names = dict(agents or {})
+        self.agent_seeds: dict[str, int] = {}
         self.options = dict(options)
         self.seed = seed
         self.rng = random.Random(seed)
@@ -138,6 +143,7 @@ class LegendsState:
             Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(start.players)
         ]
         self.by_pid = {s.pid: s for s in self.seats}
+        self.agent_seeds = seat_seeds(self.rng, [s.pid for s in self.seats])  # G2
         deck = start.catalogue.deck()
         self.rng.shuffle(deck)
         self.draw = deck
@@ -252,6 +258,8 @@ class LegendsState:
         c.options = self.options
         c.seed = seed
         c.rng = random.Random(seed)
+        c.agent_names = self.agent_names
+        c.agent_seeds = self.agent_seeds
         c.log = None
         c.emit = None
         c.max_rounds = self.max_rounds
@@ -595,6 +603,8 @@ def determinise(obs: LegendsObservation, rng: random.Random, seed: int) -> Legen
     s.options = {"max_rounds": obs.max_rounds, "max_actions": obs.max_actions}
     s.seed = seed
     s.rng = rng
+    s.agent_names = {}
+    s.agent_seeds = {}
     s.log = None
     s.emit = None
     s.max_rounds = obs.max_rounds

@@ -25,9 +25,11 @@ class RealmsRules:
         """Options with defaults; OptionsError naming every bad one."""
         return validate_options(options)
 
-    def new_state(self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool) -> RealmsState:
+    def new_state(
+        self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool, agents: Mapping[str, str] | None = None
+    ) -> RealmsState:
         """A match at its first decision, from armies or from collections (Formation Round)."""
-        state = RealmsState(options, seed, keep_log)
+        state = RealmsState(options, seed, keep_log, agents)
         start = normalize_setup(setup)
         if isinstance(start, ArmySetup):
             state.start_battle({"a": start.a, "b": start.b})

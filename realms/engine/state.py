@@ -33,6 +33,7 @@ from realms.engine.observation import RealmsObservation, UnitInfo, static_part
 from realms.engine.spec import Effect, FactionAbility, MainAbility, SummonSpec
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.events import EventLog
+from simulate.engine.rng import seat_seeds
 from simulate.engine.games import Outcome
 
 PLAYERS = ("a", "b")
@@ -331,10 +332,14 @@ class RealmsState:
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_q", "fq_i", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
         "armed", "ongoing", "flex_units", "factions", "f_coll", "f_dep", "f_turn", "tcache", "views",
+        "agent_names", "agent_seeds",
     )
 
-    def __init__(self, options: Mapping[str, Any], seed: int, keep_log: bool = True) -> None:
-        """A match before setup: options validated, its own generator, the first player drawn if needed."""
+    def __init__(
+        self, options: Mapping[str, Any], seed: int, keep_log: bool = True, agents: Mapping[str, str] | None = None
+    ) -> None:
+        """A match before setup: options validated, its own generator, the first player drawn if needed,
+        then a seed for each player's agent (G2)."""
         self.options = dict(options)
         self.seed = seed
         self.rng = random.Random(seed)
@@ -347,6 +352,8 @@ class RealmsState:
             first = "a" if self.rng.random() < 0.5 else "b"
         self.first = first
         self.alt = first
+        self.agent_names = dict(agents or {})
+        self.agent_seeds = seat_seeds(self.rng, PLAYERS)
         self.stage = START
         self.round = 0
         self.units: list[Unit] = []
@@ -517,9 +524,9 @@ class RealmsState:
         """The legal actions of the pending decision (a fresh list)."""
         return list(self.legal)
 
-    def play_decision(self, agents: Mapping[str, Any], rng: random.Random) -> None:
+    def play_decision(self, agents: Mapping[str, Any]) -> None:
         """The runner's step: the pending decision taken by its player's agent (`agents` maps a player to
-        an agent's `act`) and applied; a single legal action is applied without asking."""
+        a function of observation and legal actions) and applied; a single legal action is applied without asking."""
         legal = self.legal
         if len(legal) == 1:
             action = legal[0]
@@ -527,7 +534,7 @@ class RealmsState:
             raise IllegalAction(None, [], "The match is over; no action is legal.")
         else:
             player = self.f_turn if self.stage == FORMATION else self.pending.side  # type: ignore[union-attr]
-            action = agents[player](self.observation(player), list(legal), rng)
+            action = agents[player](self.observation(player), list(legal))
             if action not in legal:
                 self.apply(action)  # converts a list action, or raises IllegalAction
                 return
@@ -627,6 +634,8 @@ class RealmsState:
         c.options = self.options
         c.seed = seed
         c.rng = random.Random(seed)
+        c.agent_names = self.agent_names
+        c.agent_seeds = self.agent_seeds
         c.log = None
         c.emit = None
         c.tie_random = self.tie_random

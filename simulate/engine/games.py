@@ -34,7 +34,8 @@ class Outcome:
 class GameState(Protocol):
     """OpenSpiel-like match state: whose decision, its legal actions, apply, terminal, result."""
 
-    rng: random.Random  # the match generator (G1); agents draw from it
+    rng: random.Random  # the match generator (G1); never handed to an agent (G2)
+    agent_seeds: dict[str, int]  # per seat, drawn from `rng` when the match starts (G2); logged
 
     def current_player(self) -> str | None:
         """The player who decides now, or None when the match is over."""
@@ -72,8 +73,10 @@ class GameRules(Protocol):
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults filled in; raise OptionsError naming every bad one."""
 
-    def new_state(self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool) -> GameState:
-        """A fresh match from a setup, validated options and a seed."""
+    def new_state(
+        self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool, agents: Mapping[str, str] | None = None
+    ) -> GameState:
+        """A fresh match from a setup, validated options and a seed; `agents` names each seat's agent (logged)."""
 
     def render(self, events: Sequence[dict[str, Any]]) -> str:
         """The event log as a readable play-by-play."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -92,15 +93,21 @@ def _seat_agents(
     }
 
 
-def _play_decision(state: Any, agents: Mapping[str, Any], rng: Any) -> None:
-    """Take the pending decision: its player's agent chooses (`agents` maps a player to an agent's
-    `act`), except that a single legal action is applied without asking.
+def _play_decision(state: Any, agents: Mapping[str, Any]) -> None:
+    """Take the pending decision: its player's agent chooses (`agents` maps a player to a function of
+    the observation and the legal actions), except that a single legal action is applied without asking.
 
-    A game state may offer this as `play_decision(agents, rng)`, to save calls in the loop below.
+    A game state may offer this as `play_decision(agents)`, to save calls in the loop below.
     """
     player = state.current_player()
     legal = state.legal_actions()
-    state.apply(legal[0] if len(legal) == 1 else agents[player](state.observation(player), legal, rng))
+    state.apply(legal[0] if len(legal) == 1 else agents[player](state.observation(player), legal))
+
+
+def _decider(agent: Agent, rng: random.Random) -> Any:
+    """The agent's `act` with its own generator bound (G2: never the match generator)."""
+    act = agent.act
+    return lambda observation, legal: act(observation, legal, rng)
 
 
 def play_match(
@@ -118,19 +125,19 @@ def play_match(
     seats = _seat_agents(agents, rules, setup)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise OptionsError(f"The seed must be an integer (got {seed!r}).", [("seed", "type")])
-    state = rules.new_state(setup, opts, seed, keep_log)
-    rng = state.rng
+    names = {p: getattr(a, "name", type(a).__name__) for p, a in seats.items()}
+    state = rules.new_state(setup, opts, seed, keep_log, names)
     cap = min(int(opts.get("max_actions", HARD_MAX_ACTIONS)), HARD_MAX_ACTIONS)
     applied = 0
     # Bound methods in locals: this loop runs once per decision of every match.
     is_terminal = state.is_terminal
     play = getattr(state, "play_decision", None) or partial(_play_decision, state)
-    acts = {p: a.act for p, a in seats.items()}
+    acts = {p: _decider(a, random.Random(state.agent_seeds[p])) for p, a in seats.items()}
     while not is_terminal():
         if applied >= cap:
             state.stop("max_actions")
             break
-        play(acts, rng)
+        play(acts)
         applied += 1
     outcome = state.outcome()
     return MatchResult(
@@ -144,7 +151,7 @@ def play_match(
         events=state.events(),
         schema_version=rules.schema_version,
         options=opts,
-        agents={p: getattr(a, "name", type(a).__name__) for p, a in seats.items()},
+        agents=names,
     )
 
 

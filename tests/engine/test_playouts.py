@@ -53,11 +53,12 @@ def check_decision(st: RealmsState) -> None:
 def play(st: RealmsState, agents: dict, rng: random.Random, cap: int = 5000) -> int:
     """Play to the end checking invariants; the number of decisions."""
     steps = 0
+    seat_rngs = {p: random.Random(s) for p, s in st.agent_seeds.items()}  # G2: never the match generator
     while not st.is_terminal():
         check_decision(st)
         legal = st.legal_actions()
         player = st.current_player()
-        action = agents[player].act(st.observation(player), legal, st.rng) if len(legal) > 1 else legal[0]
+        action = agents[player].act(st.observation(player), legal, seat_rngs[player]) if len(legal) > 1 else legal[0]
         st.apply(action)
         steps += 1
         assert steps < cap, "a match did not end"
@@ -91,8 +92,10 @@ def test_greedy_and_formation_playouts_keep_every_invariant() -> None:
     for seed in range(200):
         st = new_match({"collections": {"a": cards, "b": cards}}, seed=seed)
         agents = {"a": get_agent("greedy"), "b": get_agent("random" if seed % 2 else "greedy")}
+        seat_rngs = {p: random.Random(s) for p, s in st.agent_seeds.items()}
         while st.phase() == "formation":
-            st.apply(agents[st.current_player()].act(st.observation(st.current_player()), st.legal_actions(), st.rng))
+            p = st.current_player()
+            st.apply(agents[p].act(st.observation(p), st.legal_actions(), seat_rngs[p]))
         play(st, agents, rng)
         events = st.events()
         assert not schema_problems(events, EVENT_FIELDS)
