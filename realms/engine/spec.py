@@ -24,8 +24,16 @@ TRIGGERS = (
     "on_hit",
     "ally_defeated",
     "enemy_defeated",
+    "defeats_enemy",
     "round_end",
 )
+# R18: triggers about a defeat; they count characters unless the ability says "unit" (`include_summons`).
+DEFEAT_TRIGGERS = ("ally_defeated", "enemy_defeated", "defeats_enemy")
+# Triggers that resolve before an attack order is built in their round (R7, R9): an SPD change made
+# there counts in that round's order; made anywhere else it counts from the next order on.
+BEFORE_ORDER_TRIGGERS = ("battle_start", "round_start")
+# Single-enemy picks, which obey R12 like a chosen target.
+ENEMY_PICKS = ("random_enemy", "lowest_hp_enemy", "highest_atk_enemy")
 
 # Selectors usable by every ability; "target" needs a chosen unit, "attacker" an on_hit trigger.
 SELECTORS = (
@@ -48,6 +56,8 @@ SELECTORS = (
 )
 
 ONGOING_KINDS = ("poison", "burn", "regen")
+# Effects that stand on a unit for a duration; R17 ends them when their source falls unless `persists`.
+LASTING_KINDS = ("shield", "buff", "debuff", "poison", "burn", "regen", "silence")
 EFFECT_KINDS = (
     "damage",
     "heal",
@@ -105,6 +115,7 @@ class Effect:
     line: str = ""  # summon: vanguard | rearguard | same
     count: int = 1
     unit: SummonSpec | None = None
+    persists: bool = False  # R17: a lasting effect that outlives its source ("even after it falls")
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,7 @@ class FactionAbility:
     effects: tuple[Effect, ...]
     condition: Condition = field(default_factory=Condition)
     limit: str = "none"  # none | round | battle
+    include_summons: bool = False  # R18: a defeat trigger that also counts summoned units
 
 
 class _Checker:
@@ -233,7 +245,7 @@ def _parse_effect(check: _Checker, raw: Any, path: str, choose: str, trigger: st
     kind = check.choice(data, "kind", EFFECT_KINDS, path)
     if not kind:
         return None
-    check.unknown_keys(data, _COMMON_EFFECT_KEYS | _KIND_KEYS[kind], path)
+    check.unknown_keys(data, _COMMON_EFFECT_KEYS | _KIND_KEYS[kind] | ({"persists"} if kind in LASTING_KINDS else set()), path)
     target = "self"
     if kind != "summon":
         target = check.choice(data, "target", SELECTORS, path)
@@ -247,6 +259,8 @@ def _parse_effect(check: _Checker, raw: Any, path: str, choose: str, trigger: st
         check.fail(f"{path}.target", "a summon has no target")
 
     params: dict[str, Any] = {}
+    if kind in LASTING_KINDS:
+        params["persists"] = check.boolean(data, "persists", path)
     if kind in ("damage", "heal", "shield"):
         params["scale"] = check.number(data, "scale", path, 0, MAX_SCALE)
         params["flat"] = check.integer(data, "flat", path, 0, MAX_AMOUNT, default=0)
@@ -298,8 +312,40 @@ def _parse_effects(check: _Checker, data: dict, path: str, choose: str, trigger:
         return ()
     if len(raw) > MAX_EFFECTS:
         check.fail(f"{path}.effects", f"must hold at most {MAX_EFFECTS} effects")
-    effects = [_parse_effect(check, item, f"{path}.effects[{i}]", choose, trigger) for i, item in enumerate(raw)]
-    return tuple(effect for effect in effects if effect is not None)
+    parsed: list[Effect] = []
+    for i, item in enumerate(raw):
+        effect = _parse_effect(check, item, f"{path}.effects[{i}]", choose, trigger)
+        if effect is not None:
+            reason = never_matters(effect, trigger)
+            if reason:
+                check.fail(f"{path}.effects[{i}].duration", reason)
+            parsed.append(effect)
+    return tuple(parsed)
+
+
+def never_matters(effect: Effect, trigger: str | None) -> str:
+    """R14: why a lasting effect could never change anything when applied from this trigger (None: a
+    main ability, used during the actions), or "" when it can.
+
+    The end phase counts durations down right after its round_end abilities, so a 1-round effect
+    applied there is gone before anything reads it; an SPD change made after the round's order is
+    built counts only in later orders; a 1-round silence on an attacker in the middle of its action,
+    or on a unit that has just acted, ends before that unit's next chance to use its ability.
+    """
+    if effect.kind not in LASTING_KINDS or effect.duration != 1 or effect.kind in ONGOING_KINDS:
+        return ""
+    if trigger == "round_end":
+        return "a 1-round effect applied at the end of a round expires in that same end phase: give it 2 rounds or more"
+    if effect.kind in ("buff", "debuff") and effect.stat == "spd" and trigger not in BEFORE_ORDER_TRIGGERS:
+        return (
+            "a 1-round SPD change applied after the attack order is built expires before any order uses it: "
+            "give it 2 rounds or more"
+        )
+    if effect.kind == "silence" and (
+        (trigger == "on_hit" and effect.target == "attacker") or (trigger == "after_action" and effect.target == "self")
+    ):
+        return "a 1-round silence on a unit that has already acted this round never stops anything: give it 2 rounds or more"
+    return ""
 
 
 def parse_main_ability(raw: Any, path: str = "main_ability") -> MainAbility:
@@ -327,11 +373,14 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
     data = check.obj(raw, path)
     if data is None:
         raise SpecError(check.errors)
-    check.unknown_keys(data, {"name", "text", "trigger", "condition", "limit", "effects"}, path)
+    check.unknown_keys(data, {"name", "text", "trigger", "condition", "limit", "include_summons", "effects"}, path)
     name = check.text(data, "name", path, max_len=80)
     text = check.text(data, "text", path)
     trigger = check.choice(data, "trigger", TRIGGERS, path)
     limit = check.choice(data, "limit", ("none", "round", "battle"), path, default="none")
+    include_summons = check.boolean(data, "include_summons", path)
+    if include_summons and trigger not in DEFEAT_TRIGGERS:
+        check.fail(f"{path}.include_summons", f"only applies to the triggers {', '.join(DEFEAT_TRIGGERS)}")
     condition = Condition()
     if "condition" in data:
         cpath = f"{path}.condition"
@@ -352,5 +401,54 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
     if check.errors:
         raise SpecError(check.errors)
     return FactionAbility(
-        name=name, text=text, trigger=trigger, effects=effects, condition=condition, limit=limit
+        name=name, text=text, trigger=trigger, effects=effects, condition=condition, limit=limit,
+        include_summons=include_summons,
     )
+
+
+def effect_spec(effect: Effect) -> dict[str, Any]:
+    """An effect back as its canonical spec dict (defaults left out), as the event log records it (G3)."""
+    data: dict[str, Any] = {"kind": effect.kind}
+    if effect.kind != "summon":
+        data["target"] = effect.target
+    defaults = Effect(kind=effect.kind, target=effect.target)
+    keys = _KIND_KEYS[effect.kind] | ({"persists"} if effect.kind in LASTING_KINDS else set())
+    for key in sorted(keys):
+        if key == "unit":
+            unit = effect.unit
+            if unit is not None:
+                data["unit"] = {"name": unit.name, "atk": unit.atk, "def": unit.def_, "spd": unit.spd, "hp": unit.hp}
+            continue
+        value = getattr(effect, key)
+        if key in ("line", "count", "to") or value != getattr(defaults, key):
+            data[key] = value
+    return data
+
+
+def main_spec(main: MainAbility) -> dict[str, Any]:
+    """A main ability back as its canonical spec dict (G3: the log carries both ability specs)."""
+    data: dict[str, Any] = {"name": main.name, "text": main.text, "choose": main.choose}
+    if main.ignore_lines:
+        data["ignore_lines"] = True
+    data["effects"] = [effect_spec(e) for e in main.effects]
+    return data
+
+
+def faction_spec(fab: FactionAbility) -> dict[str, Any]:
+    """A faction ability back as its canonical spec dict (G3)."""
+    data: dict[str, Any] = {"name": fab.name, "text": fab.text, "trigger": fab.trigger}
+    cond = fab.condition
+    if not cond.is_empty():
+        data["condition"] = {
+            k: v
+            for k, v in (
+                ("allies_same_faction_gte", cond.allies_same_faction_gte), ("line", cond.line), ("hp_below", cond.hp_below)
+            )
+            if v
+        }
+    if fab.limit != "none":
+        data["limit"] = fab.limit
+    if fab.include_summons:
+        data["include_summons"] = True
+    data["effects"] = [effect_spec(e) for e in fab.effects]
+    return data

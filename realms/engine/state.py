@@ -30,7 +30,7 @@ from realms.engine.formation import (
     legal_deployments,
 )
 from realms.engine.observation import RealmsObservation, UnitInfo, static_part
-from realms.engine.spec import Effect, FactionAbility, MainAbility, SummonSpec
+from realms.engine.spec import ONGOING_KINDS, Effect, FactionAbility, MainAbility, SummonSpec, faction_spec, main_spec
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.events import EventLog
 from simulate.engine.rng import seat_seeds
@@ -73,13 +73,18 @@ TRIGGER_CODES = {
     "ally_defeated": 6,
     "enemy_defeated": 7,
     "round_end": 8,
+    "defeats_enemy": 9,
 }
-T_BATTLE_START, T_ROUND_START, T_BEFORE, T_AFTER, T_ON_HIT, T_ALLY_DEF, T_ENEMY_DEF, T_ROUND_END = range(1, 9)
+(
+    T_BATTLE_START, T_ROUND_START, T_BEFORE, T_AFTER, T_ON_HIT, T_ALLY_DEF, T_ENEMY_DEF, T_ROUND_END, T_DEFEATS,
+) = range(1, 10)
 LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
+_DEFEAT_TRIGGERS = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
 
 NEGATIVE_KINDS = frozenset({"debuff", "poison", "burn", "silence"})
 POSITIVE_KINDS = frozenset({"buff", "shield", "regen"})
 ONGOING_DAMAGE = frozenset({"poison", "burn"})
+ONGOING = frozenset(ONGOING_KINDS)
 MAX_TRIGGER_DEPTH = 8
 
 _FRACTIONS: dict[float, tuple[int, int]] = {}
@@ -100,6 +105,8 @@ def scaled(value: int, scale: float) -> int:
 # How a compiled effect step finds its units (see `compile_effects`).
 SEL_TARGET, SEL_SELF, SEL_PICK, SEL_GROUP, SEL_SUMMON = range(5)
 SINGLE_SELECTORS = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
+RANDOM_SELECTORS = frozenset({"random_ally", "random_enemy"})
+STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
 # One step: (selector code, selector, handler, effect); the handler is a RealmsState._fx_* function.
 Step = tuple[int, str, Any, Effect]
 _PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
@@ -143,7 +150,7 @@ def card_values(card: CharacterCard) -> tuple:
     values = (
         card.faction, card.character_class, card.position, card.cooldown, card.main, fab,
         TRIGGER_CODES[fab.trigger], LIMIT_CODES[fab.limit], None if fab.condition.is_empty() else fab.condition,
-        compile_effects(card.main.effects), compile_effects(fab.effects),
+        compile_effects(card.main.effects), compile_effects(fab.effects), fab.include_summons,
     )
     if len(_CARD_VALUES) >= 4096:
         _CARD_VALUES.clear()
@@ -151,13 +158,39 @@ def card_values(card: CharacterCard) -> tuple:
     return values
 
 
+def unit_card(u: Unit) -> dict[str, Any]:
+    """A unit's full card as match_start logs it (G3): printed values and both ability specs."""
+    card = u.card
+    return {
+        "id": u.uid,
+        "side": u.side,
+        "card": card.slug if card else None,
+        "name": u.name,
+        "rarity": card.rarity if card else None,
+        "position": u.position,
+        "class": u.cls,
+        "faction": u.faction,
+        "line": u.line,
+        "atk": u.atk,
+        "def": u.df,
+        "spd": u.spd,
+        "hp": u.hp,
+        "cooldown": u.cooldown,
+        "main_ability": main_spec(card.main) if card else None,
+        "faction_ability": faction_spec(card.faction_ability) if card else None,
+    }
+
+
 class Active:
     """An effect standing on a unit: buff, debuff, shield, poison, burn, regen or silence."""
 
-    __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since")
+    __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since", "persists")
 
-    def __init__(self, eid: int, kind: str, stat: str, amount: int, left: int, src: str, since: int) -> None:
-        """A standing effect: id, kind, stat, amount, rounds left, source id, round applied."""
+    def __init__(
+        self, eid: int, kind: str, stat: str, amount: int, left: int, src: str, since: int, persists: bool = False
+    ) -> None:
+        """A standing effect: id, kind, stat, amount, rounds (ongoing kinds: ticks) left, source id, round
+        applied, and whether it outlives its source (R17)."""
         self.eid = eid
         self.kind = kind
         self.stat = stat
@@ -165,10 +198,11 @@ class Active:
         self.left = left
         self.src = src
         self.since = since
+        self.persists = persists
 
     def copy(self) -> Active:
         """An independent copy (for look-ahead states)."""
-        return Active(self.eid, self.kind, self.stat, self.amount, self.left, self.src, self.since)
+        return Active(self.eid, self.kind, self.stat, self.amount, self.left, self.src, self.since, self.persists)
 
 
 class Unit:
@@ -179,6 +213,7 @@ class Unit:
         "atk", "df", "spd", "max_hp", "hp", "m_atk", "m_def", "m_spd", "ea", "ed", "es", "shield", "silence", "ongoing",
         "effects", "alive", "cooldown", "ready", "main", "fab", "trig", "limit", "cond", "main_prog", "fab_prog",
         "fab_round", "fab_used", "turn", "acted", "act_atk", "act_abl", "pub", "neg", "pos", "fixed",
+        "counts_summons",
     )
 
     def __init__(
@@ -236,11 +271,12 @@ class Unit:
             self.cond = None
             self.main_prog: tuple[Step, ...] = ()
             self.fab_prog: tuple[Step, ...] = ()
+            self.counts_summons = False
         else:
             self.summon = False
             (
                 self.faction, self.cls, self.position, self.cooldown, self.main, self.fab,
-                self.trig, self.limit, self.cond, self.main_prog, self.fab_prog,
+                self.trig, self.limit, self.cond, self.main_prog, self.fab_prog, self.counts_summons,
             ) = card_values(card)
         self.fixed = static_part(self)
 
@@ -285,6 +321,7 @@ class Unit:
         n.cond = self.cond
         n.main_prog = self.main_prog
         n.fab_prog = self.fab_prog
+        n.counts_summons = self.counts_summons
         n.fab_round = self.fab_round
         n.fab_used = self.fab_used
         n.turn = self.turn
@@ -332,7 +369,7 @@ class RealmsState:
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_q", "fq_i", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
         "armed", "ongoing", "flex_units", "factions", "f_coll", "f_dep", "f_turn", "tcache", "views",
-        "agent_names", "agent_seeds",
+        "agent_names", "agent_seeds", "uses", "use",
     )
 
     def __init__(
@@ -374,7 +411,9 @@ class RealmsState:
         self.winner: str | None = None
         self.reason = ""
         self.steps = 0
-        self.armed = [0] * 9  # living characters per faction-ability trigger code: 0 lets a scan be skipped
+        self.armed = [0] * 10  # living characters per faction-ability trigger code: 0 lets a scan be skipped
+        self.uses = 0  # ability uses so far: each Main Ability or faction ability use gets the next id (G3)
+        self.use: int | None = None  # the ability use now resolving, named by every effect it causes
         self.ongoing = 0  # poison, burn and regeneration effects standing (on any unit, fallen ones too)
         self.flex_units = 0  # Flex-position units ever fielded: none means no Flex phase to scan
         self.factions: dict[str, dict[str, int]] = {"a": {}, "b": {}}  # living characters per faction
@@ -427,27 +466,12 @@ class RealmsState:
                     "seed": self.seed,
                     "options": self.options,
                     "first_player": self.first,
-                    "units": [
-                        {
-                            "id": u.uid,
-                            "side": u.side,
-                            "card": u.card.slug if u.card else None,
-                            "name": u.name,
-                            "class": u.cls,
-                            "faction": u.faction,
-                            "line": u.line,
-                            "atk": u.atk,
-                            "def": u.df,
-                            "spd": u.spd,
-                            "hp": u.hp,
-                            "cooldown": u.cooldown,
-                        }
-                        for u in self.units
-                    ],
+                    "agents": {p: {"agent": self.agent_names.get(p), "seed": self.agent_seeds[p]} for p in PLAYERS},
+                    "units": [unit_card(u) for u in self.units],
                 }
             )
-        self.order, self.order_spd, _ = self._sorted(decide=False)
         self.stage = START
+        self._build_order("battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
             if u.alive and u.trig == T_BATTLE_START:
                 self._fire(u, None)
@@ -539,6 +563,8 @@ class RealmsState:
                 self.apply(action)  # converts a list action, or raises IllegalAction
                 return
         if self.stage == ACT:  # `apply` without the checks just made
+            if self.emit is not None:
+                self._log_decision(action)
             self.steps += 1
             self._act(self.pending, action)  # type: ignore[arg-type]
         else:
@@ -601,6 +627,8 @@ class RealmsState:
                 action = tuple(action)
             else:
                 raise IllegalAction(action, legal, self._illegal_message(action))
+        if self.emit is not None:
+            self._log_decision(action)
         self.steps += 1
         stage = self.stage
         if stage == ACT:
@@ -613,6 +641,21 @@ class RealmsState:
             self._advance()
         else:
             self._deploy(action)
+
+    def _log_decision(self, action: tuple) -> None:
+        """G3: the decision offered (every legal action) and the action taken."""
+        stage = self.stage
+        self.emit(  # type: ignore[misc]
+            {
+                "type": "decision",
+                "round": self.round,
+                "stage": STAGE_DECISIONS[stage],
+                "player": self.f_turn if stage == FORMATION else self.pending.side,  # type: ignore[union-attr]
+                "unit": None if stage == FORMATION else self.pending.uid,  # type: ignore[union-attr]
+                "legal": [list(a) for a in self.legal],
+                "action": list(action),
+            }
+        )
 
     def _illegal_message(self, action: Any) -> str:
         """Why `action` is not legal now, in words."""
@@ -659,6 +702,8 @@ class RealmsState:
         c.targets = [nus[u.index] for u in self.targets]
         c.eid = self.eid
         c.depth = 0
+        c.uses = self.uses
+        c.use = None
         c.winner = self.winner
         c.reason = self.reason
         c.steps = self.steps
@@ -784,6 +829,8 @@ class RealmsState:
         self.pending = None
         if self.emit is not None:
             self.emit({"type": "round_start", "round": rnd})
+        if rnd == 1:
+            self._build_order("start")  # R7: from the current SPD, battle-start effects included
         if self.ongoing or self.armed[T_ROUND_START]:
             for u in list(self.order):
                 if u.ongoing and u.alive:
@@ -798,24 +845,29 @@ class RealmsState:
 
     def _order_phase(self) -> None:
         """R9: every living unit by current SPD, highest first, ties by the tie_break option."""
-        self.order, self.order_spd, ties = self._sorted(decide=True)
+        self._build_order("act")
         self.idx = 0
         self.stage = ACT
+
+    def _build_order(self, phase: str) -> None:
+        """An attack order as R9 builds one, logged with what it is for: the battle-start abilities,
+        round 1's start phase (R7) or a round's actions."""
+        self.order, self.order_spd, ties = self._sorted()
         if self.emit is not None:
             self.emit(
                 {
                     "type": "order",
                     "round": self.round,
+                    "phase": phase,
                     "units": [[u.uid, s] for u, s in zip(self.order, self.order_spd, strict=True)],
                     "ties": ties,
                 }
             )
 
-    def _sorted(self, decide: bool) -> tuple[list[Unit], list[int], list[list]]:
+    def _sorted(self) -> tuple[list[Unit], list[int], list[list]]:
         """Living units by SPD; a tie between the players is led by a coin (random) or by alternation.
 
-        Units of one player inside a tie keep their army order. Without `decide` (the order used
-        before round 1) every tie is led by the first player and nothing is drawn.
+        Units of one player inside a tie keep their army order (R9).
         """
         living_a, living_b = self.living["a"], self.living["b"]
         ranked = living_a + living_b
@@ -831,9 +883,7 @@ class RealmsState:
                 k = i + 1  # player a's units of the group come first, then b's
                 while ranked[k].side == "a":
                     k += 1
-                if not decide:
-                    lead = self.first
-                elif self.tie_random:
+                if self.tie_random:
                     lead = "a" if self.rng.random() < 0.5 else "b"
                 else:
                     lead = self.alt
@@ -862,6 +912,8 @@ class RealmsState:
             if u.alive and u.effects:
                 expired = None
                 for a in u.effects:
+                    if a.kind in ONGOING:  # R14: these end after their last tick, in a start phase
+                        continue
                     a.left -= 1
                     if a.left <= 0:
                         if expired is None:
@@ -899,10 +951,13 @@ class RealmsState:
             main = u.main
             u.ready = self.round + u.cooldown
             u.pub = None
+            self.uses += 1
+            self.use = self.uses
             if self.emit is not None:
                 self.emit(
                     {
                         "type": "ability_used",
+                        "use": self.use,
                         "unit": u.uid,
                         "ability": main.name,  # type: ignore[union-attr]
                         "target": x,
@@ -910,7 +965,8 @@ class RealmsState:
                         "ready": u.ready,
                     }
                 )
-            self._run(u, u.main_prog, self.by_id[x] if x is not None else None, VIA_ABILITY, None)
+            self._run(u, u.main_prog, self.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)  # type: ignore[union-attr]
+            self.use = None
         if u.trig == T_AFTER and u.alive:
             self._fire(u, None)
         self.idx += 1
@@ -1003,6 +1059,7 @@ class RealmsState:
                     "hp_before": before,
                     "hp_after": after,
                     "eid": eid,
+                    "use": self.use,
                 }
             )
         if depleted is not None:
@@ -1034,17 +1091,17 @@ class RealmsState:
                     "hp_before": before,
                     "hp_after": tgt.hp,
                     "eid": eid,
+                    "use": self.use,
                 }
             )
 
     def _defeat(self, u: Unit, by: Unit | None) -> None:
-        """HP 0: removed at once, pending action lost, death triggers; the last character takes its summons (R16)."""
+        """HP 0: removed at once, pending action lost, its effects end (R17), defeat triggers (R18);
+        the last character takes its summons with it (R16)."""
         u.alive = False
         u.hp = 0
         u.pub = None
         side = u.side
-        self.living[side].remove(u)
-        self.tcache[side] = None
         if self.emit is not None:
             self.emit(
                 {
@@ -1052,28 +1109,33 @@ class RealmsState:
                     "unit": u.uid,
                     "by": by.uid if by is not None else None,
                     "cause": "damage",
-                    "lost_action": self.stage != END and u.acted != self.round,
+                    "lost_action": self._loses_action(u),
+                    "use": self.use,
                 }
             )
+        self.living[side].remove(u)
+        self.tcache[side] = None
+        self._end_effects_of(u)
         armed = self.armed
         if not u.summon:
             self.chars[side] -= 1
             self.factions[side][u.faction] -= 1
             armed[u.trig] -= 1
-        if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF]:
+        if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF] or armed[T_DEFEATS]:
+            character = not u.summon
             for w in list(self.order):
                 trig = w.trig
-                if trig == T_ALLY_DEF:
-                    if w.side == side and w.alive:
-                        self._fire(w, None)
-                elif trig == T_ENEMY_DEF and w is by and w.side != side and w.alive:
+                if (
+                    trig in _DEFEAT_TRIGGERS
+                    and w.alive
+                    and (character or w.counts_summons)
+                    and (w.side == side if trig == T_ALLY_DEF else w.side != side and (trig == T_ENEMY_DEF or w is by))
+                ):
                     self._fire(w, None)
         if not u.summon and self.chars[side] == 0:
             for s in list(self.living[side]):
                 s.alive = False
                 s.pub = None
-                self.living[side].remove(s)
-                self.tcache[side] = None
                 if self.emit is not None:
                     self.emit(
                         {
@@ -1081,22 +1143,51 @@ class RealmsState:
                             "unit": s.uid,
                             "by": None,
                             "cause": "army_defeated",
-                            "lost_action": self.stage != END and s.acted != self.round,
+                            "lost_action": self._loses_action(s),
+                            "use": self.use,
                         }
                     )
+                self.living[side].remove(s)
+                self.tcache[side] = None
+                self._end_effects_of(s)
+
+    def _loses_action(self, u: Unit) -> bool:
+        """Whether a unit falling now had an action still to come this round (R10): not once it acted, not
+        in the end phase, not for a unit whose slot in this round's order has passed."""
+        if self.stage == END or u.acted == self.round:
+            return False
+        if self.stage == ACT:
+            return self.order.index(u) >= self.idx
+        return True
+
+    def _end_effects_of(self, u: Unit) -> None:
+        """R17: the effects standing on a fallen unit end with it, and those it put on others end at once
+        unless they persist."""
+        for a in list(u.effects):
+            self._drop(u, a, "unit_defeated")
+        uid = u.uid
+        for side in PLAYERS:
+            for v in self.living[side]:
+                if v.effects:
+                    for a in [a for a in v.effects if a.src == uid and not a.persists]:
+                        self._drop(v, a, "source_defeated", u, None)
 
     def _tick(self, u: Unit) -> None:
-        """R7/R14: poison and burn hit (DEF ignored, shields absorb), regeneration heals."""
+        """R7/R14: poison and burn hit (DEF ignored, shields absorb), regeneration heals; an ongoing effect
+        applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
         rnd = self.round
         for a in list(u.effects):
             if not u.alive:
                 return
-            if a.left <= 0 or a.since >= rnd:
+            if a.left <= 0 or a.since >= rnd or a.kind not in ONGOING:
                 continue
-            if a.kind in ONGOING_DAMAGE:
-                self._hit(self.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
-            elif a.kind == "regen":
+            a.left -= 1
+            if a.kind == "regen":
                 self._heal(self.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
+            else:
+                self._hit(self.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
+            if a.left == 0 and u.alive:
+                self._drop(u, a, "duration")
 
     def _fire(self, w: Unit, attacker: Unit | None) -> None:
         """Resolve a faction ability whose trigger is met, if its limit and condition allow."""
@@ -1119,20 +1210,45 @@ class RealmsState:
         fab = w.fab
         if self.depth >= MAX_TRIGGER_DEPTH:
             if self.emit is not None:
-                self.emit({"type": "fizzle", "src": w.uid, "effect": "trigger", "unit": None, "reason": "trigger_depth"})
+                self.emit(
+                    {
+                        "type": "fizzle", "src": w.uid, "effect": "trigger", "unit": None, "reason": "trigger_depth",
+                        "via": VIA_FACTION, "use": self.use,
+                    }
+                )
             return
         w.fab_used = True
         w.fab_round = self.round
+        outer = self.use
+        self.uses += 1
+        self.use = self.uses
         if self.emit is not None:
-            self.emit({"type": "faction_triggered", "unit": w.uid, "ability": fab.name, "trigger": fab.trigger})  # type: ignore[union-attr]
+            self.emit(
+                {
+                    "type": "faction_triggered",
+                    "use": self.use,
+                    "cause": outer,
+                    "unit": w.uid,
+                    "ability": fab.name,  # type: ignore[union-attr]
+                    "trigger": fab.trigger,  # type: ignore[union-attr]
+                }
+            )
         self.depth += 1
-        self._run(w, w.fab_prog, None, VIA_FACTION, attacker)
+        self._run(w, w.fab_prog, None, VIA_FACTION, attacker, False)
         self.depth -= 1
+        self.use = outer
 
-    def _run(self, src: Unit, program: tuple[Step, ...], chosen: Unit | None, via: str, attacker: Unit | None) -> None:
-        """Apply an ability's effects in order, each to the units its selector picks now."""
+    def _run(
+        self, src: Unit, program: tuple[Step, ...], chosen: Unit | None, via: str, attacker: Unit | None, reach_all: bool
+    ) -> None:
+        """Apply an ability's effects in order, each to the units its selector picks now. A source that
+        falls midway stops there (R10): what is left fizzles. `reach_all`: single-enemy picks ignore R12."""
         memo: dict[str, Unit | None] | None = None
         for code, sel, handler, eff in program:
+            if not src.alive:
+                if self.emit is not None:
+                    self._fizzle(src, eff.kind, None, "source_defeated", via)
+                continue
             if code == SEL_TARGET:
                 if chosen is not None and chosen.alive:
                     handler(self, src, eff, (chosen,), via)
@@ -1150,7 +1266,7 @@ class RealmsState:
                 if sel in memo:
                     pick = memo[sel]
                 else:
-                    pick = memo[sel] = self._pick(src, sel)
+                    pick = memo[sel] = self._pick(src, sel, reach_all)
                 if pick is not None and pick.alive:
                     handler(self, src, eff, (pick,), via)
                     continue
@@ -1160,7 +1276,21 @@ class RealmsState:
                     handler(self, src, eff, targets, via)
                     continue
             if self.emit is not None:
-                self.emit({"type": "fizzle", "src": src.uid, "effect": eff.kind, "unit": None, "reason": "no_target"})
+                self._fizzle(src, eff.kind, None, "no_target", via)
+
+    def _fizzle(self, src: Unit, effect: str, unit: Unit | None, reason: str, via: str) -> None:
+        """Log an effect that did nothing, with the ability use it belonged to (G3)."""
+        self.emit(  # type: ignore[misc]
+            {
+                "type": "fizzle",
+                "src": src.uid,
+                "effect": effect,
+                "unit": unit.uid if unit is not None else None,
+                "reason": reason,
+                "via": via,
+                "use": self.use,
+            }
+        )
 
     def _select(self, src: Unit, sel: str, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
         """The living units a group selector picks (docs/abilities.md)."""
@@ -1192,12 +1322,43 @@ class RealmsState:
             return [attacker] if attacker is not None and attacker.alive else []
         raise AssertionError(f"selector {sel!r} is not handled")  # pragma: no cover - spec.SELECTORS is closed
 
-    def _pick(self, src: Unit, sel: str) -> Unit | None:
-        """The one unit a single-unit selector picks; the pick holds for the rest of the ability."""
-        pool = self.living[src.side] if sel.endswith("_ally") else self.living[OTHER[src.side]]
+    def _pick(self, src: Unit, sel: str, reach_all: bool) -> Unit | None:
+        """The one unit a single-unit selector picks; the pick holds for the rest of the ability.
+
+        An enemy pick obeys R12 like a chosen target: from the vanguard it reaches only the enemy
+        vanguard while that holds anyone, unless the ability ignores lines (`reach_all`).
+        """
+        if sel.endswith("_ally"):
+            pool = self.living[src.side]
+        else:
+            pool = self.living[src.foe]
+            if not reach_all and src.line == VANGUARD:
+                pool = self._reach(src.foe)
+        pick = self._choose_from(pool, sel)
+        if self.emit is not None:
+            self.emit(
+                {
+                    "type": "pick",
+                    "src": src.uid,
+                    "selector": sel,
+                    "pool": [u.uid for u in pool],
+                    "unit": pick.uid if pick is not None else None,
+                    "random": sel in RANDOM_SELECTORS,
+                    "use": self.use,
+                }
+            )
+        return pick
+
+    def _reach(self, side: str) -> list[Unit]:
+        """R12: the units of `side` a vanguard unit may aim at (its vanguard while it holds anyone)."""
+        return (self.tcache[side] or self._target_lists(side))[0]
+
+    def _choose_from(self, pool: list[Unit], sel: str) -> Unit | None:
+        """The unit a single-unit selector takes from `pool` (in army order): a seeded draw, the highest
+        effective ATK or the lowest current HP, ties to the earliest."""
         if not pool:
             return None
-        if sel == "random_ally" or sel == "random_enemy":
+        if sel in RANDOM_SELECTORS:
             return pool[self.rng.randrange(len(pool))]
         if sel == "highest_atk_enemy":
             best = pool[0]
@@ -1207,17 +1368,19 @@ class RealmsState:
                 if a > best_atk:
                     best, best_atk = u, a
             return best
-        best = pool[0]  # lowest current HP; ties go to the earliest unit (pool is in army order)
+        best = pool[0]
         for u in pool:
             if u.hp < best.hp:
                 best = u
         return best
 
-    def _add(self, src: Unit, u: Unit, kind: str, stat: str, amount: int, duration: int, via: str) -> Active:
-        """Put a lasting effect on a unit and log it (R14: until the end phase of round r + d − 1)."""
+    def _add(
+        self, src: Unit, u: Unit, kind: str, stat: str, amount: int, duration: int, via: str, persists: bool
+    ) -> Active:
+        """Put a lasting effect on a unit and log it (R14)."""
         self.eid += 1
         rnd = self.round
-        a = Active(self.eid, kind, stat, amount, duration, src.uid, rnd)
+        a = Active(self.eid, kind, stat, amount, duration, src.uid, rnd, persists)
         u.effects.append(a)
         u.pub = None
         if kind == "buff":
@@ -1245,8 +1408,11 @@ class RealmsState:
         return a
 
     def _log_effect(self, src: Unit, u: Unit, a: Active, via: str) -> None:
-        """Log a lasting effect just put on `u` (R14: active until the end phase of round r + d − 1)."""
+        """Log a lasting effect just put on `u` with the last round it is active (R14): applied in round r
+        (0 before round 1), an ongoing effect ticks in rounds r+1 … r+N; any other lasts until the end
+        phase of round r + d − 1, counting from round 1 when applied before it."""
         rnd = a.since
+        until = rnd + a.left if a.kind in ONGOING else (rnd if rnd > 0 else 1) + a.left - 1
         self.emit(  # type: ignore[misc]
             {
                 "type": "effect_applied",
@@ -1256,9 +1422,11 @@ class RealmsState:
                 "stat": a.stat or None,
                 "amount": a.amount if a.kind != "silence" else None,
                 "duration": a.left,
-                "until": (rnd if rnd > 0 else 1) + a.left - 1,
+                "until": until,
+                "persists": a.persists,
                 "src": src.uid,
                 "via": via,
+                "use": self.use,
             }
         )
 
@@ -1278,8 +1446,9 @@ class RealmsState:
             v += u.spd
             u.es = v if v > 0 else 0
 
-    def _drop(self, u: Unit, a: Active, reason: str) -> None:
-        """Remove a lasting effect and undo what it did to the unit's values."""
+    def _drop(self, u: Unit, a: Active, reason: str, by: Unit | None = None, via: str | None = None) -> None:
+        """Remove a lasting effect and undo what it did to the unit's values; `by` and `via` name what removed
+        it (a cleanse or dispel, or the fall of its source)."""
         u.effects.remove(a)
         u.pub = None
         kind = a.kind
@@ -1307,7 +1476,18 @@ class RealmsState:
             self.ongoing -= 1
         a.left = 0
         if self.emit is not None:
-            self.emit({"type": "effect_expired", "eid": a.eid, "unit": u.uid, "kind": kind, "reason": reason})
+            self.emit(
+                {
+                    "type": "effect_expired",
+                    "eid": a.eid,
+                    "unit": u.uid,
+                    "kind": kind,
+                    "reason": reason,
+                    "src": by.uid if by is not None else None,
+                    "via": via,
+                    "use": self.use if by is not None and via is not None else None,
+                }
+            )
 
     def _move(self, u: Unit, dest: str, via: str, src: Unit) -> None:
         """Change a unit's line and log it."""
@@ -1316,7 +1496,9 @@ class RealmsState:
         u.pub = None
         self.tcache[u.side] = None
         if self.emit is not None:
-            self.emit({"type": "move", "unit": u.uid, "from": origin, "to": dest, "via": via, "src": src.uid})
+            self.emit(
+                {"type": "move", "unit": u.uid, "from": origin, "to": dest, "via": via, "src": src.uid, "use": self.use}
+            )
 
     def _insert(self, u: Unit) -> tuple[int, bool]:
         """R15: place a new unit in the attack order by SPD (after equal SPD); whether it acts this round."""
@@ -1342,6 +1524,8 @@ class RealmsState:
         """damage: ⌊ATK × scale⌋ + flat against each target's DEF (or not, with ignore_def)."""
         ignore = eff.ignore_def
         for t in targets:
+            if not src.alive:  # R10: fallen to a reply midway
+                break
             if t.alive:
                 a = src.ea  # read at each hit: an on_hit reply may have changed it
                 power = scaled(a, eff.scale) + eff.flat
@@ -1363,7 +1547,7 @@ class RealmsState:
         amount = scaled(src.ea, eff.scale) + eff.flat
         for t in targets:
             if t.alive:
-                self._add(src, t, "shield", "", amount, eff.duration, via)
+                self._add(src, t, "shield", "", amount, eff.duration, via, eff.persists)
 
     def _fx_stat(self, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
         """buff, debuff: a lasting modifier of ATK, DEF or SPD on each target (`_add`, specialised)."""
@@ -1372,7 +1556,7 @@ class RealmsState:
         for t in targets:
             if t.alive:
                 self.eid += 1
-                a = Active(self.eid, kind, stat, amount, duration, src.uid, self.round)
+                a = Active(self.eid, kind, stat, amount, duration, src.uid, self.round, eff.persists)
                 t.effects.append(a)
                 t.pub = None
                 if delta > 0:
@@ -1398,7 +1582,7 @@ class RealmsState:
         """buff, debuff, poison, burn, regen, silence: a lasting effect on each target."""
         for t in targets:
             if t.alive:
-                self._add(src, t, eff.kind, eff.stat, eff.amount, eff.duration, via)
+                self._add(src, t, eff.kind, eff.stat, eff.amount, eff.duration, via, eff.persists)
 
     def _fx_cooldown(self, src: Unit, eff: Effect, targets: list[Unit], via: str) -> None:
         """cooldown: shift each target's ready round (never before the current round)."""
@@ -1408,7 +1592,7 @@ class RealmsState:
                 continue
             if t.main is None:
                 if self.emit is not None:
-                    self.emit({"type": "fizzle", "src": src.uid, "effect": "cooldown", "unit": t.uid, "reason": "no_ability"})
+                    self._fizzle(src, "cooldown", t, "no_ability", via)
                 continue
             before = t.ready
             if eff.amount > 0:
@@ -1430,6 +1614,8 @@ class RealmsState:
                         "amount": eff.amount,
                         "ready_before": before,
                         "ready_after": after,
+                        "via": via,
+                        "use": self.use,
                     }
                 )
 
@@ -1446,7 +1632,7 @@ class RealmsState:
                 reason = "no_room"
             if reason:
                 if self.emit is not None:
-                    self.emit({"type": "fizzle", "src": src.uid, "effect": "move", "unit": t.uid, "reason": reason})
+                    self._fizzle(src, "move", t, reason, via)
                 continue
             self._move(t, dest, via, src)
 
@@ -1463,7 +1649,7 @@ class RealmsState:
                 reason = "no_room"
             if reason:
                 if self.emit is not None:
-                    self.emit({"type": "fizzle", "src": src.uid, "effect": "summon", "unit": None, "reason": reason})
+                    self._fizzle(src, "summon", None, reason, via)
                 return
             u = self._add_unit(side, line, spec.name, spec.atk, spec.def_, spec.spd, spec.hp, None)
             u.acted = -1
@@ -1485,6 +1671,8 @@ class RealmsState:
                         "src": src.uid,
                         "slot": slot + 1,
                         "acts": acts,
+                        "via": via,
+                        "use": self.use,
                     }
                 )
 
@@ -1495,7 +1683,7 @@ class RealmsState:
         for t in targets:
             if t.alive:
                 for a in [a for a in t.effects if a.kind in removable]:
-                    self._drop(t, a, reason)
+                    self._drop(t, a, reason, src, via)
 
 
 _HANDLERS = {
