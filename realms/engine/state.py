@@ -30,11 +30,19 @@ from realms.engine.formation import (
     legal_deployments,
 )
 from realms.engine.observation import RealmsObservation, UnitInfo, static_part
-from realms.engine.spec import ONGOING_KINDS, Effect, FactionAbility, MainAbility, SummonSpec, faction_spec, main_spec
+from realms.engine.spec import (
+    ONGOING_KINDS,
+    Effect,
+    FactionAbility,
+    MainAbility,
+    SummonSpec,
+    faction_spec,
+    main_spec,
+)
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.events import EventLog
-from simulate.engine.rng import seat_seeds
 from simulate.engine.games import Outcome
+from simulate.engine.rng import seat_seeds
 
 PLAYERS = ("a", "b")
 OTHER = {"a": "b", "b": "a"}
