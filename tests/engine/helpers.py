@@ -70,12 +70,16 @@ def main(*effects: dict, choose: str = "enemy", ignore_lines: bool = False, name
     return spec
 
 
-def fab(trigger: str, *effects: dict, condition: dict | None = None, limit: str = "none") -> dict:
+def fab(
+    trigger: str, *effects: dict, condition: dict | None = None, limit: str = "none", include_summons: bool = False
+) -> dict:
     """A faction ability spec with the given trigger and effects."""
     spec: dict[str, Any] = {"name": f"On {trigger}", "text": "Test.", "trigger": trigger, "limit": limit,
                             "effects": list(effects)}
     if condition:
         spec["condition"] = condition
+    if include_summons:
+        spec["include_summons"] = True
     return spec
 
 
@@ -103,6 +107,11 @@ def battle(
 def of_type(state: RealmsState, *types: str) -> list[dict[str, Any]]:
     """The logged events of the given types."""
     return [e for e in state.events() or [] if e["type"] in types]
+
+
+def act_orders(state: RealmsState) -> list[dict[str, Any]]:
+    """The logged attack orders of each round's actions (not the battle-start or round-1 start orders)."""
+    return [e for e in of_type(state, "order") if e["phase"] == "act"]
 
 
 def unit(state: RealmsState, uid: str) -> Any:

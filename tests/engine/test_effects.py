@@ -123,10 +123,14 @@ def test_poison_ticks_in_later_start_phases_ignoring_def_while_active() -> None:
     hexer = card("hexer", spd=9, main=main({"kind": "poison", "target": "target", "amount": 3, "duration": 3}))
     st = battle([hexer], [card("t", **{**DUMMY, "df": 30})])
     use(st, "b1")
-    pass_turns(st, rounds=3)  # start of rounds 2 and 3 tick; removed in round 3's end phase
+    pass_turns(st, rounds=3)  # R14: exactly 3 ticks, at the start of rounds 2, 3 and 4, then removed
     ticks = [e for e in of_type(st, "damage") if e["via"] == "ongoing"]
-    assert [(e["amount"], e["def"], e["hp_before"] - e["hp_after"], e["eid"]) for e in ticks] == [(3, None, 3, 1)] * 2
-    assert [e["src"] for e in ticks] == ["a1", "a1"]
+    assert [(e["amount"], e["def"], e["hp_before"] - e["hp_after"], e["eid"]) for e in ticks] == [(3, None, 3, 1)] * 3
+    assert [e["src"] for e in ticks] == ["a1", "a1", "a1"]
+    assert of_type(st, "effect_applied")[0]["until"] == 4
+    expiry = of_type(st, "effect_expired")[-1]
+    assert (expiry["eid"], expiry["reason"]) == (1, "duration")
+    assert st.events().index(expiry) == st.events().index(of_type(st, "damage")[-1]) + 1  # right after the last tick
     assert effects(st, "b1") == ()
 
 
@@ -149,10 +153,10 @@ def test_regen_heals_each_later_start_phase_capped_at_max_hp() -> None:
     brute = card("brute", atk=7, spd=9)
     st = battle([medic, ally], [brute])
     attack(st, "a2")  # 20 -> 13
-    use(st, "a2")  # applied in round 1, active until the end phase of round 3
+    use(st, "a2")  # applied in round 1: heals in the start phases of rounds 2, 3 and 4 (R14)
     pass_turns(st, rounds=3)  # the brute hits a2 for 7 again in rounds 2 and 3
     heals = [(e["hp_before"], e["healed"], e["hp_after"]) for e in of_type(st, "heal") if e["via"] == "ongoing"]
-    assert heals == [(13, 4, 17), (10, 4, 14)]
+    assert heals == [(13, 4, 17), (10, 4, 14), (7, 4, 11)]
     assert st.round == 4 and effects(st, "a2") == ()
     scratch = card("scratch", atk=1, spd=9)
     st = battle([medic, ally], [scratch])

@@ -7,6 +7,7 @@ import pytest
 from simulate.engine.errors import IllegalAction
 from simulate.engine.runner import play_match
 from tests.engine.helpers import (
+    act_orders,
     acting,
     attack,
     battle,
@@ -38,7 +39,7 @@ def test_r7_start_phase_resolves_in_the_previous_rounds_attack_order() -> None:
     attack(st, "a1")
     ticks = [e["tgt"] for e in of_type(st, "damage") if e["via"] == "ongoing"]
     assert ticks == ["a1", "b1"]  # round 2's start phase in round 1's order (a1 9, b1 5)
-    assert [uid for uid, _ in of_type(st, "order")[1]["units"]] == ["b1", "a1"]
+    assert [uid for uid, _ in act_orders(st)[1]["units"]] == ["b1", "a1"]
     pass_turns(st, rounds=1)
     ticks = [e["tgt"] for e in of_type(st, "damage") if e["via"] == "ongoing"]
     assert ticks[2:] == ["b1", "a1"]  # round 3's start phase in round 2's order
@@ -53,7 +54,7 @@ def test_r7_a_unit_brought_to_0_in_the_start_phase_is_defeated_before_acting() -
     pass_turns(st, rounds=1)
     fall = of_type(st, "defeated")[0]
     assert fall["unit"] == "b1" and fall["lost_action"] is True
-    assert "b1" not in [uid for uid, _ in of_type(st, "order")[1]["units"]]
+    assert "b1" not in [uid for uid, _ in act_orders(st)[1]["units"]]
 
 
 # ---------------------------------------------------------------- R8 Flex
@@ -197,7 +198,7 @@ def test_r15_a_summon_slotted_before_the_acting_unit_waits_for_next_round() -> N
     assert acting(st) == "b1"
     attack(st, "a1")
     assert st.round == 2 and acting(st) == "a2"  # next round it leads the order
-    assert [uid for uid, _ in of_type(st, "order")[1]["units"]] == ["a2", "a1", "b1"]
+    assert [uid for uid, _ in act_orders(st)[1]["units"]] == ["a2", "a1", "b1"]
 
 
 # ---------------------------------------------------------------- R16 the end
@@ -230,7 +231,8 @@ def test_r16_both_sides_losing_their_last_character_in_one_action_is_a_draw() ->
 
 
 def test_r16_both_sides_falling_in_the_same_start_phase_is_a_draw() -> None:
-    plague = main({"kind": "poison", "target": "all_enemies", "amount": 9, "duration": 2},
+    # The poisons outlive their source (R17's `persists`): a1 falls first and b1's poison still ticks.
+    plague = main({"kind": "poison", "target": "all_enemies", "amount": 9, "duration": 2, "persists": True},
                   {"kind": "poison", "target": "self", "amount": 9, "duration": 2}, choose="none")
     st = battle([card("p", spd=9, hp=5, main=plague)], [card("t", spd=1, hp=5, atk=0)])
     use(st, None)

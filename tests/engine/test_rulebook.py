@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.helpers import acting, attack, battle, card, fab, main, of_type, unit, use
+from tests.engine.helpers import act_orders, acting, attack, battle, card, fab, main, of_type, unit, use
 
 
 def test_damage_example_1_merlin_11_vs_def_6_deals_5() -> None:
@@ -92,5 +92,5 @@ def test_round_example_a_unit_defeated_before_its_turn_loses_its_action() -> Non
     attack(st, "a2")
     st.apply(("stay", None))  # round 2: Flex, then the new order without Merlin
     assert all(e["src"] != "b1" for e in of_type(st, "damage"))
-    second = of_type(st, "order")[1]
+    second = act_orders(st)[1]
     assert second["round"] == 2 and "b1" not in [uid for uid, _ in second["units"]]

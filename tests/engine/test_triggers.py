@@ -15,7 +15,7 @@ def triggered(st: object, uid: str) -> list[dict]:
 
 def test_every_trigger_is_exercised_here() -> None:
     covered = {"battle_start", "round_start", "before_action", "after_action", "on_hit",
-               "ally_defeated", "enemy_defeated", "round_end"}
+               "ally_defeated", "enemy_defeated", "defeats_enemy", "round_end"}
     assert covered == set(spec.TRIGGERS)
 
 
@@ -75,12 +75,39 @@ def test_ally_defeated_fires_for_the_living_allies() -> None:
     assert len(triggered(st, "a1")) == 1 and unit(st, "a1").atk == 6
 
 
-def test_enemy_defeated_fires_only_for_the_unit_that_defeats_the_enemy() -> None:
+def test_r18_enemy_defeated_fires_for_every_enemy_of_the_fallen_character() -> None:
     hunter = card("hunter", atk=9, spd=9, fab=fab("enemy_defeated", PLUS_ATK))
     other = card("other", spd=8, fab=fab("enemy_defeated", PLUS_ATK))
     st = battle([hunter, other], [card("frail", spd=1, hp=1, df=0), card("t", **DUMMY)])
     attack(st, "b1")
+    assert len(triggered(st, "a1")) == 1 and len(triggered(st, "a2")) == 1  # any enemy character's defeat
+
+
+def test_r18_defeats_enemy_fires_only_for_the_unit_that_defeats_the_enemy() -> None:
+    hunter = card("hunter", atk=9, spd=9, fab=fab("defeats_enemy", PLUS_ATK))
+    other = card("other", spd=8, fab=fab("defeats_enemy", PLUS_ATK))
+    st = battle([hunter, other], [card("frail", spd=1, hp=1, df=0), card("t", **DUMMY)])
+    attack(st, "b1")
     assert len(triggered(st, "a1")) == 1 and not triggered(st, "a2")
+
+
+SKELETON = {"name": "Skeleton", "atk": 1, "def": 0, "spd": 1, "hp": 1}
+
+
+def test_r18_a_summons_fall_triggers_no_defeat_ability_unless_it_says_unit() -> None:
+    raiser = card("raiser", spd=9, main=main({"kind": "summon", "unit": SKELETON, "line": "same"}, choose="none"),
+                  fab=fab("ally_defeated", PLUS_ATK, limit="battle"))
+    watcher = card("watcher", spd=2, fab=fab("ally_defeated", PLUS_ATK, include_summons=True))
+    gloater = card("gloater", spd=8, fab=fab("enemy_defeated", PLUS_ATK))
+    killer = card("killer", atk=9, spd=5, fab=fab("defeats_enemy", PLUS_ATK))
+    st = battle([raiser, watcher], [gloater, killer])
+    use(st, None)  # a3, the skeleton, acts after b1 this round
+    attack(st, "a1")  # b1 hits a1 (no defeat)
+    attack(st, "a3")  # b2 defeats the skeleton
+    assert of_type(st, "defeated")[-1]["unit"] == "a3"
+    assert not triggered(st, "a1")  # a once-per-battle ability is not spent on a summon
+    assert len(triggered(st, "a2")) == 1  # "when an allied unit is defeated" counts it
+    assert not triggered(st, "b1") and not triggered(st, "b2")
 
 
 def test_round_end_fires_in_the_end_phase_before_durations_tick_down() -> None:
