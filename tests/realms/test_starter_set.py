@@ -264,6 +264,7 @@ TRIGGER_WORDS = {
     "on_hit": "when hit",
     "ally_defeated": "when an ally is defeated",
     "enemy_defeated": "when an enemy is defeated",
+    "defeats_enemy": "when it defeats an enemy",
     "round_end": "at the end of each round",
 }
 FACTION_NAMES = {
@@ -347,7 +348,7 @@ def test_ability_texts_describe_what_the_specs_do():
         if main["choose"] != "none":
             wanted[id(main)].append(f"chosen {main['choose']}")
         if main.get("ignore_lines"):
-            wanted[id(main)].append("ignoring lines")
+            wanted[id(main)].append("in any line, ignoring the vanguard")
         for spec in (faction, main):
             text = spec["text"].lower()
             phrases = wanted[id(spec)] + [p for effect in spec["effects"] for p in effect_phrases(effect)]
