@@ -100,14 +100,21 @@ def _match_end(e: Event, n: _Names) -> list[str]:
     return [f"Result: player {e['winner']} wins ({e['reason']}) after {e['rounds']} round(s)."]
 
 
+_ORDER_LABELS = {"battle_start": "Battle-start order", "start": "Start-phase order", "act": "Order"}
+
 _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "formation_start": lambda e, n: [f"Formation Round: player {e['first_player']} deploys first."],
     "deploy": lambda e, n: [f"  {e['player']} deploys {e['card']} in the {e['line']} (pick {e['pick']})"],
     "match_start": _match_start,
     "round_start": lambda e, n: [f"Round {e['round']}"],
     "order": lambda e, n: [
-        "  Order: " + ", ".join(f"{n(uid)} ({spd})" for uid, spd in e["units"])
+        f"  {_ORDER_LABELS[e['phase']]}: " + ", ".join(f"{n(uid)} ({spd})" for uid, spd in e["units"])
         + ("".join(f"; tie at SPD {s} led by {p}" for s, p in e["ties"]))
+    ],
+    "decision": lambda e, n: [],  # the action itself follows as its own events
+    "pick": lambda e, n: [
+        f"  {n(e['src'])} picks {n(e['unit']) if e['unit'] else 'no one'} ({e['selector']}"
+        + (", a seeded draw" if e["random"] else "") + ")"
     ],
     "move": lambda e, n: [f"  {n(e['unit'])} moves {e['from']} -> {e['to']} ({e['via']})"],
     "damage": _damage,
