@@ -1,10 +1,11 @@
-"""Admin for the Echo Realms catalogue; model validation (R3, ability specs) applies here too."""
+"""Admin for the Echo Realms catalogue; model validation (R3, ability specs) applies here too, and the
+ability texts are generated from the specs (`Character.generate_ability_texts`)."""
 
 from django.contrib import admin
 from django.utils.html import format_html
 
 from cardsdb.admin import CardImagePreviewMixin
-from realms.models import Army, Character, Race
+from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
 
 
 @admin.register(Race)
@@ -33,6 +34,15 @@ class CharacterAdmin(CardImagePreviewMixin, admin.ModelAdmin):
         ("Art", {"fields": ["image", "image_preview", "card_face_preview", "flavor_text"]}),
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # The texts of both abilities are generated from their specs when the card is saved.
+        kwargs["help_texts"] = {
+            "faction_ability": f"Faction ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}",
+            "main_ability": f"Main ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}",
+            **kwargs.get("help_texts", {}),
+        }
+        return super().get_form(request, obj, change=change, **kwargs)
 
     @admin.display(description="Card face")
     def card_face_preview(self, obj):

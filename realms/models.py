@@ -9,6 +9,15 @@ from cardsdb.choices import Game
 from cardsdb.models import Card, Collection, Faction, TimestampedModel
 from realms.choices import CLASS_POSITIONS, CharacterClass, Position
 from realms.engine.spec import SpecError, parse_faction_ability, parse_main_ability
+from realms.engine.text import faction_text, main_text
+
+ABILITY_FIELDS = ("main_ability", "faction_ability")
+# The spec's own limit on a text (realms/engine/spec.py): a generated text must keep to it too.
+MAX_ABILITY_TEXT = 400
+GENERATED_TEXT_HELP = (
+    "The `text` of the spec is generated from its effects, trigger, condition and limit "
+    "(realms/engine/text.py): a text sent here is replaced, and may be left out."
+)
 
 
 def stat_field(low: int, high: int, help_text: str) -> models.PositiveSmallIntegerField:
@@ -65,18 +74,66 @@ class Character(Card):
             )
         if self.rarity_id is None:
             errors.setdefault("rarity", []).append("Every character has a rarity.")
-        for field_name, parse in (("main_ability", parse_main_ability), ("faction_ability", parse_faction_ability)):
-            try:
-                parse(getattr(self, field_name))
-            except SpecError as exc:
-                errors.setdefault(field_name, []).extend(f"{path}: {reason}" for path, reason in exc.errors)
+        for field_name, problems in self.generate_ability_texts().items():
+            errors.setdefault(field_name, []).extend(problems)
         if errors:
             raise ValidationError(errors)
 
     def save(self, *args, **kwargs) -> None:
         self.game = Game.REALMS
+        self.generate_ability_texts()
         self.rules_text = self.compose_rules_text()
         super().save(*args, **kwargs)
+
+    def generate_ability_texts(self) -> dict[str, list[str]]:
+        """Set the `text` of both ability specs from the specs themselves, so that the printed words
+        always say what the engine does; whatever text was there (a client's, an old one) is replaced.
+
+        This is the one place every write goes through: `clean()` (the admin form and the API
+        serializer validate with `full_clean()`) and `save()`. A spec whose only fault is its text
+        (missing or empty) is accepted, since its text is generated; the problems of any other spec
+        are returned by field (paths and reasons of every error, as the spec parser reports them),
+        and that spec is left as it is.
+        """
+        try:
+            faction_name = self.faction.name if self.faction_id is not None else None
+        except Faction.DoesNotExist:  # an unknown faction is reported by its own field
+            faction_name = None
+        problems: dict[str, list[str]] = {}
+        for field_name in ABILITY_FIELDS:
+            spec = getattr(self, field_name)
+            try:
+                text = self._ability_text(field_name, spec, faction_name)
+            except SpecError as exc:
+                problems[field_name] = [f"{path}: {reason}" for path, reason in exc.errors]
+                continue
+            if text is None:  # a faction ability without a faction: the missing faction is reported
+                continue
+            if len(text) > MAX_ABILITY_TEXT:
+                problems[field_name] = [
+                    f"{field_name}.text: the text generated from the spec would be {len(text)} characters "
+                    f"(at most {MAX_ABILITY_TEXT}): give the ability fewer or simpler effects"
+                ]
+                continue
+            if spec.get("text") != text:
+                setattr(self, field_name, _with_text(spec, text))
+        return problems
+
+    @staticmethod
+    def _ability_text(field_name: str, spec, faction_name: str | None) -> str | None:
+        """The generated text of one spec; SpecError (of the spec as given) when it is not valid."""
+        parse = parse_main_ability if field_name == "main_ability" else parse_faction_ability
+        if isinstance(spec, dict):
+            try:
+                parsed = parse(_with_text(spec, "-"), field_name)
+            except SpecError:
+                parse(spec, field_name)  # report the spec as it was given, text included
+                raise
+        else:
+            parsed = parse(spec, field_name)  # not an object: raises
+        if field_name == "main_ability":
+            return main_text(parsed)
+        return faction_text(parsed, faction_name) if faction_name is not None else None
 
     def compose_rules_text(self) -> str:
         """The card's printed text, from its two abilities (searchable in the unified catalogue)."""
@@ -85,6 +142,19 @@ class Character(Card):
             if isinstance(spec, dict):
                 parts.append(f"{label} — {spec.get('name', '')}: {spec.get('text', '')}")
         return "\n".join(parts)
+
+
+def _with_text(spec: dict, text: str) -> dict:
+    """A copy of an ability spec with its text replaced (placed after the name when it was missing)."""
+    if "text" in spec:
+        return {key: (text if key == "text" else value) for key, value in spec.items()}
+    copy: dict = {}
+    for key, value in spec.items():
+        copy[key] = value
+        if key == "name":
+            copy["text"] = text
+    copy.setdefault("text", text)
+    return copy
 
 
 class Army(TimestampedModel):

@@ -8,7 +8,7 @@ from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
 from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError
-from realms.models import Army, Character, Race
+from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
 
 MAX_SLOTS = 50
 
@@ -20,6 +20,10 @@ class RaceSerializer(ValidatedModelSerializer):
 
 
 class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
+    """A character card. Each ability's `text` is generated from its spec when the card is validated
+    and saved (`Character.generate_ability_texts`): a text sent by the client is replaced by the
+    generated one, and may be left out; the answer shows the stored, generated text."""
+
     api_names = {
         "character_class": "class",
         "attack": "atk",
@@ -43,6 +47,10 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
             "rules_text", "flavor_text", "image", "thumbnail", "card_face", "created_at", "updated_at",
         ]
         read_only_fields = ["rules_text", "image", "thumbnail", "created_at", "updated_at"]
+        extra_kwargs = {
+            "faction_ability": {"help_text": f"Faction ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}"},
+            "main_ability": {"help_text": f"Main ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}"},
+        }
 
     def get_card_face(self, obj) -> str:
         path = reverse("character-card-face", kwargs={"slug": obj.slug})

@@ -357,7 +357,11 @@ def roster(db) -> dict[str, Character]:
         atk, dfn, spd, hp, cd = (int(stat) for stat in stats.split())
         faction_ability = FACTION_ABILITY
         if name == "Wolf Rider":
-            faction_ability = {**FACTION_ABILITY, "name": "Pack Hunt", "text": "+2 ATK when an ally falls."}
+            # The ability texts are generated from the specs: Pack Hunt's reads "When an ally is defeated, ...".
+            faction_ability = {
+                **FACTION_ABILITY, "name": "Pack Hunt", "text": "+2 ATK when an ally falls.", "trigger": "ally_defeated",
+                "effects": [{"kind": "buff", "target": "self", "stat": "atk", "amount": 2, "duration": 2}],
+            }
         characters[name] = Character.objects.create(
             name=name,
             slug=name.lower().replace(",", "").replace(" ", "-"),
@@ -453,7 +457,7 @@ EVERYONE = [
         ('name!="battle mage" c:mage', ["Apprentice", "Ember Witch", "Merlin, Archmage", "Rune Scholar"]),
         ("text:nova", ["Merlin, Archmage"]),
         ('t:"shield wall"', ["Iron Sentinel"]),
-        ('-text:"battle start"', ["Wolf Rider"]),
+        ('-text:"start of the battle"', ["Wolf Rider"]),
         ("t:pack t:hunt", ["Wolf Rider"]),
         ("c:tank or c:mage atk>=10", ["Battle Mage", "Iron Sentinel", "Merlin, Archmage"]),
         ("(c:tank or c:mage) atk>=10", ["Battle Mage", "Merlin, Archmage"]),
