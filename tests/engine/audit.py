@@ -1,187 +1,1337 @@
-"""An independent auditor: replays an Echo Realms event log alone and checks the rules against it."""
+"""An independent auditor of Echo Realms event logs (schema 2).
+
+It replays a match from its log alone, with its own implementation of the rulebook and the
+rulings (R1–R19, G1–G3), and never imports the engine: the cards come from `match_start`
+(full card and both ability specs), the choices from the log (`decision` actions, and the
+random picks and tie coins, which it also redraws from the match seed). From those it works
+out what must happen and checks that the log says exactly that, event by event:
+
+- match_start / Formation Round: ids, lines and printed positions (R2, R3), the army
+  quotas (R1), each deployment and every offered deployment (R6), the first-player coin and
+  the seats' agent seeds (G1, G2);
+- every `order` (R7, R9): exactly the living units, their effective SPD, highest first,
+  ties inside one player in army order, ties between players alternating from the leader,
+  the leader by the `alternate` sequence (across every order built) or the seeded coin;
+- the start phase (R7, R14): per unit in the previous round's order (summons at their slot),
+  its ongoing ticks (exactly N, in rounds r+1…r+N, removed after the last), then its
+  round_start ability; Flex decisions iff the other line has room (R8);
+- every decision (R10, R12, R13): one per living unit per round, the legal list exactly
+  right (Basic Attack targets by R12, the Main Ability iff ready ≤ round and not silenced,
+  its targets by R12 unless ignore_lines, allies for choose ally), the action among them;
+- every ability use: the effects of its spec in order, each on the units its selector
+  names, picks with their R12 pool and rule, damage = max(1, ⌊ATK_eff × scale⌋ + flat −
+  DEF_eff) (or without DEF), shields oldest first, heals capped (R11), lasting effects with
+  their `until` (R14), cooldown shifts and ready = round + cooldown (R13), moves, summons
+  with room, slot and `acts` (R15), cleanse/dispel, fizzles with their reason;
+- every defeat: lost_action (R10), the immediate and complete end of what the unit applied
+  (source_defeated, unless persists) and of what stood on it (R17), its pending effects
+  fizzled (R10), every defeat trigger due and only those (R18: conditions, limits,
+  characters unless include_summons, defeats_enemy for `by` only), summons leaving with the
+  army (R16);
+- the end phase (R14): round_end abilities, then exactly the effects whose `until` is this
+  round expire; the end of the match (R16: elimination, draw, max_rounds, max_actions);
+- every event's `use` is the open ability use of its source, `cause` the enclosing use (G3),
+  and every event has exactly the schema-2 fields.
+
+`audit(events)` returns the problems found (at most one per log: replay stops at the first),
+each message naming the rule, e.g. "R11 #123 damage: amount 6, expected 5 ...".
+"""
 
 from __future__ import annotations
 
+import random
+import re
+from fractions import Fraction
 from typing import Any
 
+PLAYERS = ("a", "b")
+OTHER = {"a": "b", "b": "a"}
+VANGUARD, REARGUARD = "vanguard", "rearguard"
+LINES = (VANGUARD, REARGUARD)
+LINE_CAP = 5
+ARMY_SIZE = 7
+QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
+CLASS_POSITIONS = {
+    "tank": {VANGUARD},
+    "warrior": {VANGUARD, REARGUARD},
+    "mage": {REARGUARD},
+    "archer": {REARGUARD},
+    "assassin": {"flex"},
+    "support": {VANGUARD, REARGUARD},
+}
+ONGOING = frozenset({"poison", "burn", "regen"})
+LASTING = frozenset({"shield", "buff", "debuff", "poison", "burn", "regen", "silence"})
+NEGATIVE = frozenset({"debuff", "poison", "burn", "silence"})
+POSITIVE = frozenset({"buff", "shield", "regen"})
+SINGLE = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
+RANDOM_PICKS = frozenset({"random_ally", "random_enemy"})
+DEFEAT_TRIGGERS = frozenset({"ally_defeated", "enemy_defeated", "defeats_enemy"})
+ACTION_VIAS = frozenset({"basic", "ability"})
+MAX_DEPTH = 8
+SEED_BITS = 63
 
-class _U:
-    def __init__(self, side: str, line: str, atk: int, df: int, spd: int, hp: int, summon: bool, cooldown: int) -> None:
+FIELDS: dict[str, frozenset[str]] = {
+    k: frozenset(("type", *v))
+    for k, v in {
+        "formation_start": ("first_player", "collections"),
+        "deploy": ("player", "card", "line", "pick"),
+        "match_start": ("schema", "seed", "options", "first_player", "agents", "units"),
+        "decision": ("round", "stage", "player", "unit", "legal", "action"),
+        "round_start": ("round",),
+        "move": ("unit", "from", "to", "via", "src", "use"),
+        "order": ("round", "phase", "units", "ties"),
+        "pick": ("src", "selector", "pool", "unit", "random", "use"),
+        "damage": ("src", "tgt", "src_line", "tgt_line", "via", "atk", "power", "def", "amount", "absorbed",
+                   "hp_before", "hp_after", "eid", "use"),
+        "heal": ("src", "tgt", "via", "amount", "healed", "hp_before", "hp_after", "eid", "use"),
+        "effect_applied": ("eid", "unit", "kind", "stat", "amount", "duration", "until", "persists", "src", "via",
+                           "use"),
+        "effect_expired": ("eid", "unit", "kind", "reason", "src", "via", "use"),
+        "ability_used": ("use", "unit", "ability", "target", "round", "ready"),
+        "faction_triggered": ("use", "cause", "unit", "ability", "trigger"),
+        "cooldown": ("unit", "src", "amount", "ready_before", "ready_after", "via", "use"),
+        "summon": ("unit", "side", "name", "line", "atk", "def", "spd", "hp", "src", "slot", "acts", "via", "use"),
+        "fizzle": ("src", "effect", "unit", "reason", "via", "use"),
+        "defeated": ("unit", "by", "cause", "lost_action", "use"),
+        "round_end": ("round",),
+        "match_end": ("winner", "reason", "rounds"),
+    }.items()
+}
+UNIT_FIELDS = frozenset((
+    "id", "side", "card", "name", "rarity", "position", "class", "faction", "line", "atk", "def", "spd", "hp",
+    "cooldown", "main_ability", "faction_ability",
+))
+
+_EXACT: dict[float, Fraction] = {}
+
+
+def exact(x: float) -> Fraction:
+    """A spec's decimal number as written (0.7 is 7/10, not the binary float)."""
+    f = _EXACT.get(x)
+    if f is None:
+        f = _EXACT[x] = Fraction(repr(float(x)))
+    return f
+
+
+def scaled(value: int, scale: float) -> int:
+    """⌊value × scale⌋ with the decimal scale taken exactly."""
+    if not scale:
+        return 0
+    f = exact(scale)
+    return value * f.numerator // f.denominator
+
+
+class Violation(Exception):
+    """A rule the log shows broken."""
+
+    def __init__(self, rule: str, index: int, etype: str, text: str) -> None:
+        self.rule = rule
+        self.index = index
+        super().__init__(f"{rule} #{index} {etype}: {text}")
+
+
+class Eff:
+    """A lasting effect standing on a unit."""
+
+    __slots__ = ("eid", "unit", "kind", "stat", "amount", "until", "src", "persists", "since", "ticks")
+
+    def __init__(self, eid: int, unit: str, kind: str, stat: str | None, amount: int, until: int, src: str,
+                 persists: bool, since: int, ticks: int) -> None:
+        self.eid = eid
+        self.unit = unit
+        self.kind = kind
+        self.stat = stat
+        self.amount = amount
+        self.until = until
+        self.src = src
+        self.persists = persists
+        self.since = since
+        self.ticks = ticks
+
+
+class Unit:
+    """A unit as the auditor replays it."""
+
+    __slots__ = (
+        "uid", "side", "summon", "name", "cls", "position", "faction", "rarity", "cooldown", "main", "fab",
+        "trigger", "line", "base", "max_hp", "hp", "alive", "effects", "ready", "fab_round", "fab_used",
+        "before_round", "to_act", "card",
+    )
+
+    def __init__(self, uid: str, side: str, line: str, atk: int, df: int, spd: int, hp: int,
+                 card: dict[str, Any] | None = None, name: str = "") -> None:
+        self.uid = uid
         self.side = side
+        self.summon = card is None
+        self.card = card
         self.line = line
         self.base = {"atk": atk, "def": df, "spd": spd}
-        self.mods = {"atk": 0, "def": 0, "spd": 0}
-        self.hp = hp
         self.max_hp = hp
+        self.hp = hp
         self.alive = True
-        self.summon = summon
-        self.cooldown = cooldown
-        self.shields: dict[int, int] = {}  # eid -> points left, in the order applied
+        self.effects: dict[int, Eff] = {}  # in the order applied
+        self.ready = 1
+        self.fab_round: int | None = None
+        self.fab_used = False
+        self.before_round = -1
+        self.to_act = True
+        if card is None:
+            self.name = name
+            self.cls = "summon"
+            self.position = line
+            self.faction = None
+            self.rarity = None
+            self.cooldown = 0
+            self.main = None
+            self.fab = None
+            self.trigger = None
+        else:
+            self.name = card["name"]
+            self.cls = card["class"]
+            self.position = card["position"]
+            self.faction = card["faction"]
+            self.rarity = card["rarity"]
+            self.cooldown = card["cooldown"]
+            self.main = card["main_ability"]
+            self.fab = card["faction_ability"]
+            self.trigger = self.fab["trigger"] if self.fab else None
 
-    def eff(self, stat: str) -> int:
-        return max(0, self.base[stat] + self.mods[stat])
+    def stat(self, name: str) -> int:
+        """The effective stat: printed value plus buffs minus debuffs, never below 0 (R11)."""
+        v = self.base[name]
+        for e in self.effects.values():
+            if e.stat == name:
+                if e.kind == "buff":
+                    v += e.amount
+                elif e.kind == "debuff":
+                    v -= e.amount
+        return v if v > 0 else 0
+
+    def silenced(self) -> bool:
+        return any(e.kind == "silence" for e in self.effects.values())
 
 
-def audit(events: list[dict[str, Any]]) -> list[str]:
-    """Every rule the log shows broken (empty when the log is consistent with the rules)."""
-    problems: list[str] = []
-    units: dict[str, _U] = {}
-    effects: dict[int, tuple[str, str, str, int]] = {}
-    rnd = 0
-    acted: set[str] = set()
-    ended = False
+def _show(e: dict[str, Any] | None) -> str:
+    if e is None:
+        return "the end of the log"
+    parts = [f"{k}={e[k]!r}" for k in ("unit", "src", "tgt", "via", "reason", "trigger", "stage", "phase", "eid")
+             if k in e and e[k] is not None]
+    return f"{e['type']}({', '.join(parts)})"
 
-    def bad(i: int, text: str) -> None:
-        problems.append(f"#{i} {events[i]['type']}: {text}")
 
-    def living(side: str, line: str | None = None) -> list[str]:
-        return [k for k, u in units.items() if u.alive and u.side == side and (line is None or u.line == line)]
+class Auditor:
+    """Replays one event log; `problems` lists what breaks the rules (`run()` fills it)."""
 
-    for i, e in enumerate(events):
+    def __init__(self, events: list[dict[str, Any]], *, full_armies: bool = True, replay_rng: bool = True,
+                 card_text: bool = True) -> None:
+        self.ev = events
+        self.card_text = card_text
+        self.n = len(events)
+        self.i = 0
+        self.full_armies = full_armies
+        self.replay_rng = replay_rng
+        self.checks = 0
+        self.problems: list[str] = []
+        self.units: dict[str, Unit] = {}
+        self.living: dict[str, list[Unit]] = {"a": [], "b": []}
+        self.chars = {"a": 0, "b": 0}
+        self.next_num = {"a": 1, "b": 1}
+        self.order: list[Unit] = []
+        self.order_spd: list[int] = []
+        self.idx = 0
+        self.round = 0
+        self.stage = "start"
+        self.uses = 0
+        self.use: int | None = None
+        self.use_owner: dict[int, str] = {}
+        self.depth = 0
+        self.last_eid = 0
+        self.ended_by_source: set[int] = set()
+        self.gone_eids: dict[int, str] = {}
+        self.decisions = 0
+        self.rng: random.Random | None = None
+        self.options: dict[str, Any] = {}
+        self.first = "a"
+        self.alt = "a"
+        self.sel = ""
+        self.counts = {"orders": 0, "decisions": 0, "uses": 0, "defeats": 0, "ticks": 0}
+
+    # ------------------------------------------------------------------ running
+
+    def run(self) -> list[str]:
+        """Audit the whole log; the problems found (empty when the log keeps every rule)."""
+        try:
+            self._schema()
+            self._header()
+            self._battle()
+            if self.i < self.n:
+                self._fail("R16", "an event after match_end", self.i)
+        except Violation as v:
+            self.problems.append(str(v))
+        return self.problems
+
+    def _fail(self, rule: str, text: str, index: int | None = None) -> None:
+        i = self.i - 1 if index is None else index
+        etype = self.ev[i]["type"] if 0 <= i < self.n else "end"
+        raise Violation(rule, i, etype, text)
+
+    def _ok(self, cond: bool, rule: str, text: str, index: int | None = None) -> None:
+        self.checks += 1
+        if not cond:
+            self._fail(rule, text, index)
+
+    def _eq(self, e: dict[str, Any], field: str, expected: Any, rule: str, why: str = "") -> None:
+        self.checks += 1
+        if e[field] != expected:
+            self._fail(rule, f"{field} {e[field]!r}, expected {expected!r}{why}")
+
+    def _peek(self) -> dict[str, Any] | None:
+        return self.ev[self.i] if self.i < self.n else None
+
+    def _take(self, etype: str, rule: str, what: str) -> dict[str, Any]:
+        """The next event, which must be of type `etype` (what the rules call for next)."""
+        self.checks += 1
+        e = self._peek()
+        if e is None or e["type"] != etype:
+            self._fail(rule, f"expected {what}; found {_show(e)}{self._hint(e)}", self.i)
+        self.i += 1
+        return e  # type: ignore[return-value]
+
+    def _hint(self, e: dict[str, Any] | None) -> str:
+        """Which rule an event the rules do not call for here would break."""
+        if e is None:
+            return ""
         t = e["type"]
-        if ended:
-            bad(i, "event after match_end")
-        if t == "match_start":
-            for u in e["units"]:
-                units[u["id"]] = _U(u["side"], u["line"], u["atk"], u["def"], u["spd"], u["hp"], False, u["cooldown"])
-                if u["line"] not in ("vanguard", "rearguard"):
-                    bad(i, f"{u['id']} in line {u['line']}")
-            for side in ("a", "b"):
-                for line in ("vanguard", "rearguard"):
-                    if len(living(side, line)) > 5:
-                        bad(i, f"{side} {line} holds more than 5")
-        elif t == "round_start":
-            if e["round"] != rnd + 1:
-                bad(i, f"round {e['round']} after {rnd}")
-            rnd = e["round"]
-            acted = set()
-        elif t == "order":
-            ids = [uid for uid, _ in e["units"]]
-            spds = [s for _, s in e["units"]]
-            if spds != sorted(spds, reverse=True):
-                bad(i, f"order not by SPD: {e['units']}")
-            if sorted(ids) != sorted(k for k, u in units.items() if u.alive):
-                bad(i, "order does not list exactly the living units")
-            for uid, spd in e["units"]:
-                if units[uid].eff("spd") != spd:
-                    bad(i, f"{uid} ordered at SPD {spd}, its SPD is {units[uid].eff('spd')}")
-        elif t == "move":
-            u = units[e["unit"]]
-            if u.line != e["from"] or e["from"] == e["to"]:
-                bad(i, f"move from {e['from']} but unit stands in {u.line}")
-            u.line = e["to"]
-            if len(living(u.side, u.line)) > 5:
-                bad(i, "a line holds more than 5 after a move")
-        elif t == "ability_used":
-            u = units[e["unit"]]
-            if not u.alive or e["unit"] in acted:
-                bad(i, "dead unit or second action in a round")
-            acted.add(e["unit"])
-            if e["ready"] != rnd + u.cooldown:
-                bad(i, f"ready {e['ready']} != round {rnd} + cooldown {u.cooldown}")
-        elif t == "damage":
-            src, tgt = units[e["src"]], units[e["tgt"]]
-            if not tgt.alive:
-                bad(i, "damage to a defeated unit")
-            if e["hp_before"] != tgt.hp:
-                bad(i, f"hp_before {e['hp_before']} but the log says {tgt.hp}")
-            if e["tgt_line"] != tgt.line:
-                bad(i, "tgt_line is not the target's line")
-            if e["via"] == "ongoing":
-                if e["atk"] is not None or e["def"] is not None or e["amount"] != e["power"]:
-                    bad(i, "ongoing damage must ignore ATK/DEF")
+        notes = []
+        use = e.get("use")
+        if use is not None and t not in ("ability_used", "faction_triggered"):
+            owner = self.use_owner.get(use)
+            if owner is not None and not self.units[owner].alive:
+                notes.append(f"R10: use {use} goes on after its source {owner} fell")
+            elif use != self.use:
+                notes.append(f"G3: use {use} is not the open use {self.use}")
+        if t == "damage" and e.get("via") == "ongoing":
+            eid = e.get("eid")
+            if eid in self.ended_by_source:
+                notes.append(f"R17: effect {eid} ticks after its source fell")
+            elif eid in self.gone_eids:
+                notes.append(f"R14: effect {eid} ticks after it ended ({self.gone_eids[eid]})")
             else:
-                if not src.alive and e["via"] == "basic":
-                    bad(i, "a defeated unit attacks")
-                if e["src_line"] is not None and e["src_line"] != src.line:
-                    bad(i, "src_line is not the source's line")
-                if e["atk"] != src.eff("atk"):
-                    bad(i, f"atk {e['atk']} but the source's ATK is {src.eff('atk')}")
-                if e["def"] is not None and e["def"] != tgt.eff("def"):
-                    bad(i, f"def {e['def']} but the target's DEF is {tgt.eff('def')}")
-            if e["via"] == "basic":
-                if e["src"] in acted:
-                    bad(i, "second action in a round")
-                acted.add(e["src"])
-                if e["power"] != e["atk"]:
-                    bad(i, "a basic attack's power is its ATK")
-                if src.side == tgt.side:
-                    bad(i, "basic attack on an ally")
-                if src.line == "vanguard" and tgt.line == "rearguard" and living(tgt.side, "vanguard"):
-                    bad(i, "a vanguard unit hit the rearguard while the enemy vanguard stood (R12)")
-            expected = max(1, e["power"] - (e["def"] or 0))
-            if e["amount"] != expected:
-                bad(i, f"amount {e['amount']} != max(1, {e['power']} - {e['def']})")
-            absorbed = 0
-            left = e["amount"]
-            for eid in list(tgt.shields):
-                take = min(tgt.shields[eid], left)
-                tgt.shields[eid] -= take
+                notes.append("R14/R7: an ongoing tick not due here")
+        elif t == "heal" and e.get("via") == "ongoing":
+            notes.append("R14/R7: a regeneration tick not due here")
+        elif t == "faction_triggered":
+            if e.get("trigger") in DEFEAT_TRIGGERS:
+                notes.append("R18: a defeat trigger that is not due (summon, side, by, condition or limit)")
+            else:
+                notes.append(f"a {e.get('trigger')} trigger not due (its trigger, condition or limit)")
+        elif t == "decision":
+            notes.append("R10/R8: a decision not due (a unit acting twice, out of order or after its defeat)")
+        elif t == "damage" and e.get("via") == "basic":
+            notes.append("R10: a Basic Attack without its decision")
+        elif t == "effect_expired":
+            if e.get("reason") == "source_defeated":
+                notes.append("R17: a source_defeated expiry not due")
+            else:
+                notes.append("R14/R17: an expiry not due")
+        elif t == "match_end":
+            notes.append("R16: the match ends too early")
+        elif t == "order":
+            notes.append("R9: an order not due")
+        elif t == "summon":
+            notes.append("R15: a summon not due")
+        elif t == "defeated":
+            notes.append("R11/R16: a defeat not due")
+        return f" [{'; '.join(notes)}]" if notes else ""
+
+    # ------------------------------------------------------------------ schema
+
+    def _schema(self) -> None:
+        for i, e in enumerate(self.ev):
+            self.checks += 1
+            t = e.get("type")
+            fields = FIELDS.get(t)  # type: ignore[arg-type]
+            if fields is None:
+                self._fail("G3", f"unknown event type {t!r}", i)
+            if fields != e.keys():
+                missing = sorted(fields - e.keys())
+                extra = sorted(e.keys() - fields)
+                self._fail("G3", f"fields: missing {missing}, unknown {extra}", i)
+
+    # ------------------------------------------------------------------ header
+
+    def _header(self) -> None:
+        start = next((k for k, e in enumerate(self.ev) if e["type"] == "match_start"), None)
+        if start is None:
+            if self.n and self.ev[-1]["type"] == "match_end" and self.ev[0]["type"] == "formation_start":
+                self._formation(None)  # stopped during the Formation Round
+                return
+            self._fail("G3", "the log has no match_start", 0)
+        ms = self.ev[start]  # type: ignore[index]
+        self._match_options(ms, start)  # type: ignore[arg-type]
+        deployed = None
+        if self.ev[0]["type"] == "formation_start":
+            deployed = self._formation(ms)
+            if deployed is None:
+                return
+        e = self._take("match_start", "G3", "match_start")
+        self._units(e, deployed)
+
+    def _match_options(self, ms: dict[str, Any], index: int) -> None:
+        self._ok(ms["schema"] == 2, "G3", f"schema {ms['schema']!r}, expected 2", index)
+        opts = ms["options"]
+        self._ok(isinstance(opts, dict) and {"tie_break", "max_rounds", "max_actions", "first_player"} <= set(opts),
+                 "G3", "options must give tie_break, max_rounds, max_actions and first_player", index)
+        self.options = opts
+        self._ok(opts["tie_break"] in ("random", "alternate"), "R9", f"tie_break {opts['tie_break']!r}", index)
+        self._ok(isinstance(opts["max_rounds"], int) and opts["max_rounds"] >= 1, "R16", "max_rounds", index)
+        first = ms["first_player"]
+        self._ok(first in PLAYERS, "R6", f"first_player {first!r}", index)
+        if opts["first_player"] in PLAYERS:
+            self._ok(first == opts["first_player"], "R6", "first_player differs from the option", index)
+        self.first = self.alt = first
+        agents = ms["agents"]
+        self._ok(isinstance(agents, dict) and set(agents) == set(PLAYERS)
+                 and all(set(agents[p]) == {"agent", "seed"} for p in PLAYERS), "G2",
+                 "agents must map a and b to {agent, seed}", index)
+        if self.replay_rng:
+            self._ok(isinstance(ms["seed"], int), "G1", "the match seed must be an integer", index)
+            rng = self.rng = random.Random(ms["seed"])
+            if opts["first_player"] not in PLAYERS:
+                coin = "a" if rng.random() < 0.5 else "b"
+                self._ok(first == coin, "G1", f"first_player {first!r} is not the seeded coin {coin!r}", index)
+            for p in PLAYERS:
+                seed = rng.getrandbits(SEED_BITS)
+                self._ok(agents[p]["seed"] == seed, "G2",
+                         f"agent seed of {p} is not drawn from the match generator", index)
+
+    def _formation(self, ms: dict[str, Any] | None) -> list[list[tuple[str, str]]] | None:
+        """R6: alternate deployments, each legal, every offered one legal as far as the log can tell."""
+        fs = self._take("formation_start", "R6", "formation_start")
+        if ms is not None:
+            self._eq(fs, "first_player", ms["first_player"], "R6", " (match_start)")
+        first = fs["first_player"]
+        self._ok(first in PLAYERS, "R6", f"first player {first!r}")
+        cards: dict[str, dict[str, Any]] = {}
+        if ms is not None:
+            for u in ms["units"]:
+                cards[u["card"]] = u
+        deployed: dict[str, list[tuple[str, str]]] = {"a": [], "b": []}
+        owned: dict[str, set[str]] = {"a": set(), "b": set()}
+        turn = first
+        while len(deployed["a"]) < ARMY_SIZE or len(deployed["b"]) < ARMY_SIZE:
+            if self._max_actions_stop():
+                return None
+            d = self._take("decision", "R6", f"the deployment decision of {turn}")
+            self.decisions += 1
+            self._eq(d, "round", 0, "R6")
+            self._eq(d, "stage", "deploy", "R6")
+            self._eq(d, "player", turn, "R6", " (deployment alternates, R6)")
+            self._eq(d, "unit", None, "R6")
+            legal = [tuple(a) for a in d["legal"]]
+            mine = deployed[turn]
+            self._ok(len(set(legal)) == len(legal), "R6", "a deployment offered twice")
+            for a in legal:
+                self._ok(len(a) == 3 and a[0] == "deploy", "R6", f"{list(a)} is not a deployment")
+                owned[turn].add(a[1])
+            for a in legal:
+                problem = self._deploy_problem(mine, a[1], a[2], cards)
+                self._ok(problem is None, "R6", f"offered {list(a)} is illegal: {problem}")
+            for slug in sorted(owned[turn]):
+                card = cards.get(slug)
+                if card is None or any(s == slug for s, _ in mine):
+                    continue
+                for line in LINES:
+                    if (self._deploy_problem(mine, slug, line, cards) is None
+                            and self._completable(mine + [(slug, line)], owned[turn], cards)):
+                        self._ok(("deploy", slug, line) in legal, "R6",
+                                 f"legal deployment ['deploy', {slug!r}, {line!r}] not offered")
+            action = tuple(d["action"])
+            self._ok(action in legal, "R6", f"action {d['action']} is not among the legal deployments")
+            dep = self._take("deploy", "R6", "the deploy event")
+            self._eq(dep, "player", turn, "R6")
+            self._eq(dep, "card", action[1], "R6")
+            self._eq(dep, "line", action[2], "R6")
+            self._eq(dep, "pick", len(mine) + 1, "R6")
+            mine.append((action[1], action[2]))
+            if len(deployed[OTHER[turn]]) < ARMY_SIZE:
+                turn = OTHER[turn]
+        if ms is None:
+            self._fail("G3", "the Formation Round ended without match_start", self.i)
+        return [deployed["a"], deployed["b"]]
+
+    @staticmethod
+    def _deploy_problem(mine: list[tuple[str, str]], slug: str, line: str, cards: dict[str, dict[str, Any]]) -> str | None:
+        if len(mine) >= ARMY_SIZE:
+            return "army_size"
+        if line not in LINES:
+            return "wrong_line"
+        if any(s == slug for s, _ in mine):
+            return "duplicate_card"
+        if sum(1 for _, ln in mine if ln == line) >= LINE_CAP:
+            return "line_full"
+        card = cards.get(slug)
+        if card is not None:
+            if card["position"] != "flex" and card["position"] != line:
+                return "wrong_line"
+            if sum(1 for s, _ in mine if cards[s]["rarity"] == card["rarity"]) >= QUOTA[card["rarity"]]:
+                return "rarity_count"
+        return None
+
+    @staticmethod
+    def _completable(mine: list[tuple[str, str]], owned: set[str], cards: dict[str, dict[str, Any]]) -> bool:
+        """Whether the army can still be completed from owned cards whose data the log shows (a subset of
+        the collection, so True here means the real collection can complete it too)."""
+        used = {s for s, _ in mine}
+        cap = {VANGUARD: LINE_CAP, REARGUARD: LINE_CAP}
+        need = dict(QUOTA)
+        for s, ln in mine:
+            cap[ln] -= 1
+            need[cards[s]["rarity"]] -= 1
+        if min(need.values()) < 0 or min(cap.values()) < 0:
+            return False
+        lo_sum = hi_sum = rem_sum = flex_sum = 0
+        for rarity, k in need.items():
+            pos = [cards[s]["position"] for s in owned if s in cards and s not in used and cards[s]["rarity"] == rarity]
+            n_v, n_r, n_f = pos.count(VANGUARD), pos.count(REARGUARD), pos.count("flex")
+            z = min(k, n_f)
+            rem = k - z
+            lo, hi = max(0, rem - n_r), min(n_v, rem)
+            if lo > hi:
+                return False
+            lo_sum += lo
+            hi_sum += hi
+            rem_sum += rem
+            flex_sum += z
+        x_lo, x_hi = max(lo_sum, rem_sum - cap[REARGUARD]), min(hi_sum, cap[VANGUARD])
+        return x_lo <= x_hi and flex_sum <= cap[VANGUARD] + cap[REARGUARD] - rem_sum
+
+    def _units(self, e: dict[str, Any], deployed: list[list[tuple[str, str]]] | None) -> None:
+        """match_start's units: ids in army order, full cards (G3), legal lines (R2, R3), the army (R1)."""
+        per_side: dict[str, list[dict[str, Any]]] = {"a": [], "b": []}
+        for u in e["units"]:
+            self._ok(isinstance(u, dict) and set(u) == UNIT_FIELDS, "G3",
+                     f"unit fields {sorted(u) if isinstance(u, dict) else u!r}")
+            self._ok(u["side"] in PLAYERS, "G3", f"side {u['side']!r}")
+            per_side[u["side"]].append(u)
+        self._ok(e["units"] == per_side["a"] + per_side["b"], "G3", "units must list player a's army, then b's")
+        for side in PLAYERS:
+            army = per_side[side]
+            self._ok(army, "R16", f"player {side} has no unit")
+            for k, u in enumerate(army, 1):
+                uid = u["id"]
+                self._ok(uid == f"{side}{k}", "G3", f"unit id {uid!r}, expected {side}{k} (army order)")
+                self._ok(u["line"] in LINES, "R2", f"{uid} stands in {u['line']!r}")
+                self._ok(u["position"] in ("vanguard", "rearguard", "flex"), "R3", f"{uid} position {u['position']!r}")
+                self._ok(u["position"] == "flex" or u["position"] == u["line"], "R3",
+                         f"{uid} printed {u['position']} stands in the {u['line']}")
+                allowed = CLASS_POSITIONS.get(u["class"])
+                self._ok(allowed is not None and u["position"] in allowed, "R3",
+                         f"{uid} class {u['class']!r} printed {u['position']!r}")
+                self._ok(u["rarity"] in QUOTA, "R1", f"{uid} rarity {u['rarity']!r}")
+                for k2 in ("atk", "def", "spd"):
+                    self._ok(isinstance(u[k2], int) and u[k2] >= 0, "G3", f"{uid} {k2} {u[k2]!r}")
+                self._ok(isinstance(u["hp"], int) and u["hp"] >= 1, "G3", f"{uid} hp {u['hp']!r}")
+                self._ok(u["cooldown"] in (1, 2, 3), "R13", f"{uid} cooldown {u['cooldown']!r}")
+                main, fab = u["main_ability"], u["faction_ability"]
+                self._ok(isinstance(main, dict) and main.get("choose") in ("enemy", "ally", "none")
+                         and isinstance(main.get("effects"), list), "G3", f"{uid} main_ability spec")
+                self._ok(isinstance(fab, dict) and isinstance(fab.get("trigger"), str)
+                         and isinstance(fab.get("effects"), list), "G3", f"{uid} faction_ability spec")
+                self._ok(not main.get("ignore_lines") or main["choose"] == "enemy", "R12",
+                         f"{uid}: ignore_lines without an enemy to choose")
+                self._ok(not fab.get("include_summons") or fab["trigger"] in DEFEAT_TRIGGERS, "R18",
+                         f"{uid}: include_summons on a {fab['trigger']} trigger")
+                if self.card_text:
+                    self._text_agrees(uid, main)
+                    self._text_agrees(uid, fab)
+                unit = Unit(uid, side, u["line"], u["atk"], u["def"], u["spd"], u["hp"], card=u)
+                self.units[uid] = unit
+                self.living[side].append(unit)
+                self.chars[side] += 1
+                self.next_num[side] = k + 1
+            for line in LINES:
+                self._ok(sum(1 for u in army if u["line"] == line) <= LINE_CAP, "R2",
+                         f"player {side} has more than {LINE_CAP} in the {line}")
+            if self.full_armies:
+                self._ok(len(army) == ARMY_SIZE, "R1", f"player {side} fields {len(army)} cards, not {ARMY_SIZE}")
+                for rarity, k in QUOTA.items():
+                    got = sum(1 for u in army if u["rarity"] == rarity)
+                    self._ok(got == k, "R1", f"player {side} has {got} {rarity} cards, not {k}")
+                slugs = [u["card"] for u in army]
+                self._ok(len(set(slugs)) == len(slugs), "R1", f"player {side} fields a card twice")
+            if deployed is not None:
+                got = [(u["card"], u["line"]) for u in army]
+                self._ok(got == deployed[PLAYERS.index(side)], "R6",
+                         f"player {side}'s army is not what it deployed")
+
+    def _text_agrees(self, uid: str, spec: dict[str, Any]) -> None:
+        """The card text says what the spec does (R12, R14, R17, R18): reaching past the Vanguard, limits,
+        durations, effects outliving their source, triggers counting summoned units."""
+        text = spec.get("text", "").lower()
+        name = spec.get("name")
+        self._ok(("ignoring the vanguard" in text) == bool(spec.get("ignore_lines")), "R12",
+                 f"{uid} {name!r}: ignore_lines and the words 'ignoring the Vanguard' must go together")
+        limit = spec.get("limit", "none")
+        self._ok(("once per battle" in text) == (limit == "battle") and ("once per round" in text) == (limit == "round"),
+                 "R18", f"{uid} {name!r}: limit {limit!r} and the text disagree")
+        for eff in spec["effects"]:
+            if eff["kind"] in LASTING:
+                d = eff.get("duration")
+                self._ok(re.search(rf"for {d} rounds?\b", text) is not None, "R14",
+                         f"{uid} {name!r}: the text does not say its {eff['kind']} lasts {d} round(s)")
+            if eff.get("persists"):
+                self._ok("after it falls" in text or "beyond its death" in text, "R17",
+                         f"{uid} {name!r}: a persisting {eff['kind']} whose text does not say it outlives its source")
+        if spec.get("include_summons"):
+            self._ok("unit" in text, "R18", f"{uid} {name!r}: counts summons but its text does not say 'unit'")
+
+    # ------------------------------------------------------------------ rounds
+
+    def _battle(self) -> None:
+        if not self.units:  # stopped in the Formation Round
+            return
+        self.stage = "start"
+        self.round = 0
+        self._build_order("battle_start")
+        for u in list(self.order):
+            if u.alive and u.trigger == "battle_start":
+                self._fire(u, None, "R7")
+        if self._check_end():
+            return
+        while True:
+            if self._start_phase():
+                return
+            if self._flex_phase():
+                return
+            self._build_order("act")
+            self.stage = "act"
+            if self._act_phase():
+                return
+            if self._end_phase():
+                return
+
+    def _start_phase(self) -> bool:
+        self.round += 1
+        self.stage = "start"
+        e = self._take("round_start", "R7", f"round_start of round {self.round}")
+        self._eq(e, "round", self.round, "R7")
+        for u in self._all_living():
+            u.to_act = True
+        if self.round == 1:
+            self._build_order("start")
+        for u in list(self.order):
+            if u.alive and any(x.kind in ONGOING for x in u.effects.values()):
+                self._ticks(u)
+            if u.alive and u.trigger == "round_start":
+                self._fire(u, None, "R7")
+        if self._check_end():
+            return True
+        self.stage = "flex"
+        return False
+
+    def _ticks(self, u: Unit) -> None:
+        """R14: each ongoing effect applied before this round and with ticks left hits or heals once."""
+        for x in list(u.effects.values()):
+            if not u.alive:
+                return
+            if x.kind not in ONGOING or x.since >= self.round or x.ticks <= 0 or x.eid not in u.effects:
+                continue
+            x.ticks -= 1
+            self.counts["ticks"] += 1
+            self._ok(self.round <= x.until, "R14", f"effect {x.eid} ticks in round {self.round} after its until {x.until}",
+                     self.i)
+            src = self.units[x.src]
+            if x.kind == "regen":
+                self._heal(src, u, x.amount, "ongoing", x.eid, "R14")
+            else:
+                self._hit(src, u, None, x.amount, None, "ongoing", x.eid, "R14")
+            if x.ticks == 0 and u.alive:
+                self._expire_batch([(u, x, "duration", None)], "R14", f"effect {x.eid} after its last tick")
+
+    def _flex_phase(self) -> bool:
+        for u in [u for u in self.order if u.position == "flex" and u.alive]:
+            if not u.alive:
+                continue
+            dest = REARGUARD if u.line == VANGUARD else VANGUARD
+            if self._count(u.side, dest) >= LINE_CAP:
+                continue
+            if self._max_actions_stop():
+                return True
+            d = self._take("decision", "R8", f"the Flex decision of {u.uid} (the {dest} has room)")
+            self.decisions += 1
+            self.counts["decisions"] += 1
+            self._eq(d, "round", self.round, "R8")
+            self._eq(d, "stage", "flex", "R8")
+            self._eq(d, "player", u.side, "R8")
+            self._eq(d, "unit", u.uid, "R8")
+            self._eq(d, "legal", [["stay", None], ["switch", dest]], "R8")
+            self._ok(d["action"] in d["legal"], "R8", f"action {d['action']} is not among the legal ones")
+            if d["action"][0] == "switch":
+                m = self._take("move", "R8", f"{u.uid}'s Flex move")
+                self._move_fields(m, u, dest, "flex", u, None, "R8")
+                u.line = dest
+        return False
+
+    def _act_phase(self) -> bool:
+        self.idx = 0
+        while self.idx < len(self.order):
+            u = self.order[self.idx]
+            if not u.alive:
+                self.idx += 1
+                continue
+            if u.before_round != self.round:
+                u.before_round = self.round
+                if u.trigger == "before_action":
+                    self._fire(u, None, "R10")
+                    if self._check_end():
+                        return True
+                    if not u.alive:
+                        self.idx += 1
+                        continue
+            if self._max_actions_stop():
+                return True
+            self._ok(u.to_act, "R10", f"{u.uid} reached in the order without an action to come", self.i)
+            d = self._take("decision", "R10", f"the action decision of {u.uid} (its turn in the order)")
+            self.decisions += 1
+            self.counts["decisions"] += 1
+            self._eq(d, "round", self.round, "R10")
+            self._eq(d, "stage", "act", "R10")
+            self._eq(d, "unit", u.uid, "R10", " (each living unit acts once, in order)")
+            self._eq(d, "player", u.side, "R10")
+            self._check_legal(u, d)
+            action = d["action"]
+            self._ok(action in d["legal"], "R10", f"action {action} is not among the legal ones")
+            self._act(u, action)
+            self.idx += 1
+            if not (self.chars["a"] and self.chars["b"]):
+                self._check_end()
+                return True
+        return False
+
+    def _end_phase(self) -> bool:
+        self.stage = "end"
+        for u in self._all_living():
+            u.to_act = False
+        for u in list(self.order):
+            if u.alive and u.trigger == "round_end":
+                self._fire(u, None, "R14")
+        due = [(u, x, "duration", None) for u in self.order if u.alive
+               for x in u.effects.values() if x.kind not in ONGOING and x.until <= self.round]
+        self._expire_batch(due, "R14", f"the effects ending in round {self.round}'s end phase")
+        e = self._take("round_end", "R14", f"round_end of round {self.round}")
+        self._eq(e, "round", self.round, "R14")
+        if self._check_end():
+            return True
+        if self.round >= self.options["max_rounds"]:
+            m = self._take("match_end", "R16", f"the draw at max_rounds {self.options['max_rounds']}")
+            self._eq(m, "winner", None, "R16")
+            self._eq(m, "reason", "max_rounds", "R16")
+            self._eq(m, "rounds", self.round, "R16")
+            return True
+        return False
+
+    def _check_end(self) -> bool:
+        """R16: a side without characters loses; both at once is a draw."""
+        a, b = self.chars["a"], self.chars["b"]
+        if a and b:
+            return False
+        winner = None if not a and not b else ("a" if a else "b")
+        reason = "mutual_elimination" if winner is None else "elimination"
+        m = self._take("match_end", "R16", f"match_end ({reason}, winner {winner})")
+        self._eq(m, "winner", winner, "R16")
+        self._eq(m, "reason", reason, "R16")
+        self._eq(m, "rounds", self.round, "R16")
+        return True
+
+    def _max_actions_stop(self) -> bool:
+        e = self._peek()
+        if e is None or e["type"] != "match_end" or e["reason"] != "max_actions":
+            return False
+        self.i += 1
+        self._ok(self.decisions == self.options.get("max_actions", self.decisions), "R16",
+                 f"stopped for max_actions after {self.decisions} decisions (max_actions {self.options['max_actions']})")
+        self._eq(e, "winner", None, "R16")
+        self._eq(e, "rounds", self.round, "R16")
+        return True
+
+    # ------------------------------------------------------------------ orders
+
+    def _all_living(self) -> list[Unit]:
+        return self.living["a"] + self.living["b"]
+
+    def _build_order(self, phase: str) -> None:
+        """R9 (and R7 for battle_start/start): the order by effective SPD with the tie rules."""
+        e = self._take("order", "R9", f"the {phase} order of round {self.round}")
+        self.counts["orders"] += 1
+        self._eq(e, "round", self.round, "R9")
+        self._eq(e, "phase", phase, "R9")
+        living = self._all_living()
+        spd = {u.uid: u.stat("spd") for u in living}
+        logged = e["units"]
+        ids = [x[0] for x in logged]
+        self._ok(sorted(ids) == sorted(spd), "R9",
+                 f"the order lists {sorted(ids)}, the living units are {sorted(spd)}")
+        self._ok(len(set(ids)) == len(ids), "R9", "a unit listed twice")
+        for uid, s in logged:
+            self._ok(s == spd[uid], "R9", f"{uid} ordered at SPD {s}, its effective SPD is {spd[uid]}")
+        ranked = sorted(living, key=lambda u: -spd[u.uid])  # stable: a's units first, each in army order
+        shared = sorted({spd[u.uid] for u in self.living["a"]} & {spd[u.uid] for u in self.living["b"]}, reverse=True)
+        logged_ties = e["ties"]
+        self._ok(isinstance(logged_ties, list) and [t[0] for t in logged_ties] == shared, "R9",
+                 f"ties {logged_ties}, the SPD values both players field are {shared}")
+        ties = []
+        for k, s in enumerate(shared):
+            if self.options["tie_break"] == "alternate":
+                lead = self.alt
+                self.alt = OTHER[lead]
+                self._ok(logged_ties[k][1] == lead, "R9",
+                         f"the tie at SPD {s} is led by {logged_ties[k][1]!r}; alternation gives {lead!r}")
+            else:
+                lead = logged_ties[k][1]
+                self._ok(lead in PLAYERS, "R9", f"tie leader {lead!r}")
+                if self.rng is not None:
+                    coin = "a" if self.rng.random() < 0.5 else "b"
+                    self._ok(lead == coin, "G1", f"the tie at SPD {s} is led by {lead!r}, the seeded coin says {coin!r}")
+            ties.append([s, lead])
+            group = [u for u in ranked if spd[u.uid] == s]
+            lead_units = [u for u in group if u.side == lead]
+            other_units = [u for u in group if u.side != lead]
+            merged = []
+            for m in range(max(len(lead_units), len(other_units))):
+                if m < len(lead_units):
+                    merged.append(lead_units[m])
+                if m < len(other_units):
+                    merged.append(other_units[m])
+            start = ranked.index(group[0])
+            ranked[start:start + len(group)] = merged
+        expected = [[u.uid, spd[u.uid]] for u in ranked]
+        self._ok(logged == expected, "R9", f"order {logged}, expected {expected} (ties {ties})")
+        self.order = ranked
+        self.order_spd = [spd[u.uid] for u in ranked]
+
+    def _count(self, side: str, line: str) -> int:
+        return sum(1 for u in self.living[side] if u.line == line)
+
+    # ------------------------------------------------------------------ decisions and actions
+
+    def _check_legal(self, u: Unit, d: dict[str, Any]) -> None:
+        """R12 Basic Attack targets; the Main Ability iff ready ≤ round and not silenced (R10, R13)."""
+        foes = self.living[OTHER[u.side]]
+        front = [t for t in foes if t.line == VANGUARD] or foes
+        reach = front if u.line == VANGUARD else foes
+        legal = [tuple(a) for a in d["legal"]]
+        self._ok(len(set(legal)) == len(legal), "R10", "an action offered twice")
+        attacks = {a[1] for a in legal if a[0] == "attack"}
+        abilities = {a[1] for a in legal if a[0] == "ability"}
+        self._ok(all(a[0] in ("attack", "ability") and len(a) == 2 for a in legal), "R10", f"legal {d['legal']}")
+        want = {t.uid for t in reach}
+        if attacks != want:
+            self._fail("R12", f"Basic Attack targets {sorted(attacks)}, expected {sorted(want)} "
+                              f"({u.uid} in the {u.line})")
+        main = u.main
+        if main is None:
+            self._ok(not abilities, "R10", f"{u.uid} is a summon: it has no Main Ability to offer")
+            return
+        ready = u.ready <= self.round
+        silenced = u.silenced()
+        if not ready or silenced:
+            if abilities:
+                rule = "R10" if ready else "R13"
+                why = "it is silenced" if ready else f"it is ready only in round {u.ready}"
+                self._fail(rule, f"the Main Ability is offered to {u.uid} though {why}")
+            return
+        choose = main["choose"]
+        if choose == "enemy":
+            pool = foes if main.get("ignore_lines") else reach
+            want_abl = {t.uid for t in pool}
+        elif choose == "ally":
+            want_abl = {t.uid for t in self.living[u.side]}
+        else:
+            want_abl = {None}
+        if not abilities:
+            self._fail("R13", f"the Main Ability of {u.uid} is not offered though ready (round {u.ready}) "
+                              "and not silenced")
+        if abilities != want_abl:
+            self._fail("R12", f"Main Ability targets {sorted(abilities, key=str)}, expected "
+                              f"{sorted(want_abl, key=str)} (choose {choose}, {u.uid} in the {u.line}"
+                              f"{', ignore_lines' if main.get('ignore_lines') else ''})")
+
+    def _act(self, u: Unit, action: list[Any]) -> None:
+        u.to_act = False
+        kind, x = action
+        if kind == "attack":
+            t = self.units[x]
+            a = u.stat("atk")
+            self._hit(u, t, a, a, t.stat("def"), "basic", None, "R10")
+        else:
+            self.uses += 1
+            self.use = self.uses
+            self.use_owner[self.use] = u.uid
+            self.counts["uses"] += 1
+            e = self._take("ability_used", "R10", f"{u.uid}'s ability_used")
+            self._eq(e, "use", self.use, "G3", " (uses are numbered in order)")
+            self._eq(e, "unit", u.uid, "R10")
+            self._eq(e, "ability", u.main["name"], "G3")  # type: ignore[index]
+            self._eq(e, "target", x, "R10")
+            self._eq(e, "round", self.round, "R13")
+            self._eq(e, "ready", self.round + u.cooldown, "R13", f" (round {self.round} + cooldown {u.cooldown})")
+            u.ready = self.round + u.cooldown
+            main = u.main
+            chosen = self.units[x] if x is not None else None
+            self._run(u, main["effects"], chosen, "ability", None, bool(main.get("ignore_lines")))  # type: ignore[index]
+            self.use = None
+        if u.trigger == "after_action" and u.alive:
+            self._fire(u, None, "R10")
+
+    # ------------------------------------------------------------------ abilities
+
+    def _fire(self, w: Unit, attacker: Unit | None, rule: str) -> None:
+        """A faction ability whose trigger happened: fires iff its limit and condition allow."""
+        fab = w.fab
+        limit = fab.get("limit", "none")  # type: ignore[union-attr]
+        if limit == "battle" and w.fab_used:
+            return
+        if limit == "round" and w.fab_round == self.round:
+            return
+        cond = fab.get("condition") or {}  # type: ignore[union-attr]
+        if cond.get("line") and w.line != cond["line"]:
+            return
+        if cond.get("hp_below") and not w.hp < exact(cond["hp_below"]) * w.max_hp:
+            return
+        n = cond.get("allies_same_faction_gte", 0)
+        if n and sum(1 for v in self.living[w.side] if v is not w and not v.summon and v.faction == w.faction) < n:
+            return
+        if self.depth >= MAX_DEPTH:
+            f = self._take("fizzle", "G3", f"{w.uid}'s trigger_depth fizzle")
+            self._fizzle_fields(f, w, "trigger", None, "trigger_depth", "faction")
+            return
+        w.fab_used = True
+        w.fab_round = self.round
+        outer = self.use
+        self.uses += 1
+        self.use = self.uses
+        self.use_owner[self.use] = w.uid
+        self.counts["uses"] += 1
+        trig = fab["trigger"]  # type: ignore[index]
+        rule = "R18" if trig in DEFEAT_TRIGGERS else rule
+        e = self._take("faction_triggered", rule, f"{w.uid}'s {trig} ability {fab['name']!r}")  # type: ignore[index]
+        self._eq(e, "unit", w.uid, rule)
+        self._eq(e, "trigger", trig, rule)
+        self._eq(e, "use", self.use, "G3", " (uses are numbered in order)")
+        self._eq(e, "cause", outer, "G3", " (the use during which it fired)")
+        self._eq(e, "ability", fab["name"], "G3")  # type: ignore[index]
+        self.depth += 1
+        self._run(w, fab["effects"], None, "faction", attacker, False)  # type: ignore[index]
+        self.depth -= 1
+        self.use = outer
+
+    def _run(self, src: Unit, effects: list[dict[str, Any]], chosen: Unit | None, via: str,
+             attacker: Unit | None, reach_all: bool) -> None:
+        """An ability's effects in order; a source fallen midway has the rest fizzle (R10)."""
+        memo: dict[str, Unit | None] = {}
+        for eff in effects:
+            kind = eff["kind"]
+            if not src.alive:
+                f = self._take("fizzle", "R10", f"the fizzle of {src.uid}'s {kind} (its source fell)")
+                self._fizzle_fields(f, src, kind, None, "source_defeated", via)
+                continue
+            if kind == "summon":
+                self._summon(src, eff, via)
+                continue
+            sel = eff["target"]
+            if sel == "target":
+                targets = [chosen] if chosen is not None and chosen.alive else []
+            elif sel == "self":
+                targets = [src]
+            elif sel in SINGLE:
+                if sel not in memo:
+                    memo[sel] = self._pick(src, sel, reach_all)
+                p = memo[sel]
+                targets = [p] if p is not None and p.alive else []
+            else:
+                targets = self._select(src, sel, chosen, attacker)
+            if not targets:
+                f = self._take("fizzle", "R12", f"the no_target fizzle of {src.uid}'s {kind} ({sel})")
+                self._fizzle_fields(f, src, kind, None, "no_target", via)
+                continue
+            self.sel = sel
+            getattr(self, "_fx_" + kind)(src, eff, targets, via)
+            self.sel = ""
+
+    def _select(self, src: Unit, sel: str, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
+        own, foes = self.living[src.side], self.living[OTHER[src.side]]
+        if sel == "all_enemies":
+            return list(foes)
+        if sel == "all_allies":
+            return list(own)  # R19: the unit itself included
+        if sel == "other_allies":
+            return [u for u in own if u is not src]
+        if sel == "target_line":
+            if chosen is None:
+                return []
+            return [u for u in self.living[chosen.side] if u.line == chosen.line]
+        if sel == "enemy_vanguard":
+            return [u for u in foes if u.line == VANGUARD]
+        if sel == "enemy_rearguard":
+            return [u for u in foes if u.line == REARGUARD]
+        if sel == "ally_vanguard":
+            return [u for u in own if u.line == VANGUARD]
+        if sel == "ally_rearguard":
+            return [u for u in own if u.line == REARGUARD]
+        if sel == "attacker":
+            return [attacker] if attacker is not None and attacker.alive else []
+        self._fail("G3", f"unknown selector {sel!r} in {src.uid}'s spec", self.i)
+        return []
+
+    def _pick(self, src: Unit, sel: str, reach_all: bool) -> Unit | None:
+        """R12: a single-unit pick, from the vanguard only the enemy vanguard while it stands (unless a main
+        ability ignores lines); lowest HP / highest ATK ties to the earliest, random by the seeded draw."""
+        if sel.endswith("_ally"):
+            pool = list(self.living[src.side])
+        else:
+            pool = list(self.living[OTHER[src.side]])
+            if not reach_all and src.line == VANGUARD:
+                pool = [u for u in pool if u.line == VANGUARD] or pool
+        e = self._take("pick", "R12", f"{src.uid}'s {sel} pick")
+        self._eq(e, "src", src.uid, "R12")
+        self._eq(e, "selector", sel, "R12")
+        self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+        self._eq(e, "random", sel in RANDOM_PICKS, "G3")
+        ids = [u.uid for u in pool]
+        self._eq(e, "pool", ids, "R12", f" ({src.uid} in the {src.line}"
+                 f"{', ignore_lines' if reach_all else ''}; the pool is every living "
+                 f"{'ally' if sel.endswith('_ally') else 'enemy within reach'} in army order)")
+        if not pool:
+            self._eq(e, "unit", None, "R12")
+            return None
+        if sel in RANDOM_PICKS:
+            uid = e["unit"]
+            self._ok(uid in ids, "R12", f"random pick {uid!r} is not in the pool")
+            if self.rng is not None:
+                drawn = ids[self.rng.randrange(len(ids))]
+                self._ok(uid == drawn, "G1", f"random pick {uid!r}, the seeded draw gives {drawn!r}")
+            return self.units[uid]
+        if sel == "highest_atk_enemy":
+            best = pool[0]
+            for u in pool:
+                if u.stat("atk") > best.stat("atk"):
+                    best = u
+            why = " (highest effective ATK, ties to the earliest)"
+        else:
+            best = pool[0]
+            for u in pool:
+                if u.hp < best.hp:
+                    best = u
+            why = " (lowest current HP, ties to the earliest)"
+        self._eq(e, "unit", best.uid, "R12", why)
+        return best
+
+    def _r19(self, src: Unit, t: Unit) -> str:
+        return " [R19: 'every ally' includes the unit itself]" if t is src and self.sel == "all_allies" else ""
+
+    def _fizzle_fields(self, f: dict[str, Any], src: Unit, effect: str, unit: Unit | None, reason: str, via: str) -> None:
+        rule = "R10" if reason == "source_defeated" else ("R15" if effect == "summon" else "G3")
+        self._eq(f, "src", src.uid, rule)
+        self._eq(f, "effect", effect, rule)
+        self._eq(f, "reason", reason, rule)
+        self._eq(f, "unit", unit.uid if unit is not None else None, rule)
+        self._eq(f, "via", via, rule)
+        self._eq(f, "use", self.use, "G3", f" (the open use of {src.uid})")
+
+    # ------------------------------------------------------------------ effect kinds
+
+    def _fx_damage(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        ignore = eff.get("ignore_def", False)
+        for t in targets:
+            if not src.alive:  # R10: fallen to a reply midway, the rest does nothing
+                break
+            if t.alive:
+                a = src.stat("atk")
+                power = scaled(a, eff.get("scale", 0)) + eff.get("flat", 0)
+                self._hit(src, t, a, power, None if ignore else t.stat("def"), via, None, "R11")
+
+    def _fx_heal(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        base = scaled(src.stat("atk"), eff.get("scale", 0)) + eff.get("flat", 0)
+        frac = eff.get("max_hp_fraction", 0)
+        for t in targets:
+            if t.alive:
+                self._heal(src, t, base + scaled(t.max_hp, frac), via, None, "R11")
+
+    def _fx_shield(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        amount = scaled(src.stat("atk"), eff.get("scale", 0)) + eff.get("flat", 0)
+        for t in targets:
+            if t.alive:
+                self._apply(src, t, "shield", None, amount, eff["duration"], via, eff.get("persists", False))
+
+    def _fx_lasting(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        kind = eff["kind"]
+        stat = eff.get("stat") if kind in ("buff", "debuff") else None
+        amount = eff.get("amount", 0) if kind != "silence" else None
+        for t in targets:
+            if t.alive:
+                self._apply(src, t, kind, stat, amount, eff["duration"], via, eff.get("persists", False))
+
+    _fx_buff = _fx_debuff = _fx_poison = _fx_burn = _fx_regen = _fx_silence = _fx_lasting
+
+    def _fx_cooldown(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        rnd = self.round
+        k = eff["amount"]
+        for t in targets:
+            if not t.alive:
+                continue
+            if t.main is None:
+                f = self._take("fizzle", "R13", f"the no_ability fizzle of {src.uid}'s cooldown on {t.uid}")
+                self._fizzle_fields(f, src, "cooldown", t, "no_ability", via)
+                continue
+            before = t.ready
+            if k > 0:
+                after = max(before, rnd) + k
+            elif before <= rnd:
+                after = before
+            else:
+                after = max(rnd, before + k)
+            e = self._take("cooldown", "R13", f"{src.uid}'s cooldown shift on {t.uid}")
+            self._eq(e, "unit", t.uid, "R13")
+            self._eq(e, "src", src.uid, "G3")
+            self._eq(e, "amount", k, "R13")
+            self._eq(e, "ready_before", before, "R13")
+            self._eq(e, "ready_after", after, "R13", f" (shift {k:+d} in round {rnd}, never before the round)")
+            self._eq(e, "via", via, "G3")
+            self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+            t.ready = after
+
+    def _fx_move(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        for t in targets:
+            if not t.alive:
+                continue
+            dest = eff["to"] if eff["to"] != "other" else (REARGUARD if t.line == VANGUARD else VANGUARD)
+            reason = "same_line" if t.line == dest else ("no_room" if self._count(t.side, dest) >= LINE_CAP else "")
+            if reason:
+                f = self._take("fizzle", "R2", f"the {reason} fizzle of {src.uid}'s move on {t.uid}")
+                self._fizzle_fields(f, src, "move", t, reason, via)
+                continue
+            m = self._take("move", "R2", f"{src.uid}'s move of {t.uid} to the {dest}")
+            self._move_fields(m, t, dest, via, src, self.use, "R2")
+            t.line = dest
+
+    def _move_fields(self, m: dict[str, Any], t: Unit, dest: str, via: str, src: Unit, use: int | None, rule: str) -> None:
+        self._eq(m, "unit", t.uid, rule)
+        self._eq(m, "from", t.line, rule)
+        self._eq(m, "to", dest, rule)
+        self._eq(m, "via", via, rule)
+        self._eq(m, "src", src.uid, rule)
+        self._eq(m, "use", use, "G3", " (the open use)")
+
+    def _fx_cleanse(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
+        removable = NEGATIVE if eff["kind"] == "cleanse" else POSITIVE
+        reason = "cleansed" if eff["kind"] == "cleanse" else "dispelled"
+        for t in targets:
+            if t.alive:
+                gone = [(t, x, reason, src) for x in t.effects.values() if x.kind in removable]
+                self._expire_batch(gone, "R14", f"the effects {src.uid}'s {eff['kind']} removes from {t.uid}", via)
+
+    _fx_dispel = _fx_cleanse
+
+    def _summon(self, src: Unit, eff: dict[str, Any], via: str) -> None:
+        """R15: each summoned unit needs room, takes its slot after the units of equal or higher SPD, and acts
+        this round iff that slot comes after the unit now acting."""
+        spec = eff["unit"]
+        side = src.side
+        line = src.line if eff.get("line", "same") == "same" else eff["line"]
+        for _ in range(eff.get("count", 1)):
+            reason = "army_defeated" if not self.chars[side] else ("no_room" if self._count(side, line) >= LINE_CAP else "")
+            if reason:
+                f = self._take("fizzle", "R15", f"the {reason} fizzle of {src.uid}'s summon")
+                self._fizzle_fields(f, src, "summon", None, reason, via)
+                return
+            uid = f"{side}{self.next_num[side]}"
+            self.next_num[side] += 1
+            u = Unit(uid, side, line, spec["atk"], spec["def"], spec["spd"], spec["hp"], name=spec["name"])
+            j = next((k for k, v in enumerate(self.order_spd) if v < u.base["spd"]), len(self.order_spd))
+            if self.stage == "act":
+                acts = j > self.idx
+                if not acts:
+                    self.idx += 1
+            else:
+                acts = self.stage in ("start", "flex")
+            self.order.insert(j, u)
+            self.order_spd.insert(j, u.base["spd"])
+            e = self._take("summon", "R15", f"{src.uid}'s summon of {uid}")
+            self._eq(e, "unit", uid, "R15", " (summons continue the side's numbering)")
+            self._eq(e, "side", side, "R15")
+            self._eq(e, "line", line, "R15")
+            for k, v in (("name", spec["name"]), ("atk", spec["atk"]), ("def", spec["def"]), ("spd", spec["spd"]),
+                         ("hp", spec["hp"])):
+                self._eq(e, k, v, "R15", " (the spec's unit)")
+            self._eq(e, "src", src.uid, "R15")
+            self._eq(e, "slot", j + 1, "R15", " (after every unit of equal or higher SPD in the order)")
+            self._eq(e, "acts", acts, "R15", " (it acts iff its slot comes after the unit now acting)")
+            self._eq(e, "via", via, "G3")
+            self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+            u.to_act = acts
+            self.units[uid] = u
+            self.living[side].append(u)
+
+    def _apply(self, src: Unit, t: Unit, kind: str, stat: str | None, amount: int | None, duration: int, via: str,
+               persists: bool) -> None:
+        """A lasting effect with the last round it is active (R14)."""
+        e = self._take("effect_applied", "R14", f"{src.uid}'s {kind} on {t.uid}{self._r19(src, t)}")
+        eid = e["eid"]
+        self._ok(isinstance(eid, int) and eid > self.last_eid, "G3", f"eid {eid!r} is not new")
+        self.last_eid = eid
+        self._eq(e, "unit", t.uid, "R14")
+        self._eq(e, "kind", kind, "R14")
+        self._eq(e, "stat", stat, "R14")
+        self._eq(e, "amount", amount, "R11" if kind == "shield" else "R14")
+        self._eq(e, "duration", duration, "R14")
+        r = self.round
+        until = r + duration if kind in ONGOING else max(r, 1) + duration - 1
+        self._eq(e, "until", until, "R14", f" (applied in round {r} for {duration})")
+        self._eq(e, "persists", persists, "R17", " (the spec's persists)")
+        self._eq(e, "src", src.uid, "G3")
+        self._eq(e, "via", via, "G3")
+        self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+        t.effects[eid] = Eff(eid, t.uid, kind, stat, amount or 0, until, src.uid, persists, r,
+                             duration if kind in ONGOING else 0)
+
+    def _expire_batch(self, due: list[tuple[Unit, Eff, str, Unit | None]], rule: str, what: str,
+                      via: str | None = None) -> None:
+        """Exactly these effects end now (in any order)."""
+        pending = {x.eid: (u, x, reason, by) for u, x, reason, by in due}
+        while pending:
+            e = self._peek()
+            if e is None or e["type"] != "effect_expired" or e["eid"] not in pending:
+                eids = sorted(pending)
+                first = pending[eids[0]]
+                r = "R17" if first[2] in ("source_defeated", "unit_defeated") else rule
+                self._fail(r, f"expected the expiry of effect(s) {eids} ({what}: {first[2]}); found {_show(e)}"
+                              f"{self._hint(e)}", self.i)
+            self.i += 1
+            self.checks += 1
+            u, x, reason, by = pending.pop(e["eid"])  # type: ignore[index]
+            r = "R17" if reason in ("source_defeated", "unit_defeated") else rule
+            self._eq(e, "unit", u.uid, r)
+            self._eq(e, "kind", x.kind, r)
+            self._eq(e, "reason", reason, r)
+            self._eq(e, "src", by.uid if by is not None else None, r)
+            cleanse = reason in ("cleansed", "dispelled")
+            self._eq(e, "via", via if cleanse else None, "G3")
+            self._eq(e, "use", self.use if cleanse else None, "G3")
+            del u.effects[x.eid]
+            self.gone_eids[x.eid] = reason
+            if reason == "source_defeated":
+                self.ended_by_source.add(x.eid)
+
+    # ------------------------------------------------------------------ damage, heals, defeats
+
+    def _hit(self, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str, eid: int | None,
+             rule: str) -> None:
+        """R11: max(1, power − DEF) (or max(1, power)), shields oldest first, then HP; 0 HP is a defeat."""
+        amount = max(1, power - dfn) if dfn is not None else max(1, power)
+        absorbed, left, depleted = 0, amount, []
+        for x in tgt.effects.values():
+            if x.kind == "shield" and x.amount > 0:
+                take = min(x.amount, left)
+                x.amount -= take
                 absorbed += take
                 left -= take
-            if absorbed != e["absorbed"]:
-                bad(i, f"absorbed {e['absorbed']} but shields hold {absorbed}")
-            after = max(0, e["hp_before"] - e["amount"] + e["absorbed"])
-            if e["hp_after"] != after:
-                bad(i, f"hp_after {e['hp_after']} != {after}")
-            tgt.hp = e["hp_after"]
-            if not 0 <= tgt.hp <= tgt.max_hp:
-                bad(i, "HP out of bounds")
-        elif t == "heal":
-            tgt = units[e["tgt"]]
-            if e["hp_before"] != tgt.hp or not tgt.alive:
-                bad(i, "heal on a wrong HP or a defeated unit")
-            healed = max(0, min(e["amount"], tgt.max_hp - tgt.hp))
-            if e["healed"] != healed or e["hp_after"] != tgt.hp + healed:
-                bad(i, f"healed {e['healed']} != min({e['amount']}, room {tgt.max_hp - tgt.hp})")
-            tgt.hp = e["hp_after"]
-            if tgt.hp > tgt.max_hp:
-                bad(i, "healed above max HP")
-        elif t == "effect_applied":
-            u = units[e["unit"]]
-            effects[e["eid"]] = (e["unit"], e["kind"], e["stat"] or "", e["amount"] or 0)
-            if e["until"] != max(rnd, 1) + e["duration"] - 1:
-                bad(i, f"until {e['until']} != round {rnd} + {e['duration']} - 1 (R14)")
-            if e["kind"] in ("buff", "debuff"):
-                u.mods[e["stat"]] += e["amount"] if e["kind"] == "buff" else -e["amount"]
-            elif e["kind"] == "shield":
-                u.shields[e["eid"]] = e["amount"]
-        elif t == "effect_expired":
-            uid, kind, stat, amount = effects.pop(e["eid"])
-            u = units[uid]
-            if kind in ("buff", "debuff"):
-                u.mods[stat] -= amount if kind == "buff" else -amount
-            elif kind == "shield":
-                left = u.shields.pop(e["eid"])
-                if e["reason"] == "depleted" and left != 0:
-                    bad(i, "a shield depleted with points left")
-        elif t == "summon":
-            units[e["unit"]] = _U(e["side"], e["line"], e["atk"], e["def"], e["spd"], e["hp"], True, 0)
-            if len(living(e["side"], e["line"])) > 5:
-                bad(i, "a summon overfills its line (R15)")
-        elif t == "defeated":
-            u = units[e["unit"]]
-            if not u.alive:
-                bad(i, "defeated twice")
-            if e["cause"] == "damage" and u.hp != 0:
-                bad(i, "defeated with HP left")
-            if e["cause"] == "army_defeated" and (not u.summon or living(u.side) and any(
-                not units[k].summon for k in living(u.side))):
-                bad(i, "a unit left while its army still stood")
-            u.alive = False
-            u.hp = 0
-        elif t == "match_end":
-            ended = True
-            chars = {s: [k for k in living(s) if not units[k].summon] for s in ("a", "b")}
-            if e["reason"] == "elimination":
-                loser = "a" if e["winner"] == "b" else "b"
-                if chars[loser] or not chars[e["winner"]]:
-                    bad(i, "winner/loser do not match the living characters")
-            elif e["reason"] == "mutual_elimination":
-                if chars["a"] or chars["b"] or e["winner"] is not None:
-                    bad(i, "a draw by elimination with characters left")
-            elif e["winner"] is not None:
-                bad(i, f"{e['reason']} must be a draw")
-    if events and not ended:
-        problems.append("the log has no match_end")
-    return problems
+                if x.amount == 0:
+                    depleted.append(x)
+                if not left:
+                    break
+        before = tgt.hp
+        after = max(0, before - amount + absorbed)
+        e = self._take("damage", rule, f"{src.uid}'s {via} damage to {tgt.uid}{self._r19(src, tgt)}")
+        self._eq(e, "src", src.uid, rule)
+        self._eq(e, "tgt", tgt.uid, rule)
+        self._eq(e, "via", via, rule)
+        self._eq(e, "eid", eid, "R14" if via == "ongoing" else "G3")
+        self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+        self._eq(e, "src_line", src.line if src.alive else None, "R12")
+        self._eq(e, "tgt_line", tgt.line, "R12")
+        self._eq(e, "atk", atk, "R11", f" ({src.uid}'s effective ATK)")
+        self._eq(e, "power", power, "R11", " (⌊ATK × scale⌋ + flat, the scale taken exactly)")
+        self._eq(e, "def", dfn, "R11", f" ({tgt.uid}'s effective DEF, null when ignored)")
+        self._eq(e, "amount", amount, "R11", f" (max(1, {power} − {dfn if dfn is not None else 0}))")
+        self._eq(e, "hp_before", before, "R11", " (the HP chain)")
+        self._eq(e, "absorbed", absorbed, "R11", " (shields absorb first, oldest first)")
+        self._eq(e, "hp_after", after, "R11", f" (max(0, {before} − {amount} + {absorbed}))")
+        tgt.hp = after
+        if depleted:
+            self._expire_batch([(tgt, x, "depleted", None) for x in depleted], "R11", "the shields used up")
+        if after == 0:
+            self._defeat(tgt, src)
+        elif tgt.trigger == "on_hit" and via in ACTION_VIAS and src.side != tgt.side:
+            self._fire(tgt, src, "R10")
+
+    def _heal(self, src: Unit, tgt: Unit, amount: int, via: str, eid: int | None, rule: str) -> None:
+        healed = max(0, min(amount, tgt.max_hp - tgt.hp))
+        e = self._take("heal", rule, f"{src.uid}'s {via} heal of {tgt.uid}{self._r19(src, tgt)}")
+        self._eq(e, "src", src.uid, rule)
+        self._eq(e, "tgt", tgt.uid, rule)
+        self._eq(e, "via", via, rule)
+        self._eq(e, "eid", eid, "R14" if via == "ongoing" else "G3")
+        self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
+        self._eq(e, "amount", amount, "R11", " (⌊ATK × scale⌋ + flat + ⌊max HP × fraction⌋)")
+        self._eq(e, "hp_before", tgt.hp, "R11", " (the HP chain)")
+        self._eq(e, "healed", healed, "R11", f" (capped at max HP {tgt.max_hp})")
+        self._eq(e, "hp_after", tgt.hp + healed, "R11")
+        tgt.hp += healed
+
+    def _defeat(self, u: Unit, by: Unit) -> None:
+        """HP 0: out at once; R17 expiries; R18 triggers; the last character takes its summons (R16)."""
+        self.counts["defeats"] += 1
+        e = self._take("defeated", "R11", f"the defeat of {u.uid} (0 HP)")
+        self._eq(e, "unit", u.uid, "R11")
+        self._eq(e, "cause", "damage", "R11")
+        self._eq(e, "by", by.uid, "R18", " (the source of the damage)")
+        self._eq(e, "lost_action", u.to_act, "R10", " (whether it still had an action to come this round)")
+        self._eq(e, "use", self.use, "G3")
+        self._remove(u)
+        side = u.side
+        if not u.summon:
+            self.chars[side] -= 1
+        for w in list(self.order):
+            trig = w.trigger
+            if trig not in DEFEAT_TRIGGERS or not w.alive:
+                continue
+            if u.summon and not w.fab.get("include_summons"):  # type: ignore[union-attr]
+                continue
+            if (trig == "ally_defeated" and w.side == side) or (trig == "enemy_defeated" and w.side != side) or (
+                    trig == "defeats_enemy" and w is by and w.side != side):
+                self._fire(w, None, "R18")
+        if not u.summon and not self.chars[side]:
+            for s in list(self.living[side]):
+                d = self._take("defeated", "R16", f"{s.uid} leaving with its army")
+                self._eq(d, "unit", s.uid, "R16")
+                self._eq(d, "cause", "army_defeated", "R16")
+                self._eq(d, "by", None, "R16")
+                self._eq(d, "lost_action", s.to_act, "R10")
+                self._eq(d, "use", self.use, "G3")
+                self._remove(s)
+
+    def _remove(self, u: Unit) -> None:
+        """Off the battlefield; what stood on it and what it applied to others end now (R17)."""
+        u.alive = False
+        u.hp = 0
+        u.to_act = False
+        self.living[u.side].remove(u)
+        due: list[tuple[Unit, Eff, str, Unit | None]] = [(u, x, "unit_defeated", None) for x in u.effects.values()]
+        for side in PLAYERS:
+            for v in self.living[side]:
+                for x in v.effects.values():
+                    if x.src == u.uid and not x.persists:
+                        due.append((v, x, "source_defeated", u))
+        self._expire_batch(due, "R17", f"the effects ending with {u.uid}")
+
+
+def audit(events: list[dict[str, Any]], *, full_armies: bool = True, replay_rng: bool = True,
+          card_text: bool = True) -> list[str]:
+    """Every rule the log shows broken (empty when the log is consistent with the rules).
+
+    `full_armies`: armies must be legal 7-card armies (R1); `replay_rng`: random picks, tie coins,
+    the first-player coin and the agent seeds must be the match generator's draws (G1, G2);
+    `card_text`: card texts must say what their specs do (off for test cards with placeholder texts).
+    """
+    return Auditor(events, full_armies=full_armies, replay_rng=replay_rng, card_text=card_text).run()
