@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -254,7 +255,7 @@ class Auditor:
         self.first = "a"
         self.alt = "a"
         self.sel = ""
-        self.counts = {"orders": 0, "decisions": 0, "uses": 0, "defeats": 0, "ticks": 0}
+        self.counts: Counter[str] = Counter()  # how often each rule path was taken (coverage figures)
 
     # ------------------------------------------------------------------ running
 
@@ -424,6 +425,7 @@ class Auditor:
                 return None
             d = self._take("decision", "R6", f"the deployment decision of {turn}")
             self.decisions += 1
+            self.counts["deployment"] += 1
             self._eq(d, "round", 0, "R6")
             self._eq(d, "stage", "deploy", "R6")
             self._eq(d, "player", turn, "R6", " (deployment alternates, R6)")
@@ -638,7 +640,9 @@ class Auditor:
             if x.kind not in ONGOING or x.since >= self.round or x.ticks <= 0 or x.eid not in u.effects:
                 continue
             x.ticks -= 1
-            self.counts["ticks"] += 1
+            self.counts["tick"] += 1
+            if not self.units[x.src].alive:
+                self.counts["tick from a fallen source (persists)"] += 1
             self._ok(self.round <= x.until, "R14", f"effect {x.eid} ticks in round {self.round} after its until {x.until}",
                      self.i)
             src = self.units[x.src]
@@ -660,14 +664,15 @@ class Auditor:
                 return True
             d = self._take("decision", "R8", f"the Flex decision of {u.uid} (the {dest} has room)")
             self.decisions += 1
-            self.counts["decisions"] += 1
             self._eq(d, "round", self.round, "R8")
             self._eq(d, "stage", "flex", "R8")
             self._eq(d, "player", u.side, "R8")
             self._eq(d, "unit", u.uid, "R8")
             self._eq(d, "legal", [["stay", None], ["switch", dest]], "R8")
             self._ok(d["action"] in d["legal"], "R8", f"action {d['action']} is not among the legal ones")
+            self.counts["flex decision"] += 1
             if d["action"][0] == "switch":
+                self.counts["flex switch"] += 1
                 m = self._take("move", "R8", f"{u.uid}'s Flex move")
                 self._move_fields(m, u, dest, "flex", u, None, "R8")
                 u.line = dest
@@ -687,6 +692,7 @@ class Auditor:
                     if self._check_end():
                         return True
                     if not u.alive:
+                        self.counts["fell before its action (own trigger)"] += 1
                         self.idx += 1
                         continue
             if self._max_actions_stop():
@@ -694,7 +700,7 @@ class Auditor:
             self._ok(u.to_act, "R10", f"{u.uid} reached in the order without an action to come", self.i)
             d = self._take("decision", "R10", f"the action decision of {u.uid} (its turn in the order)")
             self.decisions += 1
-            self.counts["decisions"] += 1
+            self.counts["act decision"] += 1
             self._eq(d, "round", self.round, "R10")
             self._eq(d, "stage", "act", "R10")
             self._eq(d, "unit", u.uid, "R10", " (each living unit acts once, in order)")
@@ -724,6 +730,7 @@ class Auditor:
         if self._check_end():
             return True
         if self.round >= self.options["max_rounds"]:
+            self.counts["end: max_rounds"] += 1
             m = self._take("match_end", "R16", f"the draw at max_rounds {self.options['max_rounds']}")
             self._eq(m, "winner", None, "R16")
             self._eq(m, "reason", "max_rounds", "R16")
@@ -738,6 +745,7 @@ class Auditor:
             return False
         winner = None if not a and not b else ("a" if a else "b")
         reason = "mutual_elimination" if winner is None else "elimination"
+        self.counts[f"end: {reason}"] += 1
         m = self._take("match_end", "R16", f"match_end ({reason}, winner {winner})")
         self._eq(m, "winner", winner, "R16")
         self._eq(m, "reason", reason, "R16")
@@ -749,6 +757,7 @@ class Auditor:
         if e is None or e["type"] != "match_end" or e["reason"] != "max_actions":
             return False
         self.i += 1
+        self.counts["end: max_actions"] += 1
         self._ok(self.decisions == self.options.get("max_actions", self.decisions), "R16",
                  f"stopped for max_actions after {self.decisions} decisions (max_actions {self.options['max_actions']})")
         self._eq(e, "winner", None, "R16")
@@ -763,7 +772,7 @@ class Auditor:
     def _build_order(self, phase: str) -> None:
         """R9 (and R7 for battle_start/start): the order by effective SPD with the tie rules."""
         e = self._take("order", "R9", f"the {phase} order of round {self.round}")
-        self.counts["orders"] += 1
+        self.counts[f"order {phase}"] += 1
         self._eq(e, "round", self.round, "R9")
         self._eq(e, "phase", phase, "R9")
         living = self._all_living()
@@ -794,6 +803,7 @@ class Auditor:
                     coin = "a" if self.rng.random() < 0.5 else "b"
                     self._ok(lead == coin, "G1", f"the tie at SPD {s} is led by {lead!r}, the seeded coin says {coin!r}")
             ties.append([s, lead])
+            self.counts[f"tie ({self.options['tie_break']})"] += 1
             group = [u for u in ranked if spd[u.uid] == s]
             lead_units = [u for u in group if u.side == lead]
             other_units = [u for u in group if u.side != lead]
@@ -868,7 +878,7 @@ class Auditor:
             self.uses += 1
             self.use = self.uses
             self.use_owner[self.use] = u.uid
-            self.counts["uses"] += 1
+            self.counts["main ability use"] += 1
             e = self._take("ability_used", "R10", f"{u.uid}'s ability_used")
             self._eq(e, "use", self.use, "G3", " (uses are numbered in order)")
             self._eq(e, "unit", u.uid, "R10")
@@ -903,6 +913,7 @@ class Auditor:
         if n and sum(1 for v in self.living[w.side] if v is not w and not v.summon and v.faction == w.faction) < n:
             return
         if self.depth >= MAX_DEPTH:
+            self.counts["fizzle trigger_depth"] += 1
             f = self._take("fizzle", "G3", f"{w.uid}'s trigger_depth fizzle")
             self._fizzle_fields(f, w, "trigger", None, "trigger_depth", "faction")
             return
@@ -912,8 +923,8 @@ class Auditor:
         self.uses += 1
         self.use = self.uses
         self.use_owner[self.use] = w.uid
-        self.counts["uses"] += 1
         trig = fab["trigger"]  # type: ignore[index]
+        self.counts[f"trigger {trig}"] += 1
         rule = "R18" if trig in DEFEAT_TRIGGERS else rule
         e = self._take("faction_triggered", rule, f"{w.uid}'s {trig} ability {fab['name']!r}")  # type: ignore[index]
         self._eq(e, "unit", w.uid, rule)
@@ -999,6 +1010,11 @@ class Auditor:
         self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
         self._eq(e, "random", sel in RANDOM_PICKS, "G3")
         ids = [u.uid for u in pool]
+        self.counts[f"pick {sel}"] += 1
+        if not sel.endswith("_ally") and len(pool) < len(self.living[OTHER[src.side]]):
+            self.counts["pick screened to the enemy vanguard (R12)"] += 1
+        if reach_all and src.line == VANGUARD and not sel.endswith("_ally"):
+            self.counts["pick from the vanguard ignoring lines"] += 1
         self._eq(e, "pool", ids, "R12", f" ({src.uid} in the {src.line}"
                  f"{', ignore_lines' if reach_all else ''}; the pool is every living "
                  f"{'ally' if sel.endswith('_ally') else 'enemy within reach'} in army order)")
@@ -1031,6 +1047,7 @@ class Auditor:
         return " [R19: 'every ally' includes the unit itself]" if t is src and self.sel == "all_allies" else ""
 
     def _fizzle_fields(self, f: dict[str, Any], src: Unit, effect: str, unit: Unit | None, reason: str, via: str) -> None:
+        self.counts[f"fizzle {reason}"] += 1
         rule = "R10" if reason == "source_defeated" else ("R15" if effect == "summon" else "G3")
         self._eq(f, "src", src.uid, rule)
         self._eq(f, "effect", effect, rule)
@@ -1170,6 +1187,7 @@ class Auditor:
             self._eq(e, "via", via, "G3")
             self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
             u.to_act = acts
+            self.counts[f"summon ({self.stage}, acts {acts})"] += 1
             self.units[uid] = u
             self.living[side].append(u)
 
@@ -1210,6 +1228,7 @@ class Auditor:
             self.i += 1
             self.checks += 1
             u, x, reason, by = pending.pop(e["eid"])  # type: ignore[index]
+            self.counts[f"expiry {reason}"] += 1
             r = "R17" if reason in ("source_defeated", "unit_defeated") else rule
             self._eq(e, "unit", u.uid, r)
             self._eq(e, "kind", x.kind, r)
@@ -1258,6 +1277,8 @@ class Auditor:
         self._eq(e, "absorbed", absorbed, "R11", " (shields absorb first, oldest first)")
         self._eq(e, "hp_after", after, "R11", f" (max(0, {before} − {amount} + {absorbed}))")
         tgt.hp = after
+        if absorbed:
+            self.counts["damage absorbed by a shield"] += 1
         if depleted:
             self._expire_batch([(tgt, x, "depleted", None) for x in depleted], "R11", "the shields used up")
         if after == 0:
@@ -1281,7 +1302,11 @@ class Auditor:
 
     def _defeat(self, u: Unit, by: Unit) -> None:
         """HP 0: out at once; R17 expiries; R18 triggers; the last character takes its summons (R16)."""
-        self.counts["defeats"] += 1
+        self.counts["defeat" + (" of a summon" if u.summon else "")] += 1
+        if u.to_act:
+            self.counts["defeat losing its action"] += 1
+        if self.use is not None and self.use_owner.get(self.use) == u.uid:
+            self.counts["defeat during its own ability use (R10)"] += 1
         e = self._take("defeated", "R11", f"the defeat of {u.uid} (0 HP)")
         self._eq(e, "unit", u.uid, "R11")
         self._eq(e, "cause", "damage", "R11")
@@ -1300,9 +1325,12 @@ class Auditor:
                 continue
             if (trig == "ally_defeated" and w.side == side) or (trig == "enemy_defeated" and w.side != side) or (
                     trig == "defeats_enemy" and w is by and w.side != side):
+                if u.summon:
+                    self.counts["defeat trigger due for a summon (include_summons)"] += 1
                 self._fire(w, None, "R18")
         if not u.summon and not self.chars[side]:
             for s in list(self.living[side]):
+                self.counts["summon leaving with its army"] += 1
                 d = self._take("defeated", "R16", f"{s.uid} leaving with its army")
                 self._eq(d, "unit", s.uid, "R16")
                 self._eq(d, "cause", "army_defeated", "R16")
@@ -1321,8 +1349,11 @@ class Auditor:
         for side in PLAYERS:
             for v in self.living[side]:
                 for x in v.effects.values():
-                    if x.src == u.uid and not x.persists:
-                        due.append((v, x, "source_defeated", u))
+                    if x.src == u.uid:
+                        if x.persists:
+                            self.counts["effect outliving its fallen source (persists)"] += 1
+                        else:
+                            due.append((v, x, "source_defeated", u))
         self._expire_batch(due, "R17", f"the effects ending with {u.uid}")
 
 
