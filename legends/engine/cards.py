@@ -3,7 +3,7 @@
 The catalogue part of a match setup is plain data, with the field names of the API:
 
     {"elements": ["fire", ...],                                    (optional: derived from the cards)
-     "spirits": [{"slug": "akin", "name": "Akin"}, ...],           (optional: any spirit slug then)
+     "spirits": [{"slug": "akin", "name": "Akin"}, ...],           (optional: the rulebook's Akin and Yulin then)
      "protectors": [{"slug", "name", "effect": {...spec...}, "duel_legal"}, ...],
      "defenses": [{"slug", "name", "elements": ["fire", "water"]}, ...],
      "deck": [{"slug", "name", "attacks": ["fire", "water"], "effect": {"kind", "element"}, "copies"}, ...]}
@@ -25,6 +25,9 @@ from legends.engine.protectors import ProtectorEffect, SpecError, parse_protecto
 
 EFFECT_KINDS = ("defense", "healing", "boost")
 MAX_COPIES = 12
+# L5: each team takes the Akin card or the Yulin card. A catalogue that lists no spirits has these two.
+DEFAULT_SPIRITS = (("akin", "Akin"), ("yulin", "Yulin"))
+MIN_SPIRITS = 2  # two teams protect two different spirits
 
 
 class CatalogueError(ValueError):
@@ -87,7 +90,7 @@ class Catalogue:
     """Everything a match may use: elements, spirits, protectors, defenses and the summoning deck."""
 
     elements: tuple[str, ...]
-    spirits: tuple[str, ...] | None
+    spirits: tuple[str, ...]
     spirit_names: Mapping[str, str]
     protectors: Mapping[str, ProtectorCard]
     defenses: Mapping[str, DefenseCard]
@@ -232,19 +235,27 @@ def parse_catalogue(raw: Any) -> Catalogue:
         else:
             known_elements = set(element_list)
 
-    spirits: tuple[str, ...] | None = None
-    spirit_names: dict[str, str] = {}
+    spirits: tuple[str, ...] = tuple(slug for slug, _ in DEFAULT_SPIRITS)
+    spirit_names: dict[str, str] = dict(DEFAULT_SPIRITS)
     spirit_list = _list(raw, "spirits", errors, required=False)
     if spirit_list is not None:
-        slugs = []
+        slugs: list[str] = []
+        spirit_names = {}
         for i, item in enumerate(spirit_list):
             if isinstance(item, str) and item:
-                slugs.append(item)
+                slug = item
             elif isinstance(item, Mapping) and isinstance(item.get("slug"), str) and item["slug"]:
-                slugs.append(item["slug"])
-                spirit_names[item["slug"]] = str(item.get("name") or item["slug"])
+                slug = item["slug"]
             else:
                 errors.append((f"catalogue.spirits[{i}]", "must be a spirit slug or {slug, name}"))
+                continue
+            if slug in spirit_names:
+                errors.append((f"catalogue.spirits[{i}]", f"{slug!r} appears twice"))
+                continue
+            slugs.append(slug)
+            spirit_names[slug] = str(item.get("name") or slug) if isinstance(item, Mapping) else slug
+        if len(spirit_list) < MIN_SPIRITS:
+            errors.append(("catalogue.spirits", f"must list at least {MIN_SPIRITS} spirit cards (L5: one a team)"))
         spirits = tuple(slugs)
 
     protectors: dict[str, ProtectorCard] = {}

@@ -9,7 +9,8 @@ The setup is plain data:
      "catalogue": <see legends.engine.cards>}
 
 A protector or defenses left null are drawn with the match generator (L6, G1), never a card
-already in the match and, in a duel, never a protector that only teams mode can run. Player
+already in the match and, in a duel, never a protector that only teams mode can run; each draw
+is recorded with the pool it was drawn from (`MatchStart.drawn`, logged in `match_start`). Player
 ids are "t<team>p<index>" in the order the setup lists them ("t0p0", "t0p1", "t1p0", "t1p1";
 a duel has "t0p0" and "t1p0"). Structure and legality are checked by `legends.engine.setup`
 (the same validator the setup API uses); every problem is reported at once in a SetupError.
@@ -161,9 +162,13 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
 
     protectors = {**catalogue.protectors, **extra_protectors}
     defenses = {**catalogue.defenses, **extra_defenses}
-    spirits = catalogue.spirits
-    if spirits is None:  # the catalogue names no spirit cards: any slug names a team
-        spirits = tuple(t.spirit for t in teams if t.spirit is not None)
+    spirits = catalogue.spirits  # the catalogue's, or the rulebook's Akin and Yulin when it lists none (L5)
+    unknown = [
+        (f"teams[{t}].spirit", f"{team.spirit!r} is not a spirit card of the catalogue (known: {', '.join(spirits)})")
+        for t, team in enumerate(teams) if team.spirit is not None and team.spirit not in spirits
+    ]
+    if unknown:
+        raise _fail("The setup names spirits the catalogue does not have", unknown)
     report = validate_setup(
         mode,
         teams,
@@ -195,7 +200,7 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
                 raise SetupError(f"No protector is left to draw for team {index}.", [(f"teams[{index}].protector", "draw")])
             protector_slug = pool[rng.randrange(len(pool))]
             used_protectors.add(protector_slug)
-            drawn.append({"team": index, "kind": "protector", "cards": [protector_slug]})
+            drawn.append({"team": index, "kind": "protector", "cards": [protector_slug], "pool": pool})
         defense_slugs = list(team.defenses) if team.defenses is not None else None
         if defense_slugs is None:
             pool = [slug for slug in defenses if slug not in used_defenses]
@@ -206,7 +211,7 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
                 )
             defense_slugs = rng.sample(pool, rules.defenses_per_team)
             used_defenses.update(defense_slugs)
-            drawn.append({"team": index, "kind": "defense", "cards": list(defense_slugs)})
+            drawn.append({"team": index, "kind": "defense", "cards": list(defense_slugs), "pool": pool})
         built.append(TeamStart(
             index=index,
             spirit=team.spirit or "",
