@@ -1,8 +1,10 @@
 """Akin Legends agents: `greedy` (a one-turn heuristic) and `search` (determinised Monte Carlo).
 
 Both read the match only through the observation (G2) and draw randomness only from the
-generator they are handed (G1). `random` comes from the shared core. Allocation (L10) by
-default maximises destroyed defenses, then markers placed (`default_allocation`).
+generator they are handed (their seat's own, never the match's: G2). `random` comes from the
+shared core. Allocation (L10) by default maximises destroyed defenses, then markers placed
+(`default_allocation`); a healing choice (L9 step 1) by default cleans the defense closest to
+falling (`default_heal`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from legends.engine.observation import DefenseView, LegendsObservation
 from legends.engine.protectors import ProtectorEffect
-from legends.engine.showdown import allocation_value
+from legends.engine.showdown import allocation_value, attack_points, marker_cap
 from simulate.engine.agents import register_agent
 from simulate.engine.rng import child_seed
 
@@ -31,6 +33,52 @@ def default_allocation(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
         value = allocation_value(action[1], defenses)
         if value > best_value:
             best, best_value = action, value
+    return best
+
+
+def default_heal(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
+    """L9's default healing choice: the marker whose removal leaves the team's defenses furthest from falling.
+
+    At the showdown every card is revealed, so the opponents' points after boosts and defenses are
+    known (the engine's own steps, `attack_points`): the heal after which their best allocation this
+    round does least (`alloc_score`: destroyed defenses, then markers) is chosen. A protector's heal at
+    round start has no attack to read yet: it cleans the defense whose missing element the opponents
+    attacked with most in the last round. Ties: the opponents' last-round attacks, then the first
+    option (setup order).
+    """
+    heal = obs.heal
+    if heal is None or len(legal) == 1:
+        return legal[0]
+    team = heal.team
+    opp = 1 - team
+    ours = obs.defenses[team]
+    shown: dict[str, int] = {}
+    for v in obs.last_plays:
+        if v.team == opp and v.orientation == "attack" and v.element is not None:
+            shown[v.element] = shown.get(v.element, 0) + 1
+    revealed = bool(obs.plays) and all(v.card is not None for v in obs.plays)
+    points: dict[str, int] = {}
+    cap = 0
+    if revealed:
+        effects = [p.effect for p in obs.protectors]
+        points = attack_points(obs.plays, effects, obs.elements)[3][opp]
+        cap = marker_cap(obs.plays, opp)
+    best = legal[0]
+    best_key: tuple[float, int] | None = None
+    for action in legal:
+        _, slug, element = action
+        defenses = []
+        threat = 0
+        for d in ours:
+            if d.slug == slug:
+                markers = list(d.markers)
+                markers.remove(element)
+                threat = sum(shown.get(e, 0) for e in d.elements if e not in d.markers)
+                d = d._replace(markers=tuple(markers))
+            defenses.append(d)
+        key = (alloc_score(points, cap, defenses) if revealed else 0.0, -threat)
+        if best_key is None or key < best_key:
+            best, best_key = action, key
     return best
 
 
@@ -137,11 +185,13 @@ class _Table:
                 self.shown[v.element] += 1
 
     def strength(self, team: int, attacks: dict[str, int], boosts: dict[str, int]) -> dict[str, int]:
-        """A team's points after boosts and the opposing visible defenses (and cancelling protector)."""
+        """A team's points after boosts and the opposing visible defenses (its piercing protector, their
+        cancelling one)."""
         effect = self.effects[team]
         other = 1 - team
         against = self.defends[other]
         cancel_effect = self.effects[other]
+        pierce = effect.count if effect.kind == "pierce_defense" else 0
         out = {}
         first_done = False
         for e, n in attacks.items():
@@ -152,7 +202,12 @@ class _Table:
             if not first_done and _effect(effect, "boost_first_attack", e):
                 points += effect.amount
                 first_done = True
-            points -= against[e] + _effect(cancel_effect, "cancel_attack", e)
+            defends = against[e]
+            if pierce and defends and effect.matches(e):
+                pierced = pierce if pierce < defends else defends
+                defends -= pierced
+                pierce -= pierced
+            points -= defends + _effect(cancel_effect, "cancel_attack", e)
             out[e] = points if points > 0 else 0
         return out
 
@@ -161,9 +216,7 @@ class _Table:
         """How much `team`'s visible attacks would achieve against the other team's defenses."""
         attacks = attacks if attacks is not None else self.attacks[team]
         boosts = boosts if boosts is not None else self.boosts[team]
-        cap = cards if cards is not None else self.attack_cards[team]
-        if self.effects[team].kind == "extra_marker":
-            cap += self.effects[team].count
+        cap = cards if cards is not None else self.attack_cards[team]  # the cap of L9: attack cards only
         return alloc_score(self.strength(team, attacks, boosts), cap, self.live[1 - team])
 
 
@@ -176,6 +229,8 @@ class GreedyAgent:
         """The legal action with the best one-turn heuristic value (first one on ties)."""
         if observation.stage == "allocate":
             return default_allocation(observation, legal_actions)
+        if observation.stage == "heal":
+            return default_heal(observation, legal_actions)
         best = legal_actions[0]
         best_value = float("-inf")
         for value, action in self.scores(observation, legal_actions):
@@ -295,7 +350,8 @@ class SearchAgent:
     cards) drawn from the unseen cards, each shared by every candidate (common random numbers);
     from each, a greedy playout for every player through `horizon` showdowns (1: to the end of the
     current round) or the end of the match, scored by defenses and markers. Only the observation
-    is read (G2); the samples come from the match generator (G1).
+    is read (G2); the samples' seeds come only from the generator the agent is handed (its seat's
+    own, G2), so a match stays reproducible from its seed.
     """
 
     name = "search"
@@ -310,6 +366,8 @@ class SearchAgent:
         """The candidate with the best mean playout value."""
         if observation.stage == "allocate":
             return default_allocation(observation, legal_actions)
+        if observation.stage == "heal":
+            return default_heal(observation, legal_actions)
         scored = self.greedy.scores(observation, legal_actions)
         scored.sort(key=lambda item: -item[0])
         candidates = [a for _, a in scored[: self.max_candidates]]

@@ -1,39 +1,69 @@
 """The Akin Legends event schema: every event type and its fields (docs/legends-engine.md).
 
 Team fields are team indexes (0 or 1), player fields player ids ("t0p0"...), `seq` the
-position of a turn in its round (0-based), `round` the round number (1-based). A face-down
-card appears in its `turn` event without card, element or kind; the showdown's `reveal`
-event shows it.
+position of a turn in its round (0-based), `round` the round number (1-based; 0 before the
+first round). Every event carries `visible_to`: the seats that could see everything in it
+when it happened (all of them for public events; the owner alone for a hand; nobody for the
+order of a shuffled pile). Hidden cards are in the log, which is read after the match: a
+face-down card's public `turn` event has no card, its `facedown` event (visible to its
+player) has it, and the showdown's `reveal` shows it to everyone.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "match_start": ("schema", "seed", "mode", "options", "teams", "drawn", "deck"),
-    "deal": ("hands", "draw_pile"),
-    "round_start": ("round", "order", "counters"),
-    "turn": ("round", "seq", "pass", "player", "team", "counter", "face", "orientation", "card", "element", "kind"),
-    "redraw": ("round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "hand"),
-    "draw": ("round", "player", "reason", "count", "drawn", "hand", "draw_pile"),
-    "refill": ("round", "cards", "draw_pile"),
-    "spy": ("round", "team", "protector", "player", "seq", "card", "orientation", "element"),
-    "showdown_start": ("round",),
-    "reveal": ("round", "seq", "player", "team", "orientation", "card", "element", "kind"),
-    "heal": ("round", "team", "via", "source", "player", "seq", "element", "defense", "removed"),
-    "boost": ("round", "team", "via", "source", "player", "seq", "element", "amount", "attacks"),
-    "strength": ("round", "team", "attack_cards", "points"),
-    "cancel": ("round", "team", "via", "source", "player", "seq", "element", "cancelled", "left"),
-    "allocation": (
-        "round", "team", "player", "points", "attack_cards", "extra", "cap", "placements", "placed", "chosen_by",
+    "match_start": (
+        "schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn", "agent_names",
+        "agent_seeds", "visible_to",
     ),
-    "destroyed": ("round", "team", "defense", "elements", "by"),
-    "showdown_end": ("round", "defenses"),
-    "round_end": ("round", "discarded", "discard_pile"),
-    "counters": ("round", "before", "after"),
-    "match_end": ("winner", "reason", "rounds"),
+    "shuffle": ("round", "reason", "order", "visible_to"),
+    "deal": ("player", "cards", "hand", "draw_pile", "visible_to"),
+    "round_start": ("round", "order", "counters", "visible_to"),
+    "decision": ("round", "stage", "player", "offered", "action", "visible_to"),
+    "turn": (
+        "round", "seq", "pass", "player", "team", "counter", "face", "orientation", "card", "element", "kind",
+        "visible_to",
+    ),
+    "facedown": ("round", "seq", "player", "card", "element", "kind", "visible_to"),
+    "redraw": (
+        "round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "hand", "visible_to",
+    ),
+    "draw": ("round", "player", "reason", "source", "count", "cards", "hand", "draw_pile", "visible_to"),
+    "spy": ("round", "team", "protector", "player", "seq", "card", "orientation", "element", "kind", "visible_to"),
+    "showdown_start": ("round", "visible_to"),
+    "reveal": ("round", "seq", "player", "team", "orientation", "card", "element", "kind", "visible_to"),
+    "heal": (
+        "round", "team", "via", "source", "player", "seq", "element", "defense", "removed", "chosen_by",
+        "visible_to",
+    ),
+    "boost": ("round", "team", "via", "source", "player", "seq", "element", "amount", "attacks", "visible_to"),
+    "strength": ("round", "team", "attack_cards", "points", "visible_to"),
+    "pierce": ("round", "team", "source", "element", "player", "seq", "visible_to"),
+    "cancel": (
+        "round", "team", "via", "source", "player", "seq", "element", "cancelled", "pierced", "left", "visible_to",
+    ),
+    "allocation": (
+        "round", "team", "player", "points", "attack_cards", "cap", "placements", "placed", "chosen_by",
+        "visible_to",
+    ),
+    "destroyed": ("round", "team", "defense", "elements", "by", "visible_to"),
+    "showdown_end": ("round", "defenses", "visible_to"),
+    "round_end": ("round", "cards", "discard_pile", "visible_to"),
+    "counters": ("round", "before", "after", "visible_to"),
+    "match_end": ("winner", "reason", "rounds", "visible_to"),
 }
 
 # Fields of each team in match_start.teams.
 TEAM_FIELDS = ("team", "spirit", "protector", "defenses", "players")
+
+
+def action_json(action: tuple) -> list:
+    """An action as plain JSON data (tuples become lists), as `decision` events log it."""
+    kind = action[0]
+    if kind == "redraw":
+        return [kind, list(action[1]), action[2]]
+    if kind == "allocate":
+        return [kind, [list(p) for p in action[1]]]
+    return list(action)

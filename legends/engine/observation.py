@@ -4,8 +4,8 @@ An observation holds the player's own hand; what is public (defenses and their m
 protectors, counters, hand and pile sizes, the discard pile, face-up cards, every card once a
 showdown revealed it); face-down cards of other players as their orientation only (attack or
 effect, no card, no element), teammates included; and the face-down cards a Spy revealed to
-the player's team (L13). It keeps no reference to the match state, so an agent cannot reach
-hidden cards through it. `sandbox(seed)` builds a look-ahead match from the observation
+the player's team (L13); at a healing choice, the heal and its options. It keeps no
+reference to the match state, so an agent cannot reach hidden cards through it. `sandbox(seed)` builds a look-ahead match from the observation
 alone: every card the player cannot see is sampled from the cards it has not seen.
 """
 
@@ -75,6 +75,19 @@ class AllocationView(NamedTuple):
     cap: int
 
 
+class HealView(NamedTuple):
+    """A pending healing choice (L9 step 1, or a heal_marker protector at round start): whose heal, of
+    which element, from which card (`seq`) or protector, and the markers it may remove."""
+
+    team: int
+    player: str
+    element: str
+    via: str
+    source: str
+    seq: int | None
+    options: tuple[tuple[str, str], ...]
+
+
 def _view(p: Play, visible: bool) -> PlayView:
     if visible:
         return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
@@ -87,7 +100,7 @@ class LegendsObservation:
     __slots__ = (
         "player", "team", "mode", "round", "max_rounds", "max_actions", "stage", "players", "order", "turn",
         "passes", "hand", "draw_pile", "discard", "plays", "last_plays", "defenses", "protectors", "spirits",
-        "spy_used", "spied", "spied_by_opponents", "allocation", "catalogue", "elements",
+        "spy_used", "spied", "spied_by_opponents", "allocation", "heal", "catalogue", "elements",
     )
 
     player: str
@@ -113,6 +126,7 @@ class LegendsObservation:
     spied: tuple[int, ...]
     spied_by_opponents: tuple[int, ...]
     allocation: AllocationView | None
+    heal: HealView | None
     catalogue: Catalogue
     elements: tuple[str, ...]
 
@@ -168,6 +182,11 @@ class LegendsObservation:
                 "team": self.allocation.team, "points": dict(self.allocation.points),
                 "attack_cards": self.allocation.attack_cards, "cap": self.allocation.cap,
             },
+            "heal": None if self.heal is None else {
+                "team": self.heal.team, "player": self.heal.player, "element": self.heal.element,
+                "via": self.heal.via, "source": self.heal.source, "seq": self.heal.seq,
+                "options": [list(o) for o in self.heal.options],
+            },
         }
 
     def unseen(self) -> list[SummoningCard]:
@@ -191,7 +210,7 @@ class LegendsObservation:
     def sandbox(self, seed: int) -> LegendsState:
         """A look-ahead match built from this observation only: hidden cards sampled from `unseen()`
         (face-down attacks get one of their card's elements at random), without log, seeded."""
-        from legends.engine.state import determinise
+        from legends.engine.sandbox import determinise
 
         return determinise(self, random.Random(seed), seed)
 
@@ -208,7 +227,7 @@ def observe(state: LegendsState, pid: str) -> LegendsObservation:
     o.round = state.round
     o.max_rounds = state.max_rounds
     o.max_actions = state.options.get("max_actions", 0)
-    o.stage = ("play", "allocate", "over")[state.stage]
+    o.stage = state.phase()
     o.players = tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in state.seats)
     o.order = tuple(state.seats[i].pid for i in state.order)
     o.turn = state.turn
@@ -216,7 +235,7 @@ def observe(state: LegendsState, pid: str) -> LegendsObservation:
     o.hand = tuple(seat.hand)
     o.draw_pile = len(state.draw)
     o.discard = tuple(state.discard)
-    shown = state.stage != 0  # the showdown has revealed every card of the round
+    shown = state.revealed  # the showdown has revealed every card of the round
     o.plays = tuple(_view(p, shown or p.face_up or p.pid == pid or p.seq in known) for p in state.plays)
     o.last_plays = tuple(_view(p, True) for p in state.last_plays)
     o.defenses = tuple(
@@ -228,12 +247,18 @@ def observe(state: LegendsState, pid: str) -> LegendsObservation:
     o.spy_used = tuple(state.spy_used)
     o.spied = tuple(sorted(known))
     o.spied_by_opponents = tuple(sorted(state.known[1 - team]))
-    if state.stage == 1:
+    o.allocation = None
+    o.heal = None
+    if o.stage == "allocate":
         t = state.alloc_queue[0]
         cards = sum(1 for p in state.plays if p.team == t and p.orientation == "attack")
         o.allocation = AllocationView(t, dict(state.points[t]), cards, state.alloc_cap)
-    else:
-        o.allocation = None
+    elif o.stage == "heal":
+        task = state.heal_queue[0]
+        p = task.play
+        o.heal = HealView(task.team, state.current_player(), task.element, task.via,
+                          p.card.slug if p is not None else state.protectors[task.team].slug,
+                          p.seq if p is not None else None, tuple(state.heal_choices))
     o.catalogue = state.catalogue
     o.elements = state.elements
     return o

@@ -1,7 +1,7 @@
 """The protector effect spec: a team-wide effect as data, validated here, run by the match engine.
 
 A protector's effect is one small dict, for instance
-    {"kind": "reveal_facedown", "when": "before_second_turns", "count": 1}
+    {"kind": "boost_first_attack", "when": "showdown_boosts", "amount": 1, "element": "fire"}
 `kind` names one of a few generic handlers, `when` the hook of the round at which the engine
 runs it (each kind has exactly one hook), and the other keys are the kind's parameters.
 Element parameters take an element slug or "any". See docs/legends-catalogue.md.
@@ -10,7 +10,7 @@ Element parameters take an element slug or "any". See docs/legends-catalogue.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # The hooks of a round (rulings L7-L11) at which a protector effect may run, in round order.
@@ -21,9 +21,9 @@ HOOKS = (
     "showdown_healing",     # showdown step 1 (L9)
     "showdown_boosts",      # showdown step 2 (L9)
     "showdown_defenses",    # showdown step 3 (L9)
-    "allocation",           # showdown step 4 (L9, L10)
     "round_end",            # after the counters are handed on (L11)
 )
+# No hook at allocation (L9 step 4): the cap is absolute, and where markers go is the team's decision.
 
 ANY_ELEMENT = "any"
 
@@ -44,16 +44,21 @@ class KindSpec:
     ints: Mapping[str, Param]
     element: bool = False
     teams_only: bool = False
+    refused: Mapping[str, str] = field(default_factory=dict)  # fields a kind refuses, with the reason
 
 
 KINDS: dict[str, KindSpec] = {
-    "reveal_facedown": KindSpec("before_second_turns", {"count": Param(1, 2)}, teams_only=True),
+    # L13: the Spy looks at exactly one card a round; a count would contradict the ruling.
+    "reveal_facedown": KindSpec(
+        "before_second_turns", {}, teams_only=True,
+        refused={"count": "is not a parameter: the Spy looks at exactly one face-down card a round (L13)"},
+    ),
     "heal_marker": KindSpec("round_start", {"count": Param(1, 2)}, element=True),
     "boost_first_attack": KindSpec("showdown_boosts", {"amount": Param(1, 2)}, element=True),
     "cancel_attack": KindSpec("showdown_defenses", {"count": Param(1, 2)}, element=True),
     "extra_draw": KindSpec("round_end", {"count": Param(1, 2), "max_hand": Param(7, 10)}),
     "redraw_size": KindSpec("redraw", {"count": Param(4, 7)}),
-    "extra_marker": KindSpec("allocation", {"count": Param(1, 2)}),
+    "pierce_defense": KindSpec("showdown_defenses", {"count": Param(1, 2)}, element=True),
 }
 
 
@@ -104,7 +109,9 @@ def parse_protector_effect(
     spec = KINDS[kind]
 
     allowed = {"kind", "when", *spec.ints, *(("element",) if spec.element else ())}
-    errors.extend((f"{path}.{key}", "is not a known field") for key in sorted(set(raw) - allowed, key=str))
+    errors.extend(
+        (f"{path}.{key}", spec.refused.get(key, "is not a known field")) for key in sorted(set(raw) - allowed, key=str)
+    )
 
     when = raw.get("when")
     if when is None:
@@ -157,7 +164,7 @@ def _of(effect: ProtectorEffect, noun: str, names: Mapping[str, str]) -> str:
 
 def _reveal(e: ProtectorEffect, names: Mapping[str, str]) -> str:
     return (
-        f"Once per round, during the face-down turns, the team looks at {_plural(e.count, 'face-down card')} "
+        "Once per round, during the face-down turns, the team looks at one face-down card "
         "an opponent played this round, before its own next face-down card. Teams mode only."
     )
 
@@ -189,10 +196,14 @@ def _redraw(e: ProtectorEffect, names: Mapping[str, str]) -> str:
     return f"A player of the team who redraws may discard and draw up to {e.count} cards instead of 3."
 
 
-def _extra_marker(e: ProtectorEffect, names: Mapping[str, str]) -> str:
+def _pierce(e: ProtectorEffect, names: Mapping[str, str]) -> str:
+    noun = "defense card" if e.count == 1 else "defense cards"
+    what = noun if e.element == ANY_ELEMENT else f"{names.get(e.element, e.element)} {noun}"
+    first = "first" if e.count == 1 else f"first {e.count}"
+    verb = "cancels" if e.count == 1 else "cancel"
     return (
-        f"At allocation, the team may place up to {e.count} more marker{'' if e.count == 1 else 's'} than the "
-        "attack cards it played, while strength remains."
+        f"In each showdown, the {first} opposing {what} that would cancel a strength point of the team's "
+        f"attacks {verb} nothing."
     )
 
 
@@ -203,7 +214,7 @@ _DESCRIPTIONS: dict[str, Callable[[ProtectorEffect, Mapping[str, str]], str]] = 
     "cancel_attack": _cancel,
     "extra_draw": _extra_draw,
     "redraw_size": _redraw,
-    "extra_marker": _extra_marker,
+    "pierce_defense": _pierce,
 }
 
 

@@ -38,19 +38,39 @@ def _points(points: dict[str, int]) -> str:
 def _match_start(e: Event, n: _Names) -> list[str]:
     opts = e["options"]
     lines = [f"Akin Legends, {e['mode']} mode (seed {e['seed']}; max {opts.get('max_rounds')} rounds; "
-             f"deck of {e['deck']} cards)"]
+             f"deck of {e['deck_size']} cards, {len(e['deck'])} designs)"]
     for t in e["teams"]:
-        n.teams[t["team"]] = t["spirit"]
+        n.teams[t["team"]] = t["spirit"]["slug"]
         for p in t["players"]:
             n.players[p["id"]] = p["name"]
         protector = t["protector"]
         defenses = ", ".join(f"{d['slug']} [{'+'.join(d['elements'])}]" for d in t["defenses"])
-        players = ", ".join(f"{p['name']} ({p['id']}, counter {p['counter']})" for p in t["players"])
+        players = ", ".join(
+            f"{p['name']} ({p['id']}, counter {p['counter']}, agent {e['agent_names'].get(p['id']) or '-'})"
+            for p in t["players"]
+        )
         lines.append(f"  {n.t(t['team'])}: protector {protector['slug']} ({protector['effect']['kind']}); "
                      f"defenses {defenses}; players {players}")
     for d in e["drawn"]:
-        lines.append(f"  drawn for {n.t(d['team'])}: {d['kind']} {', '.join(d['cards'])}")
+        lines.append(f"  drawn for {n.t(d['team'])}: {d['kind']} {', '.join(d['cards'])} (from {len(d['pool'])})")
     return lines
+
+
+def _action(action: list) -> str:
+    kind = action[0]
+    if kind == "attack":
+        return f"attack {action[1]} ({action[2]})"
+    if kind == "effect":
+        return f"effect {action[1]}"
+    if kind == "redraw":
+        return f"redraw {action[2]} discarding {', '.join(action[1]) or 'nothing'}"
+    if kind == "heal":
+        return f"heal {action[2]} on {action[1]}"
+    return "allocate " + (", ".join(f"{el} on {d}" for d, el in action[1]) or "nothing")
+
+
+def _decision(e: Event, n: _Names) -> list[str]:
+    return [f"    {n.p(e['player'])} chooses {_action(e['action'])} ({len(e['offered'])} offered, {e['stage']})"]
 
 
 def _turn(e: Event, n: _Names) -> list[str]:
@@ -70,8 +90,10 @@ def _reveal(e: Event, n: _Names) -> list[str]:
 def _heal(e: Event, n: _Names) -> list[str]:
     src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
     if not e["removed"]:
-        return [f"  heal: {src} finds no {e['element']} marker on {n.t(e['team'])}'s defenses (no effect)"]
-    return [f"  heal: {src} removes a {e['element']} marker from {e['defense']}"]
+        marker = "marker" if e["element"] == "any" else f"{e['element']} marker"
+        return [f"  heal: {src} finds no {marker} on {n.t(e['team'])}'s defenses (no effect)"]
+    how = "chosen" if e["chosen_by"] == "agent" else "the only choice"
+    return [f"  heal: {src} removes a {e['element']} marker from {e['defense']} ({how})"]
 
 
 def _boost(e: Event, n: _Names) -> list[str]:
@@ -84,6 +106,8 @@ def _boost(e: Event, n: _Names) -> list[str]:
 
 def _cancel(e: Event, n: _Names) -> list[str]:
     src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+    if e["pierced"]:
+        return [f"  defense: {src} ({e['element']}) is pierced and cancels nothing, {e['left']} left"]
     if not e["cancelled"]:
         return [f"  defense: {src} ({e['element']}) has nothing to cancel"]
     return [f"  defense: {src} cancels 1 {e['element']} point of {n.t(1 - e['team'])}, {e['left']} left"]
@@ -91,10 +115,9 @@ def _cancel(e: Event, n: _Names) -> list[str]:
 
 def _allocation(e: Event, n: _Names) -> list[str]:
     who = f"chosen by {n.p(e['player'])}" if e["chosen_by"] == "agent" else "no choice"
-    extra = f" + {e['extra']} extra" if e["extra"] else ""
     where = ", ".join(f"{el} on {d}" for d, el in e["placements"]) or "nothing"
     return [f"  allocation of {n.t(e['team'])}: points {_points(e['points'])}; cap {e['cap']} "
-            f"({e['attack_cards']} attack card(s){extra}); places {e['placed']}: {where} ({who})"]
+            f"({e['attack_cards']} attack card(s)); places {e['placed']}: {where} ({who})"]
 
 
 def _redraw(e: Event, n: _Names) -> list[str]:
@@ -104,8 +127,9 @@ def _redraw(e: Event, n: _Names) -> list[str]:
 
 
 def _draw(e: Event, n: _Names) -> list[str]:
-    why = "after playing" if e["reason"] == "play" else "protector"
-    return [f"  {n.p(e['player'])} draws {e['drawn']} ({why}), hand {e['hand']}"]
+    why = {"play": "after playing", "redraw": "redraw"}.get(e["reason"], f"protector {e['source']}")
+    cards = ", ".join(e["cards"]) or "nothing"
+    return [f"  {n.p(e['player'])} draws {cards} ({why}), hand {e['hand']}"]
 
 
 def _match_end(e: Event, n: _Names) -> list[str]:
@@ -116,13 +140,17 @@ def _match_end(e: Event, n: _Names) -> list[str]:
 
 _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "match_start": _match_start,
-    "deal": lambda e, n: [f"  dealt: {', '.join(f'{n.p(p)} {c}' for p, c in e['hands'].items())}; "
-                          f"draw pile {e['draw_pile']}"],
+    "shuffle": lambda e, n: [f"  {'the deck' if e['reason'] == 'start' else 'the discard pile'} is shuffled "
+                             f"into the draw pile ({len(e['order'])} cards)"],
+    "deal": lambda e, n: [f"  {n.p(e['player'])} is dealt {', '.join(e['cards'])}"],
+    "decision": _decision,
+    "facedown": lambda e, n: [f"    face down: {e['card']} = {e['element']} {e['kind']}"],
+    "pierce": lambda e, n: [f"  pierce: protector {e['source']} of {n.t(e['team'])} pierces #{e['seq']} of "
+                            f"{n.p(e['player'])} ({e['element']})"],
     "round_start": lambda e, n: [f"Round {e['round']}: order {', '.join(n.p(p) for p in e['order'])}"],
     "turn": _turn,
     "redraw": _redraw,
     "draw": _draw,
-    "refill": lambda e, n: [f"  the discard pile ({e['cards']} cards) is shuffled into the draw pile"],
     "spy": lambda e, n: [f"  spy: {n.t(e['team'])} looks at #{e['seq']} of {n.p(e['player'])}: {e['card']} "
                          f"({e['orientation']}, {e['element']})"],
     "showdown_start": lambda e, n: [f" Showdown of round {e['round']}"],
@@ -135,7 +163,7 @@ _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "allocation": _allocation,
     "destroyed": lambda e, n: [f"  {e['defense']} of {n.t(e['team'])} is destroyed ({'+'.join(e['elements'])})"],
     "showdown_end": lambda e, n: [f"  defenses left: team 0 {e['defenses'][0]}, team 1 {e['defenses'][1]}"],
-    "round_end": lambda e, n: [f"  {e['discarded']} card(s) to the discard pile ({e['discard_pile']})"],
+    "round_end": lambda e, n: [f"  {len(e['cards'])} card(s) to the discard pile ({e['discard_pile']})"],
     "counters": lambda e, n: [
         "  counters handed on: " + ", ".join(f"{n.p(p)} {e['before'][p]}->{c}" for p, c in e["after"].items())
     ],

@@ -3,16 +3,20 @@
 Each step returns plain records (what happened, with its numbers) that the match turns into
 log events, so the steps can be tested on hand-worked numbers without playing a match:
 
-1. `heal_step`: each healing card of element X removes one X marker from one of its own
-   team's defenses (a marker placed in an earlier round: this round's markers come later).
+1. healing: each healing card of element X removes one X marker from one of its own team's
+   defenses (a marker placed in an earlier round: this round's markers come later). Which
+   defense, when several hold an X marker, is the decision of the player who played the card:
+   `heal_options` lists the choices, `apply_heal` carries one out.
 2. `boost_step`: each boost of element X gives +1 strength to every X attack of its team
    (stackable); a boost with no matching attack does nothing. A `boost_first_attack`
    protector adds its amount to the team's first matching attack in turn order.
 3. `defense_step`: each defense card of element X cancels one strength point of the opposing
-   team's X attacks, one card at a time; a `cancel_attack` protector cancels like that many
-   free defense cards.
-4. `allocation_options` / `best_allocation`: the remaining strength points are markers; a team
-   places at most as many as the attack cards it played (plus an `extra_marker` protector),
+   team's X attacks, one card at a time; a `pierce_defense` protector of the attacking team
+   makes its first matching defense cards cancel nothing; a `cancel_attack` protector cancels
+   like that many free defense cards. `attack_points` runs steps 2 and 3 together (the match
+   and the agents use the same numbers).
+4. `allocation_options`: the remaining strength points are markers; a team places at most as
+   many as the attack cards it played (`marker_cap`, the only cap there is: nothing raises it),
    each on an opposing defense that requires the element and does not hold it yet (L10: the
    choice is the team's; the default policy maximises destroyed defenses, then markers).
 5. `destroy_step`: defenses holding both of their elements are destroyed.
@@ -21,13 +25,25 @@ log events, so the steps can be tested on hand-worked numbers without playing a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from legends.engine.cards import DefenseCard, SummoningCard
 from legends.engine.protectors import ANY_ELEMENT, ProtectorEffect
 
 ATTACK = "attack"
 EFFECT = "effect"
+
+Placement = tuple[str, str]  # (defense slug, element)
+
+
+class PlayLike(Protocol):
+    """What the steps read of a played card: a `Play`, or an observation's revealed `PlayView`."""
+
+    seq: int
+    team: int
+    orientation: str
+    element: Any
+    card: Any
 
 
 class Play:
@@ -90,57 +106,34 @@ def intact(defenses: Sequence[Defense]) -> list[Defense]:
 # ------------------------------------------------------------------ step 1: healing
 
 
-def heal_target(defenses: Sequence[Defense], element: str, threats: frozenset[str] | set[str]) -> Defense | None:
-    """The defense a heal of `element` cleans: one holding such a marker whose missing element the
-    opponents attack with this round first, else the first one in setup order."""
-    first = None
+def heal_options(defenses: Sequence[Any], element: str) -> list[Placement]:
+    """Every (defense, element) marker a heal of `element` may remove from the team's live defenses,
+    in setup order; `any` (a protector's heal) may remove any marker."""
+    out: list[Placement] = []
     for d in defenses:
-        if d.destroyed or (element != ANY_ELEMENT and element not in d.markers) or not d.markers:
+        if d.destroyed:
             continue
-        if first is None:
-            first = d
-        for e in d.elements:
-            if e not in d.markers and e in threats:
-                return d
-    return first
-
-
-def heal_step(plays: Sequence[Play], defenses: Sequence[Sequence[Defense]]) -> list[dict[str, Any]]:
-    """Step 1: every healing card removes one marker of its element from its own team's defenses."""
-    threats: list[set[str]] = [set(), set()]
-    for p in plays:
-        if p.orientation == ATTACK:
-            threats[1 - p.team].add(p.element)
-    out: list[dict[str, Any]] = []
-    for p in plays:
-        if p.orientation != EFFECT or p.card.kind != "healing":
-            continue
-        target = heal_target(defenses[p.team], p.element, threats[p.team])
-        if target is not None:
-            target.markers.remove(p.element)
-        out.append({"team": p.team, "play": p, "element": p.element,
-                    "defense": target.slug if target is not None else None, "removed": target is not None})
+        for marker in d.markers:
+            if element in (ANY_ELEMENT, marker):
+                out.append((d.slug, marker))
     return out
 
 
-def heal_markers(defenses: Sequence[Defense], effect: ProtectorEffect) -> list[tuple[str, str]]:
-    """A `heal_marker` protector: remove up to `count` matching markers, first defenses first."""
-    removed: list[tuple[str, str]] = []
-    for _ in range(effect.count):
-        target = heal_target(defenses, effect.element, frozenset())
-        if target is None:
-            break
-        element = target.markers[0] if effect.element == ANY_ELEMENT else effect.element
-        target.markers.remove(element)
-        removed.append((target.slug, element))
-    return removed
+def apply_heal(defenses: Sequence[Defense], slug: str, element: str) -> None:
+    """Remove one `element` marker from the defense `slug`."""
+    next(d for d in defenses if d.slug == slug).markers.remove(element)
+
+
+def healing_cards(plays: Sequence[Play]) -> list[Play]:
+    """The healing cards of the round, in turn order (step 1 takes them one at a time)."""
+    return [p for p in plays if p.orientation == EFFECT and p.card.kind == "healing"]
 
 
 # ------------------------------------------------------------------ step 2: boosts
 
 
 def boost_step(
-    plays: Sequence[Play], effects: Sequence[ProtectorEffect | None]
+    plays: Sequence[PlayLike], effects: Sequence[ProtectorEffect | None]
 ) -> tuple[dict[int, int], list[dict[str, Any]]]:
     """Step 2: strength of each attack (by play seq) after boost cards and boosting protectors."""
     strength: dict[int, int] = {p.seq: 1 for p in plays if p.orientation == ATTACK}
@@ -166,7 +159,8 @@ def boost_step(
     return strength, records
 
 
-def team_strength(plays: Sequence[Play], strength: dict[int, int], team: int, elements: Sequence[str]) -> dict[str, int]:
+def team_strength(plays: Sequence[PlayLike], strength: dict[int, int], team: int,
+                  elements: Sequence[str]) -> dict[str, int]:
     """A team's strength points by element (every catalogue element listed, in order)."""
     out = dict.fromkeys(elements, 0)
     for p in plays:
@@ -175,30 +169,47 @@ def team_strength(plays: Sequence[Play], strength: dict[int, int], team: int, el
     return out
 
 
-def attack_cards(plays: Sequence[Play], team: int) -> int:
-    """How many attack cards a team played this round (the allocation cap of L9 step 4)."""
+def attack_cards(plays: Sequence[PlayLike], team: int) -> int:
+    """How many attack cards a team played this round."""
     return sum(1 for p in plays if p.team == team and p.orientation == ATTACK)
+
+
+def marker_cap(plays: Sequence[PlayLike], team: int) -> int:
+    """L9 step 4's cap, absolute: the attack cards the team played this round. No protector, boost or
+    option raises it; `allocation_options` is the one place that applies it."""
+    return attack_cards(plays, team)
 
 
 # ------------------------------------------------------------------ step 3: defenses
 
 
 def defense_step(
-    plays: Sequence[Play], totals: Sequence[dict[str, int]], effects: Sequence[ProtectorEffect | None],
+    plays: Sequence[PlayLike], totals: Sequence[dict[str, int]], effects: Sequence[ProtectorEffect | None],
     elements: Sequence[str],
 ) -> list[dict[str, Any]]:
     """Step 3: every defense card cancels one strength point of the opposing team's attacks of its
-    element, one card at a time (in turn order); then cancelling protectors. Mutates `totals`."""
+    element, one card at a time (in turn order), unless the attacking team's `pierce_defense`
+    protector pierces it; then cancelling protectors. Mutates `totals`.
+
+    Records have `event` "cancel" (every defense card and protector cancellation) or "pierce"
+    (right before the cancel record of the card it pierced)."""
     records: list[dict[str, Any]] = []
+    pierce_left = [e.count if e is not None and e.kind == "pierce_defense" else 0 for e in effects]
     for p in plays:
         if p.orientation != EFFECT or p.card.kind != "defense":
             continue
-        target = totals[1 - p.team]
-        cancelled = 1 if target.get(p.element, 0) > 0 else 0
+        attacker = 1 - p.team
+        target = totals[attacker]
+        pierced = False
+        if target.get(p.element, 0) > 0 and pierce_left[attacker] and effects[attacker].matches(p.element):
+            pierce_left[attacker] -= 1
+            pierced = True
+            records.append({"event": "pierce", "team": attacker, "play": p, "element": p.element})
+        cancelled = 1 if target.get(p.element, 0) > 0 and not pierced else 0
         if cancelled:
             target[p.element] -= 1
-        records.append({"team": p.team, "via": "card", "play": p, "element": p.element,
-                        "cancelled": cancelled, "left": target.get(p.element, 0)})
+        records.append({"event": "cancel", "team": p.team, "via": "card", "play": p, "element": p.element,
+                        "cancelled": cancelled, "pierced": pierced, "left": target.get(p.element, 0)})
     for team, effect in enumerate(effects):
         if effect is None or effect.kind != "cancel_attack":
             continue
@@ -210,17 +221,27 @@ def defense_step(
             cancelled = 1 if target.get(element, 0) > 0 else 0
             if cancelled:
                 target[element] -= 1
-            records.append({"team": team, "via": "protector", "play": None, "element": element,
-                            "cancelled": cancelled, "left": target.get(element, 0)})
+            records.append({"event": "cancel", "team": team, "via": "protector", "play": None, "element": element,
+                            "cancelled": cancelled, "pierced": False, "left": target.get(element, 0)})
     return records
+
+
+def attack_points(
+    plays: Sequence[PlayLike], effects: Sequence[ProtectorEffect | None], elements: Sequence[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, int]], list[dict[str, Any]], list[dict[str, int]]]:
+    """Steps 2 and 3 on revealed plays: (boost records, each team's strength after boosts,
+    cancel/pierce records, each team's points left for allocation)."""
+    strength, boosts = boost_step(plays, effects)
+    totals = [team_strength(plays, strength, t, elements) for t in (0, 1)]
+    left = [dict(t) for t in totals]
+    cancels = defense_step(plays, left, effects, elements)
+    return boosts, totals, cancels, left
 
 
 # ------------------------------------------------------------------ step 4: allocation
 
-Placement = tuple[str, str]  # (defense slug, element)
 
-
-def allocation_slots(strength: dict[str, int], defenses: Sequence[Defense]) -> list[Placement]:
+def allocation_slots(strength: dict[str, int], defenses: Sequence[Any]) -> list[Placement]:
     """Every (opposing defense, element) that may take a marker: the element is required, not held,
     and the team has strength left in it."""
     slots: list[Placement] = []
@@ -233,9 +254,9 @@ def allocation_slots(strength: dict[str, int], defenses: Sequence[Defense]) -> l
     return slots
 
 
-def allocation_options(strength: dict[str, int], cap: int, defenses: Sequence[Defense]) -> list[tuple[Placement, ...]]:
-    """Every legal allocation: at most `cap` markers, at most the strength of each element,
-    one marker per (defense, element); the empty allocation first (placing fewer is allowed)."""
+def allocation_options(strength: dict[str, int], cap: int, defenses: Sequence[Any]) -> list[tuple[Placement, ...]]:
+    """Every legal allocation: at most `cap` markers (`marker_cap`: the attack cards played), at most the
+    strength of each element, one marker per (defense, element); the empty allocation first."""
     slots = allocation_slots(strength, defenses)
     if not slots or cap <= 0:
         return [()]
@@ -257,7 +278,7 @@ def allocation_options(strength: dict[str, int], cap: int, defenses: Sequence[De
     return options
 
 
-def allocation_value(placements: Sequence[Placement], defenses: Sequence[Defense]) -> tuple[int, int]:
+def allocation_value(placements: Sequence[Placement], defenses: Sequence[Any]) -> tuple[int, int]:
     """(defenses it destroys, markers it places): what the default policy maximises (L10)."""
     by_slug = {d.slug: d for d in defenses}
     added: dict[str, int] = {}
@@ -267,7 +288,7 @@ def allocation_value(placements: Sequence[Placement], defenses: Sequence[Defense
     return destroyed, len(placements)
 
 
-def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[Defense]) -> int:
+def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[Any]) -> int:
     """The index of the default policy's allocation: most destroyed, then most markers (first on ties)."""
     best = 0
     best_value = (-1, -1)

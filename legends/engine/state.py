@@ -1,16 +1,18 @@
 """The Akin Legends match: rulings L5-L13 as an OpenSpiel-like state machine on the shared core.
 
 `LegendsState` runs the automatic steps (dealing, protector hooks, the showdown, the end of
-round) on its own and stops at each decision: a player's turn (play a card or redraw, L8) or
-a team's allocation of markers (L9 step 4, L10). `legal_actions()`, `apply(action)`,
+round) on its own and stops at each decision: a player's turn (play a card or redraw, L8), a
+healing choice (which defense a heal cleans when several hold its element, L9 step 1) or a
+team's allocation of markers (L9 step 4, L10). `legal_actions()`, `apply(action)`,
 `is_terminal()`, `observation(player)` and `outcome()` are the whole interface; every random
 choice comes from `self.rng` (G1) and everything that happens is appended to the event log
-(legends/engine/events.py, docs/legends-engine.md).
+(legends/engine/events.py, docs/legends-engine.md), every decision with what was offered.
 
 Actions are small tuples (JSON lists are accepted too):
     ("attack", card_slug, element)          play a card as an attack with one of its two elements
     ("effect", card_slug)                   play a card as its special effect
     ("redraw", (slug, slug, slug), size)    discard those cards (the whole hand if fewer), draw `size`
+    ("heal", defense_slug, element)         the marker a heal removes (L9 step 1)
     ("allocate", ((defense_slug, element), ...))   place the markers (L9 step 4)
 """
 
@@ -19,10 +21,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from legends.engine.cards import Catalogue, SummoningCard
-from legends.engine.events import SCHEMA_VERSION
+from legends.engine.events import SCHEMA_VERSION, action_json
 from legends.engine.observation import LegendsObservation, observe
 from legends.engine.protectors import ProtectorEffect
 from legends.engine.setup import ModeRules
@@ -32,30 +34,31 @@ from legends.engine.showdown import (
     Defense,
     Play,
     allocation_options,
-    attack_cards,
-    boost_step,
-    defense_step,
+    apply_heal,
+    attack_points,
     destroy_step,
-    heal_markers,
-    heal_step,
+    heal_options,
+    healing_cards,
     intact,
+    marker_cap,
     place,
-    team_strength,
 )
 from legends.engine.start import MatchStart
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import EventLog
-from simulate.engine.rng import seat_seeds
 from simulate.engine.games import Outcome
+from simulate.engine.rng import seat_seeds
 
 # The core runner seats agents by these ids (team 0 first); a duel uses t0p0 and t1p0 only.
 PLAYERS = ("t0p0", "t0p1", "t1p0", "t1p1")
 HAND_SIZE = 7
 REDRAW = "redraw"
 ALLOCATE = "allocate"
+HEAL = "heal"
 
-PLAY_STAGE, ALLOC_STAGE, OVER = range(3)
-STAGE_NAMES = ("play", "allocate", "over")
+PLAY_STAGE, ALLOC_STAGE, HEAL_STAGE, OVER = range(4)
+STAGE_NAMES = ("play", "allocate", "heal", "over")
+THEN_TURNS, THEN_ATTACKS = "turns", "attacks"  # what follows the pending heals
 
 
 class Seat:
@@ -76,6 +79,15 @@ class Seat:
         return Seat(self.index, self.pid, self.team, self.name, self.counter, list(self.hand))
 
 
+class HealTask(NamedTuple):
+    """One pending heal: a healing card of the showdown (L9 step 1) or a heal_marker protector's."""
+
+    team: int
+    element: str
+    via: str  # "card" or "protector"
+    play: Play | None
+
+
 def _as_action(action: Any) -> Any:
     """Actions arriving as JSON lists become the engine's tuples."""
     if isinstance(action, list):
@@ -90,10 +102,10 @@ class LegendsState:
 
     __slots__ = (
         "options", "seed", "rng", "log", "emit", "max_rounds", "mode", "rules", "catalogue", "elements",
-        "start_info", "spirits", "protectors", "effects", "spy", "redraw_sizes", "extra_markers",
-        "defenses", "seats", "by_pid", "draw", "discard", "round", "order", "passes", "turn", "plays",
-        "last_plays", "known", "spy_used", "stage", "points", "alloc_queue", "alloc_options", "alloc_cap",
-        "legal", "winner", "reason", "steps", "agent_names", "agent_seeds",
+        "start_info", "spirits", "protectors", "effects", "spy", "redraw_sizes", "defenses", "seats", "by_pid",
+        "everyone", "draw", "discard", "round", "order", "passes", "turn", "plays", "last_plays", "known",
+        "spy_used", "revealed", "stage", "points", "alloc_queue", "alloc_options", "alloc_cap", "heal_queue",
+        "heal_choices", "heal_then", "legal", "winner", "reason", "steps", "agent_names", "agent_seeds",
     )
 
     def __init__(
@@ -110,14 +122,19 @@ class LegendsState:
         self.stage = PLAY_STAGE
         self.round = 0
         self.turn = 0
+        self.order: list[int] = []
         self.plays: list[Play] = []
         self.last_plays: list[Play] = []
         self.known: list[set[int]] = [set(), set()]
         self.spy_used = [False, False]
+        self.revealed = False
         self.points: list[dict[str, int]] = [{}, {}]
         self.alloc_queue: list[int] = []
         self.alloc_options: list[tuple] = []
         self.alloc_cap = 0
+        self.heal_queue: list[HealTask] = []
+        self.heal_choices: list[tuple[str, str]] = []
+        self.heal_then = THEN_TURNS
         self.legal: list[tuple] | None = None
         self.winner: int | None = None
         self.reason = ""
@@ -128,7 +145,7 @@ class LegendsState:
     # ------------------------------------------------------------------ setup
 
     def start(self, start: MatchStart) -> None:
-        """Seat the players, shuffle and deal (L5), log match_start and run to the first decision."""
+        """Seat the players, shuffle and deal (L5), log it all and run to the first decision."""
         self.start_info = start
         self.mode = start.mode
         self.rules: ModeRules = start.rules
@@ -139,50 +156,62 @@ class LegendsState:
         self.protectors = tuple(t.protector for t in start.teams)
         self._effects_from([t.protector.effect for t in start.teams])
         self.defenses = [[Defense(card, t.index) for card in t.defenses] for t in start.teams]
-        self.seats = [
-            Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(start.players)
-        ]
+        self.seats = [Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(start.players)]
         self.by_pid = {s.pid: s for s in self.seats}
-        self.agent_seeds = seat_seeds(self.rng, [s.pid for s in self.seats])  # G2
+        self.everyone = [s.pid for s in self.seats]
+        self.agent_seeds = seat_seeds(self.rng, self.everyone)  # G2
         deck = start.catalogue.deck()
+        if self.emit is not None:
+            self.emit(self._match_start(start, len(deck)))
         self.rng.shuffle(deck)
         self.draw = deck
-        if self.emit is not None:
-            self.emit({
-                "type": "match_start", "schema": SCHEMA_VERSION, "seed": self.seed, "mode": self.mode,
-                "options": dict(self.options),
-                "teams": [
-                    {
-                        "team": t.index, "spirit": t.spirit,
-                        "protector": {"slug": t.protector.slug, "name": t.protector.name,
-                                      "effect": dict(t.protector.raw_effect)},
-                        "defenses": [d.as_dict() for d in t.defenses],
-                        "players": [{"id": p.pid, "name": p.name, "counter": p.counter} for p in t.players],
-                    }
-                    for t in start.teams
-                ],
-                "drawn": [dict(d) for d in start.drawn], "deck": len(deck),
-            })
+        if self.emit is not None:  # the pile's order: seen by nobody, logged for the audit (G3)
+            self.emit({"type": "shuffle", "round": 0, "reason": "start", "order": [c.slug for c in reversed(deck)],
+                       "visible_to": []})
         for seat in sorted(self.seats, key=lambda s: s.counter):
-            self._draw_cards(seat, HAND_SIZE)
-        if self.emit is not None:
-            self.emit({"type": "deal", "hands": {s.pid: len(s.hand) for s in self.seats}, "draw_pile": len(self.draw)})
+            cards = [self.draw.pop() for _ in range(HAND_SIZE)]
+            seat.hand.extend(cards)
+            if self.emit is not None:
+                self.emit({"type": "deal", "player": seat.pid, "cards": [c.slug for c in cards],
+                           "hand": len(seat.hand), "draw_pile": len(self.draw), "visible_to": [seat.pid]})
         self._start_round()
+
+    def _match_start(self, start: MatchStart, deck_size: int) -> dict[str, Any]:
+        names = self.catalogue.spirit_names
+        return {
+            "type": "match_start", "schema": SCHEMA_VERSION, "seed": self.seed, "mode": self.mode,
+            "options": dict(self.options), "elements": list(self.elements),
+            "deck": [c.as_dict() for c in self.catalogue.designs], "deck_size": deck_size,
+            "teams": [
+                {
+                    "team": t.index, "spirit": {"slug": t.spirit, "name": names.get(t.spirit, t.spirit)},
+                    "protector": {"slug": t.protector.slug, "name": t.protector.name,
+                                  "effect": dict(t.protector.raw_effect), "duel_legal": t.protector.duel_legal},
+                    "defenses": [d.as_dict() for d in t.defenses],
+                    "players": [{"id": p.pid, "name": p.name, "counter": p.counter} for p in t.players],
+                }
+                for t in start.teams
+            ],
+            "drawn": [{**d, "cards": list(d["cards"]), "pool": list(d["pool"])} for d in start.drawn],
+            "agent_names": {pid: self.agent_names.get(pid) for pid in self.everyone},
+            "agent_seeds": dict(self.agent_seeds), "visible_to": list(self.everyone),
+        }
 
     def _effects_from(self, effects: list[ProtectorEffect]) -> None:
         self.effects = tuple(effects)
-        self.spy = [e.count if e.kind == "reveal_facedown" else 0 for e in effects]
+        self.spy = [e.kind == "reveal_facedown" for e in effects]
         self.redraw_sizes = [e.count if e.kind == "redraw_size" else 3 for e in effects]
-        self.extra_markers = [e.count if e.kind == "extra_marker" else 0 for e in effects]
 
     # ------------------------------------------------------------------ protocol
 
     def current_player(self) -> str | None:
-        """The player who decides now (a turn, or a team's allocation), None when the match is over."""
+        """The player who decides now (a turn, a healing choice or a team's allocation); None at the end."""
         if self.stage == PLAY_STAGE:
             return self.seats[self.order[self.turn % len(self.order)]].pid
         if self.stage == ALLOC_STAGE:
             return self._decider(self.alloc_queue[0]).pid
+        if self.stage == HEAL_STAGE:
+            return self._healer(self.heal_queue[0]).pid
         return None
 
     def legal_actions(self) -> list[tuple]:
@@ -193,6 +222,8 @@ class LegendsState:
                 legal = self._play_legal(self.seats[self.order[self.turn % len(self.order)]])
             elif self.stage == ALLOC_STAGE:
                 legal = [(ALLOCATE, option) for option in self.alloc_options]
+            elif self.stage == HEAL_STAGE:
+                legal = [(HEAL, slug, element) for slug, element in self.heal_choices]
             else:
                 legal = []
             self.legal = legal
@@ -203,7 +234,7 @@ class LegendsState:
         return self.stage == OVER
 
     def phase(self) -> str:
-        """play, allocate or over."""
+        """play, allocate, heal or over."""
         return STAGE_NAMES[self.stage]
 
     def observation(self, player: str) -> LegendsObservation:
@@ -240,11 +271,19 @@ class LegendsState:
         if action not in legal:
             raise IllegalAction(action, legal)
         self.steps += 1
+        if self.emit is not None:  # G3: the decision, what was offered and what was taken
+            player = self.current_player()
+            self.emit({"type": "decision", "round": self.round, "stage": STAGE_NAMES[self.stage], "player": player,
+                       "offered": [action_json(a) for a in legal], "action": action_json(action),
+                       "visible_to": [player] if self.stage == PLAY_STAGE else list(self.everyone)})
         self.legal = None
         if self.stage == ALLOC_STAGE:
             team = self.alloc_queue.pop(0)
             self._place(team, action[1], "agent")
             self._next_allocation()
+        elif self.stage == HEAL_STAGE:
+            self._heal(self.heal_queue.pop(0), (action[1], action[2]), "agent")
+            self._next_heal()
         elif action[0] == REDRAW:
             self._redraw(self.seats[self.order[self.turn % len(self.order)]], action)
         else:
@@ -255,74 +294,50 @@ class LegendsState:
     def clone(self, seed: int) -> LegendsState:
         """An independent copy without a log and with its own generator (for look-ahead agents)."""
         c = LegendsState.__new__(LegendsState)
-        c.options = self.options
+        for name in ("options", "agent_names", "agent_seeds", "max_rounds", "mode", "rules", "catalogue", "elements",
+                     "start_info", "spirits", "protectors", "effects", "spy", "redraw_sizes", "everyone", "round",
+                     "order", "passes", "turn", "last_plays", "revealed", "stage", "alloc_options", "alloc_cap",
+                     "heal_choices", "heal_then", "legal", "winner", "reason", "steps"):
+            setattr(c, name, getattr(self, name))
         c.seed = seed
         c.rng = random.Random(seed)
-        c.agent_names = self.agent_names
-        c.agent_seeds = self.agent_seeds
         c.log = None
         c.emit = None
-        c.max_rounds = self.max_rounds
-        c.mode = self.mode
-        c.rules = self.rules
-        c.catalogue = self.catalogue
-        c.elements = self.elements
-        c.start_info = self.start_info
-        c.spirits = self.spirits
-        c.protectors = self.protectors
-        c.effects = self.effects
-        c.spy = self.spy
-        c.redraw_sizes = self.redraw_sizes
-        c.extra_markers = self.extra_markers
         c.defenses = [[d.copy() for d in team] for team in self.defenses]
         c.seats = [s.copy() for s in self.seats]
         c.by_pid = {s.pid: s for s in c.seats}
         c.draw = list(self.draw)
         c.discard = list(self.discard)
-        c.round = self.round
-        c.order = self.order
-        c.passes = self.passes
-        c.turn = self.turn
         c.plays = list(self.plays)
-        c.last_plays = self.last_plays
         c.known = [set(k) for k in self.known]
         c.spy_used = list(self.spy_used)
-        c.stage = self.stage
         c.points = [dict(p) for p in self.points]
         c.alloc_queue = list(self.alloc_queue)
-        c.alloc_options = self.alloc_options
-        c.alloc_cap = self.alloc_cap
-        c.legal = self.legal
-        c.winner = self.winner
-        c.reason = self.reason
-        c.steps = self.steps
+        c.heal_queue = list(self.heal_queue)
         return c
 
     # ------------------------------------------------------------------ rounds
 
     def _start_round(self) -> None:
-        """L7: counter order, protector round_start hooks, then the first turn."""
+        """L7: counter order, protector round_start heals, then the first turn."""
         self.round += 1
         self.order = [s.index for s in sorted(self.seats, key=lambda s: s.counter)]
         self.turn = 0
         self.plays = []
         self.known = [set(), set()]
         self.spy_used = [False, False]
+        self.revealed = False
         self.stage = PLAY_STAGE
         self.legal = None
-        emit = self.emit
-        if emit is not None:
-            emit({"type": "round_start", "round": self.round, "order": [self.seats[i].pid for i in self.order],
-                  "counters": {s.pid: s.counter for s in self.seats}})
-        for team, effect in enumerate(self.effects):
-            if effect.kind == "heal_marker":
-                removed = heal_markers(self.defenses[team], effect)
-                if emit is not None:
-                    for slug, element in removed:
-                        emit({"type": "heal", "round": self.round, "team": team, "via": "protector",
-                              "source": self.protectors[team].slug, "player": None, "seq": None,
-                              "element": element, "defense": slug, "removed": True})
-        self._before_turn()
+        if self.emit is not None:
+            self.emit({"type": "round_start", "round": self.round, "order": [self.seats[i].pid for i in self.order],
+                       "counters": {s.pid: s.counter for s in self.seats}, "visible_to": list(self.everyone)})
+        self.heal_queue = [
+            HealTask(team, effect.element, "protector", None)
+            for team, effect in enumerate(self.effects) if effect.kind == "heal_marker" for _ in range(effect.count)
+        ]
+        self.heal_then = THEN_TURNS
+        self._next_heal()
 
     def _before_turn(self) -> None:
         """L13: a Spy team looks at an opponent's face-down card before its first face-down turn
@@ -330,21 +345,19 @@ class LegendsState:
         n = len(self.order)
         if self.turn < n:
             return
-        seat = self.seats[self.order[self.turn % n]]
-        team = seat.team
-        count = self.spy[team]
-        if not count or self.spy_used[team]:
+        team = self.seats[self.order[self.turn % n]].team
+        if not self.spy[team] or self.spy_used[team]:
             return
-        hidden = [p for p in reversed(self.plays) if p.team != team and not p.face_up]
-        if not hidden:
+        p = next((p for p in reversed(self.plays) if p.team != team and not p.face_up), None)
+        if p is None:
             return
         self.spy_used[team] = True
-        for p in hidden[:count]:
-            self.known[team].add(p.seq)
-            if self.emit is not None:
-                self.emit({"type": "spy", "round": self.round, "team": team, "protector": self.protectors[team].slug,
-                           "player": p.pid, "seq": p.seq, "card": p.card.slug, "orientation": p.orientation,
-                           "element": p.element})
+        self.known[team].add(p.seq)  # one card (L13)
+        if self.emit is not None:  # seen by the Spy team and known to the card's owner
+            seen = [s.pid for s in self.seats if s.team == team or s.pid == p.pid]
+            self.emit({"type": "spy", "round": self.round, "team": team, "protector": self.protectors[team].slug,
+                       "player": p.pid, "seq": p.seq, "card": p.card.slug, "orientation": p.orientation,
+                       "element": p.element, "kind": p.kind, "visible_to": seen})
 
     def _play_legal(self, seat: Seat) -> list[tuple]:
         """L8: each distinct card as an attack with either element or as its effect; or a redraw."""
@@ -386,50 +399,66 @@ class LegendsState:
         card = self._take(seat, action[1])
         n = len(self.order)
         face_up = self.turn < n
-        if action[0] == ATTACK:
-            play = Play(self.turn, seat.index, seat.pid, seat.team, face_up, ATTACK, card, action[2])
-        else:
-            play = Play(self.turn, seat.index, seat.pid, seat.team, face_up, EFFECT, card, card.element)
+        element = action[2] if action[0] == ATTACK else card.element
+        play = Play(self.turn, seat.index, seat.pid, seat.team, face_up, action[0], card, element)
         self.plays.append(play)
         emit = self.emit
         if emit is not None:
             emit({"type": "turn", "round": self.round, "seq": play.seq, "pass": self.turn // n + 1,
                   "player": seat.pid, "team": seat.team, "counter": seat.counter,
                   "face": "up" if face_up else "down", "orientation": play.orientation,
-                  "card": card.slug if face_up else None, "element": play.element if face_up else None,
-                  "kind": play.kind if face_up else None})
+                  "card": card.slug if face_up else None, "element": element if face_up else None,
+                  "kind": play.kind if face_up else None, "visible_to": list(self.everyone)})
+            if not face_up:
+                emit({"type": "facedown", "round": self.round, "seq": play.seq, "player": seat.pid,
+                      "card": card.slug, "element": element, "kind": play.kind, "visible_to": [seat.pid]})
         if self.passes == 3:  # the two-player variant draws after every card played (L8)
-            drawn = self._draw_cards(seat, 1)
-            if emit is not None:
-                emit({"type": "draw", "round": self.round, "player": seat.pid, "reason": "play", "count": 1,
-                      "drawn": drawn, "hand": len(seat.hand), "draw_pile": len(self.draw)})
+            self._draw_cards(seat, 1, "play")
         self._next_turn()
 
     def _redraw(self, seat: Seat, action: tuple) -> None:
-        """L8: discard the chosen cards, draw `size`; the turn is skipped."""
+        """L8: discard the chosen cards (face up), draw `size`; the turn is skipped."""
         _, discards, size = action
         for slug in discards:
             self.discard.append(self._take(seat, slug))
-        drawn = self._draw_cards(seat, size)
         if self.emit is not None:
             n = len(self.order)
+            drawn = min(size, len(self.draw) + len(self.discard))
             self.emit({"type": "redraw", "round": self.round, "seq": self.turn, "pass": self.turn // n + 1,
                        "player": seat.pid, "team": seat.team, "counter": seat.counter,
-                       "discarded": list(discards), "size": size, "drawn": drawn, "hand": len(seat.hand)})
+                       "discarded": list(discards), "size": size, "drawn": drawn, "hand": len(seat.hand) + drawn,
+                       "visible_to": list(self.everyone)})
+        self._draw_cards(seat, size, REDRAW)
         self._next_turn()
 
-    def _draw_cards(self, seat: Seat, count: int) -> int:
-        """Draw up to `count` cards; an empty draw pile is refilled from the shuffled discard pile (L8)."""
+    def _draw_cards(self, seat: Seat, count: int, reason: str, source: str | None = None) -> int:
+        """Draw up to `count` cards; an empty draw pile is refilled from the shuffled discard pile (L8).
+        Logged as `draw` events (the cards, for their owner), split where a refill happens."""
         drawn = 0
         hand = seat.hand
+        emit = self.emit
+        taken: list[str] = []
         for _ in range(count):
             if not self.draw:
                 if not self.discard:
                     break
+                if emit is not None and taken:
+                    self._emit_draw(seat, reason, source, count, taken)
+                    taken = []
                 self._refill()
-            hand.append(self.draw.pop())
+            card = self.draw.pop()
+            hand.append(card)
             drawn += 1
+            if emit is not None:
+                taken.append(card.slug)
+        if emit is not None:
+            self._emit_draw(seat, reason, source, count, taken)
         return drawn
+
+    def _emit_draw(self, seat: Seat, reason: str, source: str | None, count: int, cards: list[str]) -> None:
+        self.emit({"type": "draw", "round": self.round, "player": seat.pid, "reason": reason, "source": source,
+                   "count": count, "cards": cards, "hand": len(seat.hand), "draw_pile": len(self.draw),
+                   "visible_to": [seat.pid]})
 
     def _refill(self) -> None:
         cards = self.discard
@@ -437,7 +466,8 @@ class LegendsState:
         self.draw = cards
         self.discard = []
         if self.emit is not None:
-            self.emit({"type": "refill", "round": self.round, "cards": len(cards), "draw_pile": len(cards)})
+            self.emit({"type": "shuffle", "round": self.round, "reason": "refill",
+                       "order": [c.slug for c in reversed(cards)], "visible_to": []})
 
     def _next_turn(self) -> None:
         self.turn += 1
@@ -446,38 +476,84 @@ class LegendsState:
         else:
             self._before_turn()
 
+    # ------------------------------------------------------------------ heals (L9 step 1, heal_marker)
+
+    def _healer(self, task: HealTask) -> Seat:
+        """Who chooses a heal: the player of the healing card; for a protector, the team's decider."""
+        return self.seats[task.play.seat] if task.play is not None else self._decider(task.team)
+
+    def _next_heal(self) -> None:
+        """Each pending heal in turn: a decision when several markers qualify, else done at once."""
+        while self.heal_queue:
+            task = self.heal_queue[0]
+            options = heal_options(self.defenses[task.team], task.element)
+            if len(options) > 1:
+                self.stage = HEAL_STAGE
+                self.heal_choices = options
+                self.legal = None
+                return
+            self.heal_queue.pop(0)
+            self._heal(task, options[0] if options else None, "auto")
+        self.heal_choices = []
+        if self.heal_then == THEN_TURNS:
+            self.stage = PLAY_STAGE
+            self.legal = None
+            self._before_turn()
+        else:
+            self._resolve_attacks()
+
+    def _heal(self, task: HealTask, choice: tuple[str, str] | None, chosen_by: str) -> None:
+        if choice is not None:
+            apply_heal(self.defenses[task.team], *choice)
+        if self.emit is not None:
+            p = task.play
+            if p is not None:
+                source, player, seq = p.card.slug, p.pid, p.seq
+            else:
+                source, seq = self.protectors[task.team].slug, None
+                player = self._healer(task).pid if chosen_by == "agent" else None
+            self.emit({"type": "heal", "round": self.round, "team": task.team, "via": task.via, "source": source,
+                       "player": player, "seq": seq, "element": choice[1] if choice else task.element,
+                       "defense": choice[0] if choice else None, "removed": choice is not None,
+                       "chosen_by": chosen_by, "visible_to": list(self.everyone)})
+
     # ------------------------------------------------------------------ showdown (L9)
 
     def _showdown(self) -> None:
-        """Reveal, heal, boost, cancel; then the allocations (decisions) and destruction."""
+        """Reveal, then the healing cards one at a time (decisions), then the attacks."""
         emit = self.emit
-        rnd = self.round
-        plays = self.plays
+        self.revealed = True
         if emit is not None:
-            emit({"type": "showdown_start", "round": rnd})
-            for p in plays:
+            emit({"type": "showdown_start", "round": self.round, "visible_to": list(self.everyone)})
+            for p in self.plays:
                 if not p.face_up:
-                    emit({"type": "reveal", "round": rnd, "seq": p.seq, "player": p.pid, "team": p.team,
-                          "orientation": p.orientation, "card": p.card.slug, "element": p.element, "kind": p.kind})
-        heals = heal_step(plays, self.defenses)
-        strength, boosts = boost_step(plays, self.effects)
-        totals = [team_strength(plays, strength, t, self.elements) for t in (0, 1)]
-        if emit is not None:
-            for h in heals:
-                p = h["play"]
-                emit({"type": "heal", "round": rnd, "team": h["team"], "via": "card", "source": p.card.slug,
-                      "player": p.pid, "seq": p.seq, "element": h["element"], "defense": h["defense"],
-                      "removed": h["removed"]})
+                    emit({"type": "reveal", "round": self.round, "seq": p.seq, "player": p.pid, "team": p.team,
+                          "orientation": p.orientation, "card": p.card.slug, "element": p.element, "kind": p.kind,
+                          "visible_to": list(self.everyone)})
+        self.heal_queue = [HealTask(p.team, p.element, "card", p) for p in healing_cards(self.plays)]
+        self.heal_then = THEN_ATTACKS
+        self._next_heal()
+
+    def _resolve_attacks(self) -> None:
+        """Steps 2 and 3 (boosts, defenses), then the allocations."""
+        boosts, totals, cancels, left = attack_points(self.plays, self.effects, self.elements)
+        if self.emit is not None:
             for b in boosts:
                 self._emit_source(b, "boost", {"amount": b["amount"], "attacks": b["attacks"]})
             for t in (0, 1):
-                emit({"type": "strength", "round": rnd, "team": t, "attack_cards": attack_cards(plays, t),
-                      "points": dict(totals[t])})
-        cancels = defense_step(plays, totals, self.effects, self.elements)
-        if emit is not None:
+                self.emit({"type": "strength", "round": self.round, "team": t,
+                           "attack_cards": marker_cap(self.plays, t), "points": dict(totals[t]),
+                           "visible_to": list(self.everyone)})
             for c in cancels:
-                self._emit_source(c, "cancel", {"cancelled": c["cancelled"], "left": c["left"]})
-        self.points = totals
+                if c["event"] == "pierce":
+                    p = c["play"]
+                    self.emit({"type": "pierce", "round": self.round, "team": c["team"],
+                               "source": self.protectors[c["team"]].slug, "element": c["element"],
+                               "player": p.pid, "seq": p.seq, "visible_to": list(self.everyone)})
+                else:
+                    self._emit_source(c, "cancel", {"cancelled": c["cancelled"], "pierced": c["pierced"],
+                                                    "left": c["left"]})
+        self.points = left
         first = self.seats[self.order[0]].team
         self.alloc_queue = [first, 1 - first]
         self._next_allocation()
@@ -488,10 +564,10 @@ class LegendsState:
         source = p.card.slug if p is not None else self.protectors[team].slug
         self.emit({"type": kind, "round": self.round, "team": team, "via": record["via"], "source": source,
                    "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
-                   "element": record["element"], **extra})
+                   "element": record["element"], **extra, "visible_to": list(self.everyone)})
 
     def _decider(self, team: int) -> Seat:
-        """The team's agent for an allocation: its first player in this round's counter order."""
+        """The team's agent for an allocation or a protector's heal: its first player in counter order."""
         for i in self.order:
             if self.seats[i].team == team:
                 return self.seats[i]
@@ -501,16 +577,15 @@ class LegendsState:
         """L9 step 4 for each team in turn: a decision when there is a choice, else placed at once."""
         while self.alloc_queue:
             team = self.alloc_queue[0]
-            cap = attack_cards(self.plays, team) + self.extra_markers[team]
+            cap = marker_cap(self.plays, team)  # the only cap (L9): nothing raises it
             options = allocation_options(self.points[team], cap, self.defenses[1 - team])
+            self.alloc_cap = cap
             if len(options) > 1:
                 self.stage = ALLOC_STAGE
                 self.alloc_options = options
-                self.alloc_cap = cap
                 self.legal = None
                 return
             self.alloc_queue.pop(0)
-            self.alloc_cap = cap
             self._place(team, options[0], "auto")
         self.stage = PLAY_STAGE
         self.alloc_options = []
@@ -519,13 +594,11 @@ class LegendsState:
     def _place(self, team: int, placements: tuple, chosen_by: str) -> None:
         place(placements, self.defenses[1 - team])
         if self.emit is not None:
-            cards = attack_cards(self.plays, team)
             self.emit({"type": "allocation", "round": self.round, "team": team,
                        "player": self._decider(team).pid if chosen_by == "agent" else None,
-                       "points": dict(self.points[team]), "attack_cards": cards,
-                       "extra": self.extra_markers[team], "cap": cards + self.extra_markers[team],
-                       "placements": [list(p) for p in placements], "placed": len(placements),
-                       "chosen_by": chosen_by})
+                       "points": dict(self.points[team]), "attack_cards": marker_cap(self.plays, team),
+                       "cap": self.alloc_cap, "placements": [list(p) for p in placements],
+                       "placed": len(placements), "chosen_by": chosen_by, "visible_to": list(self.everyone)})
 
     def _end_showdown(self) -> None:
         """L9 step 5 and L12: destruction, then victory, draw or the end of the round."""
@@ -534,10 +607,10 @@ class LegendsState:
             for d in destroy_step(self.defenses[team]):
                 if emit is not None:
                     emit({"type": "destroyed", "round": self.round, "team": team, "defense": d.slug,
-                          "elements": list(d.elements), "by": 1 - team})
+                          "elements": list(d.elements), "by": 1 - team, "visible_to": list(self.everyone)})
         left = [len(intact(self.defenses[t])) for t in (0, 1)]
         if emit is not None:
-            emit({"type": "showdown_end", "round": self.round, "defenses": left})
+            emit({"type": "showdown_end", "round": self.round, "defenses": left, "visible_to": list(self.everyone)})
         if not left[0] and not left[1]:
             self._finish(None, "mutual_destruction")
         elif not left[0] or not left[1]:
@@ -551,8 +624,8 @@ class LegendsState:
         for p in self.plays:
             self.discard.append(p.card)
         if emit is not None:
-            emit({"type": "round_end", "round": self.round, "discarded": len(self.plays),
-                  "discard_pile": len(self.discard)})
+            emit({"type": "round_end", "round": self.round, "cards": [p.card.slug for p in self.plays],
+                  "discard_pile": len(self.discard), "visible_to": list(self.everyone)})
         self.last_plays = self.plays
         self.plays = []
         n = len(self.seats)
@@ -561,18 +634,15 @@ class LegendsState:
             s.counter = s.counter - 1 if s.counter > 1 else n
         if emit is not None:
             emit({"type": "counters", "round": self.round, "before": before,
-                  "after": {s.pid: s.counter for s in self.seats}})
+                  "after": {s.pid: s.counter for s in self.seats}, "visible_to": list(self.everyone)})
         for team, effect in enumerate(self.effects):
             if effect.kind != "extra_draw":
                 continue
             for i in sorted((s.index for s in self.seats if s.team == team), key=lambda i: self.seats[i].counter):
                 seat = self.seats[i]
                 room = effect.max_hand - len(seat.hand)
-                count = min(effect.count, room) if room > 0 else 0
-                drawn = self._draw_cards(seat, count) if count else 0
-                if emit is not None:
-                    emit({"type": "draw", "round": self.round, "player": seat.pid, "reason": "protector",
-                          "count": count, "drawn": drawn, "hand": len(seat.hand), "draw_pile": len(self.draw)})
+                self._draw_cards(seat, min(effect.count, room) if room > 0 else 0, "protector",
+                                 self.protectors[team].slug)
         if self.round >= self.max_rounds:
             self._finish(None, "max_rounds")
         else:
@@ -584,79 +654,5 @@ class LegendsState:
         self.reason = reason
         self.legal = []
         if self.emit is not None:
-            self.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": self.round})
-
-
-def determinise(obs: LegendsObservation, rng: random.Random, seed: int) -> LegendsState:
-    """A match consistent with what `obs` shows: every hidden card sampled from the unseen ones.
-
-    Only the observation is read (G2). Hidden face-down cards are dealt first, then the other
-    players' hands (their sizes are public), then the draw pile. Only turns can be sampled
-    (an allocation is resolved in the match itself).
-    """
-    if obs.stage != "play":
-        raise ValueError("A look-ahead match starts at a turn, not at an allocation or the end.")
-    catalogue = obs.catalogue
-    pool = obs.unseen()
-    rng.shuffle(pool)
-    s = LegendsState.__new__(LegendsState)
-    s.options = {"max_rounds": obs.max_rounds, "max_actions": obs.max_actions}
-    s.seed = seed
-    s.rng = rng
-    s.agent_names = {}
-    s.agent_seeds = {}
-    s.log = None
-    s.emit = None
-    s.max_rounds = obs.max_rounds
-    s.mode = obs.mode
-    s.rules = None  # type: ignore[assignment]  (only the live match needs the mode's numbers)
-    s.catalogue = catalogue
-    s.elements = obs.elements
-    s.start_info = None  # type: ignore[assignment]
-    s.spirits = obs.spirits
-    s.protectors = obs.protectors
-    s._effects_from([p.effect for p in obs.protectors])
-    s.defenses = [[Defense(v.card, v.team, v.markers, v.destroyed) for v in team] for team in obs.defenses]
-    index = {p.pid: i for i, p in enumerate(obs.players)}
-    s.seats = [Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(obs.players)]
-    s.by_pid = {seat.pid: seat for seat in s.seats}
-    plays: list[Play] = []
-    for v in obs.plays:
-        card, element = v.card, v.element
-        if card is None:
-            card = pool.pop()
-            element = card.attacks[rng.randrange(2)] if v.orientation == ATTACK else card.element
-        plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
-    for p in obs.players:
-        seat = s.by_pid[p.pid]
-        if p.pid == obs.player:
-            seat.hand = list(obs.hand)
-        else:
-            seat.hand = [pool.pop() for _ in range(p.hand_size)]
-    if len(pool) != obs.draw_pile:
-        raise AssertionError(f"{len(pool)} unseen cards left for a draw pile of {obs.draw_pile}")
-    s.draw = pool
-    s.discard = list(obs.discard)
-    s.round = obs.round
-    s.order = [index[pid] for pid in obs.order]
-    s.passes = obs.passes
-    s.turn = obs.turn
-    s.plays = plays
-    s.last_plays = [
-        Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, v.card, v.element)  # type: ignore[arg-type]
-        for v in obs.last_plays
-    ]
-    s.known = [set(), set()]
-    s.known[obs.team].update(obs.spied)
-    s.known[1 - obs.team].update(obs.spied_by_opponents)
-    s.spy_used = list(obs.spy_used)
-    s.stage = PLAY_STAGE
-    s.points = [{}, {}]
-    s.alloc_queue = []
-    s.alloc_options = []
-    s.alloc_cap = 0
-    s.legal = None
-    s.winner = None
-    s.reason = ""
-    s.steps = 0
-    return s
+            self.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": self.round,
+                       "visible_to": list(self.everyone)})

@@ -13,7 +13,7 @@ OFFICIAL_ELEMENTS = {
     "earth": ("Earth", "#6d4c41", 3),
     "air": ("Air", "#b0bec5", 4),
 }
-REVEAL = {"kind": "reveal_facedown", "when": "before_second_turns", "count": 1}
+REVEAL = {"kind": "reveal_facedown", "when": "before_second_turns"}
 HEAL = {"kind": "heal_marker", "when": "round_start", "count": 1, "element": "any"}
 
 

@@ -51,7 +51,7 @@ def test_admin_creates_a_valid_defense_with_its_text(catalogue, admin_client):
 
 
 def test_admin_refuses_a_bad_protector_effect(catalogue, admin_client):
-    effect = json.dumps({"kind": "reveal_facedown", "when": "before_second_turns", "count": 1})
+    effect = json.dumps({"kind": "reveal_facedown", "when": "before_second_turns"})
     response = admin_client.post(
         "/admin/legends/protector/add/", card_form(name="Spy Two", slug="spy-two", effect=effect, duel_legal="on")
     )

@@ -44,7 +44,7 @@ def test_defense_and_protector_detail_shapes(catalogue, anon_client):
     assert defense["card_face"].endswith("/api/legends/defenses/steam-wall/card.png")
     spy = anon_client.get(f"{API}/protectors/spy/").json()
     assert spy["duel_legal"] is False
-    assert spy["effect"] == {"kind": "reveal_facedown", "when": "before_second_turns", "count": 1}
+    assert spy["effect"] == {"kind": "reveal_facedown", "when": "before_second_turns"}
     assert "face-down" in spy["rules_text"]
     spirit = anon_client.get(f"{API}/spirits/akin/").json()
     assert spirit["color"] == "#ef6c00" and spirit["name"] == "Akin"

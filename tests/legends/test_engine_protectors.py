@@ -17,8 +17,8 @@ NAMES = {"fire": "Fire", "water": "Water", "earth": "Earth", "air": "Air"}
 # One valid spec per kind, and the plain words each one prints.
 VALID = {
     "reveal_facedown": (
-        {"kind": "reveal_facedown", "when": "before_second_turns", "count": 1},
-        "Once per round, during the face-down turns, the team looks at 1 face-down card an opponent played "
+        {"kind": "reveal_facedown", "when": "before_second_turns"},
+        "Once per round, during the face-down turns, the team looks at one face-down card an opponent played "
         "this round, before its own next face-down card. Teams mode only.",
     ),
     "heal_marker": (
@@ -42,10 +42,10 @@ VALID = {
         {"kind": "redraw_size", "when": "redraw", "count": 5},
         "A player of the team who redraws may discard and draw up to 5 cards instead of 3.",
     ),
-    "extra_marker": (
-        {"kind": "extra_marker", "when": "allocation", "count": 2},
-        "At allocation, the team may place up to 2 more markers than the attack cards it played, "
-        "while strength remains.",
+    "pierce_defense": (
+        {"kind": "pierce_defense", "when": "showdown_defenses", "count": 2, "element": "earth"},
+        "In each showdown, the first 2 opposing Earth defense cards that would cancel a strength point of the "
+        "team's attacks cancel nothing.",
     ),
 }
 
@@ -142,6 +142,23 @@ def test_element_is_not_a_field_of_kinds_without_one():
 
 def test_custom_path_prefixes_errors():
     with pytest.raises(SpecError) as info:
-        parse_protector_effect({"kind": "extra_marker", "when": "allocation"}, path="cards[2].effect")
+        parse_protector_effect({"kind": "pierce_defense", "when": "showdown_defenses", "element": "any"},
+                               path="cards[2].effect")
     assert info.value.errors == [("cards[2].effect.count", "is required")]
     assert "cards[2].effect.count: is required" in str(info.value)
+
+
+def test_the_spy_looks_at_one_card_so_a_count_is_refused():
+    # L13: one face-down card a round. A count (even 1) would pretend it could be more.
+    for count in (1, 2):
+        assert errors_of({"kind": "reveal_facedown", "when": "before_second_turns", "count": count}) == {
+            "effect.count": "is not a parameter: the Spy looks at exactly one face-down card a round (L13)"}
+
+
+def test_no_effect_kind_runs_at_allocation_or_raises_the_cap():
+    # L9 step 4's cap is absolute: no hook at allocation, and the old extra-marker kind is gone.
+    assert "allocation" not in HOOKS
+    assert all(spec.when != "allocation" for spec in KINDS.values())
+    assert "must be one of" in errors_of({"kind": "extra_marker", "when": "allocation", "count": 1})["effect.kind"]
+    assert "must be one of" in errors_of({"kind": "pierce_defense", "when": "allocation", "count": 1,
+                                          "element": "any"})["effect.when"]

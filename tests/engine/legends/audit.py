@@ -1,326 +1,824 @@
-"""An auditor that replays the rules of a showdown (L9), the rounds (L7, L8, L11) and the end (L12)
-from an event log alone, and reports every disagreement."""
+"""An auditor that replays an Akin Legends match from its event log alone and reports every rule broken.
+
+It reads nothing but the log (schema version 2, docs/legends-engine.md) and uses no engine code:
+every rule is re-derived here. What it checks:
+
+- L4-L6 setup: teams, players, spirits, protectors (their spec, uniqueness, no Spy in a duel),
+  defenses (two different elements, no card twice), counters (teammates alternate), the deck,
+  the setup draws (each drawn card from a pool holding no card already in the match).
+- L5/L8 cards: the shuffled deck is the deck; the deal takes 7 cards per seat from the top in
+  counter order; every draw takes the top of the pile; a refill happens only when the pile is
+  empty and a card is due, and its order is a permutation of the discard pile. Every hand is
+  replayed exactly (deal, draws, plays, discards), so every card played or discarded was held.
+- L7 turn order, faces (face-down turns hide their card, their `facedown` record names it), the
+  duel's draw after each card played; L8 redraws (size, discards, cards drawn).
+- L9 showdown: reveals, healing (one task per healing card in turn order, the options, who
+  chooses, `auto` only without a choice), boosts, strength, pierces and cancellations recomputed
+  and compared event by event, allocation (the absolute cap: never more markers than attack
+  cards, whatever the protectors; legal placements), destruction.
+- L10 who allocates; L11 discards and counter passing; protector draws; L12 the end; L13 the
+  Spy's look (timing, card, once a round, and that it is not skipped).
+- Decisions: every decision is logged before its consequence, by the right seat, at the right
+  stage, with exactly the legal actions (recomputed here) offered and the action taken among them.
+- G3: the schema of every event, and each event's `visible_to` (a hand or a face-down card is
+  visible to its owner only, a shuffle to nobody, a Spy's look to the Spy team and the owner).
+
+`Audit(events).problems` lists every disagreement; `checks` counts the checks made.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import combinations
 from typing import Any
 
 Event = dict[str, Any]
 
+SCHEMA = 2
+FIELDS: dict[str, tuple[str, ...]] = {
+    "match_start": ("schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn",
+                    "agent_names", "agent_seeds", "visible_to"),
+    "shuffle": ("round", "reason", "order", "visible_to"),
+    "deal": ("player", "cards", "hand", "draw_pile", "visible_to"),
+    "round_start": ("round", "order", "counters", "visible_to"),
+    "decision": ("round", "stage", "player", "offered", "action", "visible_to"),
+    "turn": ("round", "seq", "pass", "player", "team", "counter", "face", "orientation", "card", "element", "kind",
+             "visible_to"),
+    "facedown": ("round", "seq", "player", "card", "element", "kind", "visible_to"),
+    "redraw": ("round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "hand",
+               "visible_to"),
+    "draw": ("round", "player", "reason", "source", "count", "cards", "hand", "draw_pile", "visible_to"),
+    "spy": ("round", "team", "protector", "player", "seq", "card", "orientation", "element", "kind", "visible_to"),
+    "showdown_start": ("round", "visible_to"),
+    "reveal": ("round", "seq", "player", "team", "orientation", "card", "element", "kind", "visible_to"),
+    "heal": ("round", "team", "via", "source", "player", "seq", "element", "defense", "removed", "chosen_by",
+             "visible_to"),
+    "boost": ("round", "team", "via", "source", "player", "seq", "element", "amount", "attacks", "visible_to"),
+    "strength": ("round", "team", "attack_cards", "points", "visible_to"),
+    "pierce": ("round", "team", "source", "element", "player", "seq", "visible_to"),
+    "cancel": ("round", "team", "via", "source", "player", "seq", "element", "cancelled", "pierced", "left",
+               "visible_to"),
+    "allocation": ("round", "team", "player", "points", "attack_cards", "cap", "placements", "placed", "chosen_by",
+                   "visible_to"),
+    "destroyed": ("round", "team", "defense", "elements", "by", "visible_to"),
+    "showdown_end": ("round", "defenses", "visible_to"),
+    "round_end": ("round", "cards", "discard_pile", "visible_to"),
+    "counters": ("round", "before", "after", "visible_to"),
+    "match_end": ("winner", "reason", "rounds", "visible_to"),
+}
+PUBLIC = {"match_start", "round_start", "turn", "redraw", "showdown_start", "reveal", "heal", "boost", "strength",
+          "pierce", "cancel", "allocation", "destroyed", "showdown_end", "round_end", "counters", "match_end"}
+OWNER_ONLY = {"deal", "draw", "facedown"}
+
+# The protector spec as the rulings and docs/legends-catalogue.md define it (re-declared, not imported).
+KINDS: dict[str, tuple[str, dict[str, tuple[int, int]], bool]] = {
+    "reveal_facedown": ("before_second_turns", {}, False),
+    "heal_marker": ("round_start", {"count": (1, 2)}, True),
+    "boost_first_attack": ("showdown_boosts", {"amount": (1, 2)}, True),
+    "cancel_attack": ("showdown_defenses", {"count": (1, 2)}, True),
+    "extra_draw": ("round_end", {"count": (1, 2), "max_hand": (7, 10)}, False),
+    "redraw_size": ("redraw", {"count": (4, 7)}, False),
+    "pierce_defense": ("showdown_defenses", {"count": (1, 2)}, True),
+}
+TEAMS_ONLY = {"reveal_facedown"}
+EFFECT_KINDS = ("defense", "healing", "boost")
+MODES = {"teams": (2, 3, 2), "duel": (1, 2, 3)}  # players a team, defenses a team, passes a round
+HAND = 7
+
+
+def _as_tuple(action: Any) -> Any:
+    """A logged action (JSON lists) as a hashable tuple."""
+    kind = action[0]
+    if kind == "redraw":
+        return ("redraw", tuple(action[1]), action[2])
+    if kind == "allocate":
+        return ("allocate", tuple(tuple(p) for p in action[1]))
+    return tuple(action)
+
 
 class Audit:
-    """Walks a log, tracking defenses, markers, counters and hand sizes; `problems` lists mistakes."""
+    """Walks a log, replaying hands, piles, markers and counters; `problems` lists every rule broken."""
 
     def __init__(self, events: list[Event]) -> None:
-        self.problems: list[str] = []
         self.events = events
+        self.problems: list[str] = []
+        self.checks = 0
+        self.index = 0
         self.run()
 
-    def fail(self, message: str) -> None:
-        self.problems.append(message)
+    # ------------------------------------------------------------------ plumbing
 
-    def check(self, ok: bool, message: str) -> None:
+    def fail(self, message: str) -> None:
+        self.problems.append(f"#{self.index} {message}")
+
+    def check(self, ok: bool, message: str) -> bool:
+        self.checks += 1
         if not ok:
             self.fail(message)
-
-    # --------------------------------------------------------------------------------------
+        return bool(ok)
 
     def run(self) -> None:
         events = self.events
-        start = events[0]
-        self.check(start["type"] == "match_start", "the log starts with match_start")
-        self.mode = start["mode"]
-        self.passes = 2 if self.mode == "teams" else 3
-        self.effects = [t["protector"]["effect"] for t in start["teams"]]
-        self.protector = [t["protector"]["slug"] for t in start["teams"]]
-        self.defenses: list[dict[str, dict[str, Any]]] = [
-            {d["slug"]: {"elements": d["elements"], "markers": [], "destroyed": False} for d in t["defenses"]}
-            for t in start["teams"]
-        ]
-        self.team_of = {p["id"]: t["team"] for t in start["teams"] for p in t["players"]}
-        self.counters = {p["id"]: p["counter"] for t in start["teams"] for p in t["players"]}
-        self.hands: dict[str, int] = {}
-        self.round = 0
-        i = 1
-        while i < len(events):
-            e = events[i]
-            kind = e["type"]
-            handler = getattr(self, f"on_{kind}", None)
-            if handler is None:
-                self.fail(f"unexpected event {kind}")
-            else:
-                handler(e)
-            i += 1
-        self.check(events[-1]["type"] == "match_end", "the log ends with match_end")
+        if not events or events[0].get("type") != "match_start":
+            self.fail("the log starts with match_start")
+            return
+        self.ended = False
+        self.prev: Event = {}
+        for i, e in enumerate(events):
+            self.index = i
+            kind = e.get("type")
+            fields = FIELDS.get(kind)  # type: ignore[arg-type]
+            if not self.check(fields is not None, f"known event type {kind!r}"):
+                continue
+            if not self.check(set(e) - {"type"} == set(fields), f"{kind}: exactly its fields"):
+                continue
+            self.check(not self.ended, f"{kind} after match_end")
+            if i and "round" in e and kind != "round_start":
+                self.check(e["round"] == self.round, f"{kind}: round {e['round']} is the current round {self.round}")
+            if i:
+                self.visibility(e)
+                self.consequence_order(e)
+            try:
+                getattr(self, f"on_{kind}")(e)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                self.fail(f"{kind}: unreadable ({type(exc).__name__}: {exc})")
+            self.prev = e
+        self.index = len(events)
+        self.check(events[-1].get("type") == "match_end", "the log ends with match_end")
+
+    def visibility(self, e: Event) -> None:
+        """G3: who could see each event when it happened."""
+        kind = e["type"]
+        if kind in PUBLIC:
+            expected = self.seats
+        elif kind in OWNER_ONLY:
+            expected = [e["player"]]
+        elif kind == "shuffle":
+            expected = []
+        elif kind == "decision":
+            expected = [e["player"]] if e["stage"] == "play" else self.seats
+        else:  # spy: the Spy team and the owner of the card seen
+            expected = [p for p in self.seats if self.team_of[p] == e["team"] or p == e["player"]]
+        self.check(e["visible_to"] == expected, f"{kind}: visible to {e['visible_to']}, should be {expected}")
+
+    def consequence_order(self, e: Event) -> None:
+        """A decision is followed at once by what it decided; a face-down turn by its facedown record."""
+        prev = self.prev
+        kind = e["type"]
+        if prev.get("type") == "decision":
+            follows = {"play": ("turn", "redraw"), "heal": ("heal",), "allocate": ("allocation",)}[prev["stage"]]
+            self.check(kind in follows, f"a {prev['stage']} decision is followed by {follows}, not {kind}")
+        if prev.get("type") == "turn" and prev["face"] == "down":
+            self.check(kind == "facedown", "a face-down turn is followed by its facedown record")
+        if kind == "facedown":
+            self.check(prev.get("type") == "turn" and prev.get("face") == "down" and prev.get("seq") == e["seq"],
+                       "a facedown record follows its face-down turn")
 
     def live(self, team: int) -> list[str]:
         return [s for s, d in self.defenses[team].items() if not d["destroyed"]]
 
-    def on_deal(self, e: Event) -> None:
-        self.hands = dict(e["hands"])
-        self.check(all(n == 7 for n in self.hands.values()), "7 cards a hand")
+    def no_draw_due(self, where: str) -> None:
+        self.check(not self.expected_draws and self.open_draw is None, f"every draw due is done before {where}")
 
-    def on_round_start(self, e: Event) -> None:
-        self.round += 1
-        self.check(e["round"] == self.round, "rounds count up by one")
-        self.check(e["counters"] == self.counters, f"round {self.round}: counters as handed on")
-        self.check(e["order"] == sorted(self.counters, key=self.counters.get), "turns in counter order")
-        self.order = e["order"]
+    # ------------------------------------------------------------------ setup (L4-L6)
+
+    def on_match_start(self, e: Event) -> None:
+        self.round = 0
+        self.check(e["schema"] == SCHEMA, f"schema {SCHEMA}")
+        mode = e["mode"]
+        self.check(mode in MODES, f"mode {mode!r}")
+        self.mode = mode if mode in MODES else "teams"
+        per_team, defenses_per_team, self.passes = MODES[self.mode]
+        self.options = e["options"]
+        self.check(isinstance(self.options.get("max_rounds"), int) and self.options["max_rounds"] >= 1, "max_rounds")
+        elements = e["elements"]
+        self.check(bool(elements) and len(set(elements)) == len(elements), "elements listed once each (L1)")
+        self.elements = list(elements)
+        # The deck (L3).
+        self.design: dict[str, tuple[tuple[str, str], str, str]] = {}
+        deck = Counter()
+        for card in e["deck"]:
+            slug, attacks, effect = card["slug"], card["attacks"], card["effect"]
+            self.check(slug not in self.design, f"design {slug} listed once")
+            self.check(len(attacks) == 2 and all(a in elements for a in attacks), f"{slug}: two attack elements (L3)")
+            self.check(effect["kind"] in EFFECT_KINDS and effect["element"] in elements, f"{slug}: its effect (L3)")
+            self.check(isinstance(card["copies"], int) and 1 <= card["copies"] <= 12, f"{slug}: copies")
+            self.design[slug] = (tuple(attacks), effect["kind"], effect["element"])
+            deck[slug] += card["copies"]
+        self.deck = deck
+        self.check(e["deck_size"] == sum(deck.values()), "deck_size counts the copies")
+        # Teams (L4, L5).
+        teams = e["teams"]
+        self.check(len(teams) == 2 and [t["team"] for t in teams] == [0, 1], "two teams, 0 and 1 (L5)")
+        self.seats: list[str] = []
+        self.team_of: dict[str, int] = {}
+        self.counters: dict[str, int] = {}
+        self.effects: list[dict[str, Any]] = []
+        self.protector: list[str] = []
+        self.defenses: list[dict[str, dict[str, Any]]] = []
+        used_defenses: set[str] = set()
+        for t in teams:
+            index = t["team"]
+            effect = t["protector"]["effect"]
+            self.check_effect(effect, t["protector"]["slug"])
+            if self.mode == "duel":
+                self.check(effect.get("kind") not in TEAMS_ONLY and t["protector"]["duel_legal"],
+                           f"team {index}: no teams-only protector in a duel (L4, L13)")
+            self.effects.append(effect)
+            self.protector.append(t["protector"]["slug"])
+            self.check(len(t["defenses"]) == defenses_per_team, f"team {index}: {defenses_per_team} defenses (L5)")
+            team_defenses: dict[str, dict[str, Any]] = {}
+            for d in t["defenses"]:
+                els = d["elements"]
+                self.check(len(els) == 2 and els[0] != els[1] and all(x in elements for x in els),
+                           f"{d['slug']}: two different elements (L2)")
+                self.check(d["slug"] not in used_defenses, f"{d['slug']}: no card twice in a match (L5)")
+                used_defenses.add(d["slug"])
+                team_defenses[d["slug"]] = {"elements": list(els), "markers": [], "destroyed": False}
+            self.defenses.append(team_defenses)
+            self.check(len(t["players"]) == per_team, f"team {index}: {per_team} player(s) (L5)")
+            for i, p in enumerate(t["players"]):
+                self.check(p["id"] == f"t{index}p{i}", f"player id {p['id']}")
+                self.seats.append(p["id"])
+                self.team_of[p["id"]] = index
+                self.counters[p["id"]] = p["counter"]
+        self.check(len({t["spirit"]["slug"] for t in teams}) == 2, "the teams protect different spirits (L5)")
+        self.check(len(set(self.protector)) == 2, "two teams never share a protector (L4)")
+        n = len(self.seats)
+        self.check(sorted(self.counters.values()) == list(range(1, n + 1)), f"counters 1..{n}, one each (L5)")
+        if self.mode == "teams":
+            for index in (0, 1):
+                parities = {c % 2 for p, c in self.counters.items() if self.team_of[p] == index}
+                self.check(len(parities) == 1, f"team {index}: teammates never play one after the other (L5)")
+        self.check_draws(e["drawn"], teams)
+        self.check(sorted(e["agent_names"]) == sorted(self.seats), "an agent name for every seat (G3)")
+        self.check(sorted(e["agent_seeds"]) == sorted(self.seats)
+                   and all(isinstance(s, int) and not isinstance(s, bool) for s in e["agent_seeds"].values()),
+                   "an agent seed for every seat (G2, G3)")
+        self.check(e["visible_to"] == self.seats, "match_start is public")
+        # Replay state.
+        self.hands: dict[str, list[str]] = {p: [] for p in self.seats}
+        self.pile: list[str] | None = None
+        self.discard: list[str] = []
+        self.dealt: list[str] = []
+        self.decisions = 0
+        self.expected_draws: list[tuple[str, str, int, str | None]] = []
+        self.open_draw: dict[str, Any] | None = None
+        self.pending: Event | None = None
+        self.phase = "setup"
+        self.after_showdown_end: int | None = None
+        self.order: list[str] = []
+        self.turn = 0
         self.plays: dict[int, dict[str, Any]] = {}
-        self.turns: list[tuple[int, str]] = []
-        self.spied: dict[int, int] = {}
-        self.stage = "turns"
-        self.heals_at_start = 0
+        self.spy_used = [False, False]
+        self.spied_now = False
+        self.heal_queue: list[dict[str, Any]] = []
+        self.reveals: list[int] = []
+        self.resolved: list[tuple] | None = None
+        self.alloc_queue: list[int] = []
+        self.fallen: list[tuple] | None = None
+        self.action: tuple | None = None
 
-    def expected_turn(self, seq: int, player: str) -> None:
-        n = len(self.order)
-        self.check(seq == len(self.turns), f"round {self.round}: turn #{seq} in sequence")
-        self.check(self.order[seq % n] == player, f"round {self.round}: #{seq} played by its counter holder")
-        self.turns.append((seq, player))
+    def check_effect(self, effect: dict[str, Any], slug: str) -> None:
+        kind = effect.get("kind")
+        spec = KINDS.get(kind)  # type: ignore[arg-type]
+        if not self.check(spec is not None, f"{slug}: a known effect kind"):
+            return
+        when, ints, element = spec
+        allowed = {"kind", "when", *ints, *(("element",) if element else ())}
+        self.check(set(effect) == allowed, f"{slug}: exactly the parameters of {kind} (L13: the Spy has none)")
+        self.check(effect.get("when") == when, f"{slug}: runs at {when}")
+        for name, (low, high) in ints.items():
+            value = effect.get(name)
+            self.check(isinstance(value, int) and low <= value <= high, f"{slug}: {name} within {low}..{high}")
+        if element:
+            self.check(effect.get("element") == "any" or effect.get("element") in self.elements, f"{slug}: element")
 
-    def on_turn(self, e: Event) -> None:
-        self.expected_turn(e["seq"], e["player"])
-        face_up = e["seq"] < len(self.order)
-        self.check(e["face"] == ("up" if face_up else "down"), f"#{e['seq']}: first pass up, then down (L7)")
-        if not face_up:
-            self.check(e["card"] is None and e["element"] is None and e["kind"] is None, "face-down card hidden")
-        self.plays[e["seq"]] = {"player": e["player"], "team": e["team"], "orientation": e["orientation"],
-                                "card": e["card"], "element": e["element"], "kind": e["kind"], "face_up": face_up}
-        self.hands[e["player"]] -= 1
-        self.check(self.hands[e["player"]] >= 0, "a card played from a hand")
+    def check_draws(self, drawn: list[dict[str, Any]], teams: list[dict[str, Any]]) -> None:
+        """L6: each setup draw names the team's cards, from a pool without a card already in the match."""
+        in_match = {"protector": [t["protector"]["slug"] for t in teams],
+                    "defense": [d["slug"] for t in teams for d in t["defenses"]]}
+        drawn_cards = {kind: [c for d in drawn if d["kind"] == kind for c in d["cards"]] for kind in in_match}
+        used = {kind: set(cards) - set(drawn_cards[kind]) for kind, cards in in_match.items()}  # the given ones
+        for d in drawn:
+            kind, team = d["kind"], d["team"]
+            if not self.check(kind in in_match and team in (0, 1), "a setup draw of a protector or defenses"):
+                continue
+            own = [teams[team]["protector"]["slug"]] if kind == "protector" else [x["slug"] for x in
+                                                                                  teams[team]["defenses"]]
+            self.check(d["cards"] == own, f"team {team}'s drawn {kind} are its cards (L6)")
+            pool = d["pool"]
+            self.check(len(set(pool)) == len(pool) and set(d["cards"]) <= set(pool), f"drawn {kind} from its pool")
+            self.check(not set(pool) & used[kind], f"the {kind} pool holds no card already in the match (L6)")
+            used[kind].update(d["cards"])
 
-    def on_redraw(self, e: Event) -> None:
-        self.expected_turn(e["seq"], e["player"])
-        before = self.hands[e["player"]]
-        size = e["size"]
-        limit = 3
-        effect = self.effects[self.team_of[e["player"]]]
-        if effect["kind"] == "redraw_size":
-            limit = effect["count"]
-        self.check(3 <= size <= limit, f"redraw size {size} allowed (L8)")
-        self.check(len(e["discarded"]) == min(size, before), "discards the size, or the whole hand if fewer")
-        self.hands[e["player"]] = before - len(e["discarded"]) + e["drawn"]
-        self.check(self.hands[e["player"]] == e["hand"], "hand size after a redraw")
+    # ------------------------------------------------------------------ piles and hands (L5, L8)
+
+    def on_shuffle(self, e: Event) -> None:
+        order = e["order"]
+        if e["reason"] == "start":
+            self.check(self.pile is None and self.round == 0, "the deck is shuffled once, before the deal")
+            self.check(Counter(order) == self.deck, "the shuffled deck is the deck (L5)")
+        else:
+            self.check(e["reason"] == "refill", f"shuffle reason {e['reason']!r}")
+            due = self.open_draw is not None or bool(self.expected_draws)
+            self.check(due and not self.pile, "a refill only when the draw pile is empty and a card is due (L8)")
+            self.check(bool(self.discard) and Counter(order) == Counter(self.discard),
+                       "a refill shuffles exactly the discard pile (L8)")
+            self.discard = []
+        self.pile = list(order)
+
+    def on_deal(self, e: Event) -> None:
+        expected = sorted(self.seats, key=self.counters.get)
+        self.check(self.pile is not None and len(self.dealt) < len(self.seats), "the deal follows the shuffle")
+        player = e["player"]
+        self.check(player == expected[len(self.dealt)], "the deal goes in counter order (L5)")
+        pile = self.pile or []
+        self.check(e["cards"] == pile[:HAND], f"{player} is dealt the top {HAND} cards of the pile (L5)")
+        self.pile = pile[len(e["cards"]):]
+        self.hands[player] = list(e["cards"])
+        self.dealt.append(player)
+        self.check(e["hand"] == HAND == len(e["cards"]) and e["draw_pile"] == len(self.pile), "deal sizes")
 
     def on_draw(self, e: Event) -> None:
-        if e["reason"] == "play":
-            self.check(self.mode == "duel" and e["count"] == 1, "only duel players draw after playing (L8)")
+        player, key = e["player"], (e["player"], e["reason"], e["count"], e["source"])
+        if self.open_draw is not None:
+            self.check(self.open_draw["key"] == key, "a draw split by a refill goes on with the same request")
         else:
-            effect = self.effects[self.team_of[e["player"]]]
-            self.check(effect["kind"] == "extra_draw", "protector draws come from an extra_draw protector")
-            self.check(e["count"] <= effect["count"], "extra draw count")
-            self.check(e["hand"] <= max(effect["max_hand"], self.hands[e["player"]]), "extra draw max hand")
-        self.hands[e["player"]] += e["drawn"]
-        self.check(e["drawn"] <= e["count"] and self.hands[e["player"]] == e["hand"], "hand size after a draw")
+            due = self.expected_draws.pop(0) if self.expected_draws else None
+            self.check(due == key, f"draw {key} is due (expected {due})")
+            self.open_draw = {"key": key, "got": 0}
+        pile = self.pile or []
+        cards = e["cards"]
+        self.check(cards == pile[:len(cards)], f"{player} draws the top of the pile (L8)")
+        self.pile = pile[len(cards):]
+        self.hands[player].extend(cards)
+        self.open_draw["got"] += len(cards)
+        got, count = self.open_draw["got"], e["count"]
+        self.check(got <= count, "no more cards than asked")
+        self.check(e["hand"] == len(self.hands[player]) and e["draw_pile"] == len(self.pile), "draw sizes")
+        if got >= count or (not self.pile and not self.discard):
+            self.open_draw = None  # done (or short: both piles are empty)
+        else:
+            self.check(not self.pile, "a draw stops early only where the pile runs out (then a refill)")
 
-    def on_refill(self, e: Event) -> None:
-        self.check(e["cards"] == e["draw_pile"], "a refill moves the whole discard pile")
+    def take(self, player: str, card: str, what: str) -> None:
+        hand = self.hands[player]
+        if self.check(card in hand, f"{player} holds the {card} it {what} (L8)"):
+            hand.remove(card)
+
+    # ------------------------------------------------------------------ rounds (L7, L11, L13)
+
+    def on_round_start(self, e: Event) -> None:
+        self.check(len(self.dealt) == len(self.seats), "every seat is dealt before the first round")
+        self.no_draw_due("a round")
+        self.check(self.phase in ("setup", "round_over"), "a round starts after the deal or the last round")
+        self.round += 1
+        self.check(e["round"] == self.round and self.round <= self.options["max_rounds"], "rounds count up (L12)")
+        self.check(e["counters"] == self.counters, f"round {self.round}: counters as handed on (L11)")
+        order = sorted(self.counters, key=self.counters.get)
+        self.check(e["order"] == order, "turns in counter order (L7)")
+        self.order = order
+        if self.mode == "teams":
+            teams = [self.team_of[p] for p in order]
+            self.check(all(teams[i] != teams[(i + 1) % len(teams)] for i in range(len(teams))),
+                       "teammates never play one after the other (L7)")
+        self.turn = 0
+        self.plays: dict[int, dict[str, Any]] = {}
+        self.spy_used = [False, False]
+        self.spied_now = False
+        self.phase = "turns"
+        self.heal_queue = [
+            {"team": team, "element": effect["element"], "via": "protector", "seq": None, "player": None,
+             "source": self.protector[team]}
+            for team, effect in enumerate(self.effects) if effect.get("kind") == "heal_marker"
+            for _ in range(effect["count"])
+        ]
+
+    def current_seat(self) -> str:
+        return self.order[self.turn % len(self.order)]
+
+    def decider(self, team: int) -> str:
+        return next(p for p in self.order if self.team_of[p] == team)
+
+    def should_spy(self, player: str) -> bool:
+        team = self.team_of[player]
+        return (self.mode == "teams" and self.effects[team].get("kind") == "reveal_facedown"
+                and self.turn >= len(self.order) and not self.spy_used[team]
+                and any(not p["face_up"] and p["team"] != team for p in self.plays.values()))
+
+    def play_options(self, player: str) -> set[tuple]:
+        """L8: every distinct card as each of its attacks or its effect, and every redraw."""
+        hand = self.hands[player]
+        out: set[tuple] = set()
+        for slug in set(hand):
+            attacks, _, _ = self.design[slug]
+            out.update(("attack", slug, a) for a in attacks)
+            out.add(("effect", slug))
+        effect = self.effects[self.team_of[player]]
+        largest = effect["count"] if effect.get("kind") == "redraw_size" else 3
+        for size in range(3, largest + 1):
+            for discards in combinations(sorted(hand), min(size, len(hand))):
+                out.add(("redraw", discards, size))
+        return out
+
+    def heal_options(self, team: int, element: str) -> list[tuple[str, str]]:
+        return [(slug, m) for slug in self.live(team) for m in self.defenses[team][slug]["markers"]
+                if element in ("any", m)]
+
+    def on_decision(self, e: Event) -> None:
+        self.decisions += 1
+        stage, player = e["stage"], e["player"]
+        offered = [_as_tuple(a) for a in e["offered"]]
+        action = _as_tuple(e["action"])
+        self.check(len(set(offered)) == len(offered), "each action offered once")
+        self.check(action in offered, f"the action taken {action} is among the actions offered")
+        self.pending = e
+        if self.heal_queue:
+            task = self.heal_queue[0]
+            options = self.heal_options(task["team"], task["element"])
+            self.check(stage == "heal", f"a {stage} decision while a heal is pending")
+            self.check(player == self.healer(task), "the healing card's player (or the team's first) chooses (L9)")
+            self.check(len(options) > 1, "a healing decision only among several markers")
+            self.check(set(offered) == {("heal", s, m) for s, m in options}, "the heal options offered (L9)")
+        elif self.phase in ("reveal", "resolve", "allocate"):
+            self.start_allocation()
+            team = self.alloc_queue[0] if self.alloc_queue else None
+            self.check(stage == "allocate" and team is not None, f"a {stage} decision at allocation")
+            if team is None:
+                return
+            options = self.allocation_options(team)
+            self.check(player == self.decider(team), "the team's first player allocates (L10)")
+            self.check(len(options) > 1, "an allocation decision only with a choice")
+            self.check({frozenset(a[1]) for a in offered if a[0] == "allocate"} == options
+                       and all(a[0] == "allocate" for a in offered), "every legal allocation offered (L9, L10)")
+        else:
+            self.check(stage == "play" and self.phase == "turns", f"a {stage} decision during {self.phase}")
+            self.no_draw_due("a turn")
+            self.check(player == self.current_seat(), f"{player} decides the turn of {self.current_seat()} (L7)")
+            self.check(self.spied_now or not self.should_spy(player),
+                       "the Spy looks right before its team's first face-down turn after an opponent's (L13)")
+            self.check(set(offered) == self.play_options(player), "every legal turn offered, nothing else (L8)")
+
+    def on_turn(self, e: Event) -> None:
+        pending, self.pending = self.pending, None
+        n = len(self.order)
+        seq, player = e["seq"], e["player"]
+        self.check(self.phase == "turns" and seq == self.turn < n * self.passes, f"turn #{seq} in sequence (L7)")
+        self.check(player == self.current_seat(), f"#{seq} played by the counter holder (L7)")
+        self.check(e["team"] == self.team_of[player] and e["counter"] == self.counters[player], "turn team, counter")
+        self.check(e["pass"] == seq // n + 1, "turn pass")
+        face_up = seq < n
+        self.check(e["face"] == ("up" if face_up else "down"), "the first pass face up, then face down (L7)")
+        self.check(e["orientation"] in ("attack", "effect"), "an attack or an effect (L8)")
+        self.check(pending is not None and pending["stage"] == "play" and pending["player"] == player,
+                   "a turn follows its player's decision")
+        self.action = _as_tuple(pending["action"]) if pending is not None else None
+        self.plays[seq] = {"player": player, "team": e["team"], "face_up": face_up, "orientation": e["orientation"],
+                           "card": None, "element": None, "kind": None}
+        if face_up:
+            self.place_card(seq, e)
+        else:
+            self.check(e["card"] is None and e["element"] is None and e["kind"] is None,
+                       "a face-down card shows only its orientation (L7)")
+        self.turn += 1
+        self.spied_now = False
+        if self.mode == "duel":
+            self.expected_draws.append((player, "play", 1, None))  # L8: the duel draws after each card
+
+    def on_facedown(self, e: Event) -> None:
+        play = self.plays.get(e["seq"])
+        if self.check(play is not None and play["player"] == e["player"] and not play["face_up"],
+                      "a facedown record of a face-down turn"):
+            self.place_card(e["seq"], e)
+
+    def place_card(self, seq: int, e: Event) -> None:
+        """The card of a turn: held, used as the action said, with its element and kind."""
+        play = self.plays[seq]
+        card, element, kind = e["card"], e["element"], e["kind"]
+        if not self.check(card in self.design, f"#{seq}: a card of the deck"):
+            return
+        attacks, effect_kind, effect_element = self.design[card]
+        if play["orientation"] == "attack":
+            self.check(element in attacks and kind == "attack", f"#{seq}: attacks with one of its elements (L8)")
+            expected = ("attack", card, element)
+        else:
+            self.check(element == effect_element and kind == effect_kind, f"#{seq}: its special effect (L3, L8)")
+            expected = ("effect", card)
+        self.check(self.action == expected, f"#{seq}: the card played is the decision's action")
+        self.take(play["player"], card, "plays")
+        play.update(card=card, element=element, kind=kind)
+
+    def on_redraw(self, e: Event) -> None:
+        pending, self.pending = self.pending, None
+        n = len(self.order)
+        seq, player = e["seq"], e["player"]
+        self.check(self.phase == "turns" and seq == self.turn < n * self.passes, f"redraw #{seq} in sequence (L7)")
+        self.check(player == self.current_seat(), f"#{seq} redrawn by the counter holder (L7)")
+        self.check(e["team"] == self.team_of[player] and e["counter"] == self.counters[player]
+                   and e["pass"] == seq // n + 1, "redraw team, counter, pass")
+        self.check(pending is not None and pending["player"] == player
+                   and _as_tuple(pending["action"]) == ("redraw", tuple(e["discarded"]), e["size"]),
+                   "a redraw follows its player's decision")
+        effect = self.effects[self.team_of[player]]
+        largest = effect["count"] if effect.get("kind") == "redraw_size" else 3
+        size = e["size"]
+        self.check(3 <= size <= largest, f"redraw size {size} allowed (L8)")
+        before = len(self.hands[player])
+        self.check(len(e["discarded"]) == min(size, before), "discards the size, or the whole hand if fewer (L8)")
+        for card in e["discarded"]:
+            self.take(player, card, "discards")
+            self.discard.append(card)
+        drawn = min(size, len(self.pile or []) + len(self.discard))
+        self.check(e["drawn"] == drawn and e["hand"] == len(self.hands[player]) + drawn, "redraw sizes")
+        self.expected_draws.append((player, "redraw", size, None))
+        self.turn += 1
+        self.spied_now = False
 
     def on_spy(self, e: Event) -> None:
         team = e["team"]
-        self.check(self.effects[team]["kind"] == "reveal_facedown" and self.mode == "teams", "a Spy looks (L13)")
-        self.check(self.plays.get(e["seq"], {}).get("face_up") is False, "the Spy sees a face-down card")
-        self.check(self.plays[e["seq"]]["team"] != team, "an opponent's card")
-        self.check(len(self.turns) >= len(self.order), "during the face-down turns")
-        next_player = self.order[len(self.turns) % len(self.order)]
-        self.check(self.team_of[next_player] == team, "right before a Spy team turn")
-        self.check(team not in self.spied.values(), "once per round")
-        self.spied[e["seq"]] = team
-        self.spy_cards = getattr(self, "spy_cards", {})
-        self.spy_cards[(self.round, e["seq"])] = (e["card"], e["element"])
+        self.no_draw_due("a Spy's look")
+        self.check(self.mode == "teams" and self.effects[team].get("kind") == "reveal_facedown"
+                   and e["protector"] == self.protector[team], "a Spy protector looks, in teams mode (L13)")
+        self.check(self.phase == "turns" and self.turn >= len(self.order), "during the face-down turns (L13)")
+        self.check(self.team_of[self.current_seat()] == team, "right before a turn of the Spy's team (L13)")
+        self.check(not self.spy_used[team], "once per round (L13)")
+        hidden = [s for s, p in self.plays.items() if not p["face_up"] and p["team"] != team]
+        self.check(bool(hidden) and e["seq"] == max(hidden), "the Spy sees the latest opposing face-down card (L13)")
+        play = self.plays.get(e["seq"], {})
+        self.check((e["player"], e["card"], e["orientation"], e["element"], e["kind"]) == (
+            play.get("player"), play.get("card"), play.get("orientation"), play.get("element"), play.get("kind")),
+            "the Spy saw the card that was played")
+        self.spy_used[team] = True
+        self.spied_now = True
+
+    # ------------------------------------------------------------------ showdown (L9)
 
     def on_showdown_start(self, e: Event) -> None:
-        self.check(len(self.turns) == len(self.order) * self.passes, "every player took every turn (L7)")
-        self.stage = "showdown"
-        self.reveals: set[int] = set()
-        self.heal_events: list[Event] = []
-        self.boost_events: list[Event] = []
-        self.strength_events: list[Event] = []
-        self.cancel_events: list[Event] = []
-        self.allocations: list[Event] = []
+        self.no_draw_due("the showdown")
+        self.check(self.phase == "turns" and self.turn == len(self.order) * self.passes,
+                   "every player took every turn (L7)")
+        self.phase = "reveal"
+        self.reveals = [s for s, p in sorted(self.plays.items()) if not p["face_up"]]
+        self.heal_queue = [
+            {"team": p["team"], "element": p["element"], "via": "card", "seq": s, "player": p["player"],
+             "source": p["card"]}
+            for s, p in sorted(self.plays.items()) if p["orientation"] == "effect" and p["kind"] == "healing"
+        ]
+        self.resolved: list[tuple] | None = None
+        self.alloc_queue: list[int] = []
+        self.fallen: list[tuple] | None = None
 
     def on_reveal(self, e: Event) -> None:
-        play = self.plays[e["seq"]]
-        self.check(not play["face_up"] and play["orientation"] == e["orientation"], "reveal of a face-down card")
-        play.update(card=e["card"], element=e["element"], kind=e["kind"])
-        if (self.round, e["seq"]) in getattr(self, "spy_cards", {}):
-            self.check(self.spy_cards[(self.round, e["seq"])] == (e["card"], e["element"]), "the Spy saw the truth")
-        self.reveals.add(e["seq"])
+        self.check(self.phase == "reveal" and bool(self.reveals) and e["seq"] == self.reveals[0],
+                   "face-down cards revealed in turn order at the showdown (L9)")
+        if self.reveals:
+            self.reveals.pop(0)
+        play = self.plays.get(e["seq"], {})
+        self.check((e["player"], e["team"], e["orientation"], e["card"], e["element"], e["kind"]) == (
+            play.get("player"), play.get("team"), play.get("orientation"), play.get("card"), play.get("element"),
+            play.get("kind")), "the card revealed is the card played face down")
+
+    def healer(self, task: dict[str, Any]) -> str:
+        return task["player"] if task["via"] == "card" else self.decider(task["team"])
 
     def on_heal(self, e: Event) -> None:
-        if e["via"] == "protector":
-            self.check(self.stage == "turns" and not self.turns, "protector heals at round start")
-            effect = self.effects[e["team"]]
-            self.check(effect["kind"] == "heal_marker", "heal_marker protector")
-            self.heals_at_start += 1
-            self.check(self.heals_at_start <= effect["count"], "heal_marker count")
-            self.remove_marker(e)
+        pending, self.pending = self.pending, None
+        if self.phase == "reveal":
+            self.check(not self.reveals, "every card revealed before the heals (L9)")
+        if not self.check(bool(self.heal_queue), "a heal is due (a healing card, or heal_marker at round start)"):
             return
-        self.heal_events.append(e)
+        self.check(self.phase in ("turns", "reveal") and (self.phase == "reveal" or self.turn == 0),
+                   "heals at round start (protector) or at showdown step 1 (L9)")
+        task = self.heal_queue.pop(0)
+        team = task["team"]
+        options = self.heal_options(team, task["element"])
+        self.check((e["team"], e["via"], e["source"], e["seq"]) == (team, task["via"], task["source"], task["seq"]),
+                   "heals in turn order, each naming its source")
+        choice = (e["defense"], e["element"])
+        if e["chosen_by"] == "agent":
+            self.check(len(options) > 1 and pending is not None and pending["stage"] == "heal"
+                       and _as_tuple(pending["action"]) == ("heal", *choice), "a chosen heal follows its decision")
+            self.check(e["player"] == self.healer(task), "the healing card's player chooses (L9)")
+        else:
+            self.check(e["chosen_by"] == "auto" and len(options) <= 1, "the engine heals alone only without a choice")
+            self.check(e["player"] == (task["player"] if task["via"] == "card" else None), "heal player")
+        if options:
+            self.check(e["removed"] and choice in options, "the heal removes a marker that lies there (L9)")
+            if choice in options:
+                self.defenses[team][choice[0]]["markers"].remove(choice[1])
+        else:
+            self.check(not e["removed"] and e["defense"] is None and e["element"] == task["element"],
+                       "a heal with no marker to remove does nothing")
 
-    def remove_marker(self, e: Event) -> None:
-        d = self.defenses[e["team"]].get(e["defense"])
-        ok = d is not None and not d["destroyed"] and e["element"] in d["markers"]
-        self.check(ok, f"round {self.round}: heal removes an existing {e['element']} marker from {e['defense']}")
-        if ok:
-            d["markers"].remove(e["element"])
-
-    def on_boost(self, e: Event) -> None:
-        self.boost_events.append(e)
-
-    def on_strength(self, e: Event) -> None:
-        self.strength_events.append(e)
-        if len(self.strength_events) == 2:
-            self.resolve_until_defenses()
-
-    def on_cancel(self, e: Event) -> None:
-        self.cancel_events.append(e)
-
-    def resolve_until_defenses(self) -> None:
-        """L9 steps 1-2 recomputed from the revealed plays; compared with the logged heals, boosts, strength."""
-        plays = sorted(self.plays.items())
-        self.check(all(p["card"] is not None for _, p in plays), "every card revealed at the showdown")
-        threats = [set(), set()]
-        for _, p in plays:
-            if p["orientation"] == "attack":
-                threats[1 - p["team"]].add(p["element"])
-        heals = [(s, p) for s, p in plays if p["orientation"] == "effect" and p["kind"] == "healing"]
-        self.check(len(heals) == len(self.heal_events), "one heal event per healing card")
-        for (seq, p), e in zip(heals, self.heal_events, strict=False):
-            self.check(e["seq"] == seq and e["element"] == p["element"], "heal events in turn order")
-            holders = [s for s in self.live(p["team"]) if p["element"] in self.defenses[p["team"]][s]["markers"]]
-            self.check(e["removed"] == bool(holders), f"round {self.round}: heal removes iff a marker lies there")
-            if holders:
-                threatened = [s for s in holders if any(
-                    x not in self.defenses[p["team"]][s]["markers"] and x in threats[p["team"]]
-                    for x in self.defenses[p["team"]][s]["elements"])]
-                self.check(e["defense"] == (threatened or holders)[0], "heal target: threatened first, then order")
-                self.remove_marker(e)
-        # Step 2: strength by attack.
-        strength = {s: 1 for s, p in plays if p["orientation"] == "attack"}
-        boosts = [(s, p) for s, p in plays if p["orientation"] == "effect" and p["kind"] == "boost"]
-        card_boosts = [e for e in self.boost_events if e["via"] == "card"]
-        self.check(len(card_boosts) == len(boosts), "one boost event per boost card")
-        for (seq, p), e in zip(boosts, card_boosts, strict=False):
-            matching = [s for s, a in plays if a["orientation"] == "attack" and a["team"] == p["team"]
-                        and a["element"] == p["element"]]
-            self.check(e["attacks"] == matching, f"round {self.round}: boost #{seq} reaches every matching attack")
-            for s in matching:
-                strength[s] += 1
-        for team in (0, 1):
-            effect = self.effects[team]
-            if effect["kind"] != "boost_first_attack":
-                continue
-            first = next((s for s, a in plays if a["orientation"] == "attack" and a["team"] == team
-                          and effect["element"] in ("any", a["element"])), None)
-            logged = [e for e in self.boost_events if e["via"] == "protector" and e["team"] == team]
-            self.check(len(logged) == 1, "a boosting protector logs once per showdown")
-            if logged:
-                self.check(logged[0]["attacks"] == ([] if first is None else [first]), "first matching attack")
-            if first is not None:
-                strength[first] += effect["amount"]
-        self.totals = []
-        for team in (0, 1):
-            points: dict[str, int] = {}
-            for s, a in plays:
-                if a["orientation"] == "attack" and a["team"] == team:
-                    points[a["element"]] = points.get(a["element"], 0) + strength[s]
-            logged = self.strength_events[team]
-            self.check(logged["team"] == team, "strength events by team")
-            self.check({k: v for k, v in logged["points"].items() if v} == points,
-                       f"round {self.round}: team {team} strength {logged['points']} != {points}")
-            cards = sum(1 for _, a in plays if a["orientation"] == "attack" and a["team"] == team)
-            self.check(logged["attack_cards"] == cards, "attack cards counted")
-            self.totals.append(dict(points))
-
-    def resolve_defenses(self) -> None:
-        """L9 step 3 recomputed: defense cards one at a time, then cancelling protectors."""
+    def resolve_points(self) -> None:
+        """L9 steps 2-3 recomputed from the revealed cards: the events expected, and the points left."""
+        if self.resolved is not None:
+            return
+        self.check(self.phase == "reveal" and not self.reveals and not self.heal_queue,
+                   "boosts, defenses and allocation after the reveals and heals (L9)")
+        self.phase = "resolve"
         plays = sorted(self.plays.items())
         expected: list[tuple] = []
-        totals = [dict(t) for t in self.totals]
-        for _, p in plays:
-            if p["orientation"] == "effect" and p["kind"] == "defense":
-                target = totals[1 - p["team"]]
-                cancelled = 1 if target.get(p["element"], 0) > 0 else 0
-                target[p["element"]] = target.get(p["element"], 0) - cancelled
-                expected.append((p["team"], "card", p["element"], cancelled, target[p["element"]]))
+        strength = {s: 1 for s, p in plays if p["orientation"] == "attack"}
+        for s, p in plays:
+            if p["orientation"] == "effect" and p["kind"] == "boost":
+                hits = [a for a, q in plays if q["orientation"] == "attack" and q["team"] == p["team"]
+                        and q["element"] == p["element"]]
+                for a in hits:
+                    strength[a] += 1
+                expected.append(("boost", p["team"], "card", p["card"], p["player"], s, p["element"], 1, hits))
+        for team, effect in enumerate(self.effects):
+            if effect.get("kind") != "boost_first_attack":
+                continue
+            first = next((a for a, q in plays if q["orientation"] == "attack" and q["team"] == team
+                          and effect["element"] in ("any", q["element"])), None)
+            if first is not None:
+                strength[first] += effect["amount"]
+            element = self.plays[first]["element"] if first is not None else effect["element"]
+            expected.append(("boost", team, "protector", self.protector[team], None, None, element, effect["amount"],
+                             [] if first is None else [first]))
+        totals = []
         for team in (0, 1):
-            effect = self.effects[team]
-            if effect["kind"] != "cancel_attack":
+            points = dict.fromkeys(self.elements, 0)
+            for s, p in plays:
+                if p["orientation"] == "attack" and p["team"] == team:
+                    points[p["element"]] += strength[s]
+            cards = sum(1 for _, p in plays if p["orientation"] == "attack" and p["team"] == team)
+            expected.append(("strength", team, cards, points))
+            totals.append(dict(points))
+        pierce = [e["count"] if e.get("kind") == "pierce_defense" else 0 for e in self.effects]
+        for s, p in plays:
+            if p["orientation"] != "effect" or p["kind"] != "defense":
+                continue
+            attacker, element = 1 - p["team"], p["element"]
+            target = totals[attacker]
+            pierced = (target[element] > 0 and pierce[attacker] > 0
+                       and self.effects[attacker]["element"] in ("any", element))
+            if pierced:
+                pierce[attacker] -= 1
+                expected.append(("pierce", attacker, self.protector[attacker], element, p["player"], s))
+            cancelled = 1 if target[element] > 0 and not pierced else 0
+            target[element] -= cancelled
+            expected.append(("cancel", p["team"], "card", p["card"], p["player"], s, element, cancelled, pierced,
+                             target[element]))
+        for team, effect in enumerate(self.effects):
+            if effect.get("kind") != "cancel_attack":
                 continue
             target = totals[1 - team]
             for _ in range(effect["count"]):
                 element = effect["element"]
                 if element == "any":
-                    element = max(target, key=target.get) if target else ""
-                cancelled = 1 if target.get(element, 0) > 0 else 0
-                if cancelled:
-                    target[element] -= 1
-                expected.append((team, "protector", element, cancelled, target.get(element, 0)))
-        logged = [(e["team"], e["via"], e["element"], e["cancelled"], e["left"]) for e in self.cancel_events]
-        self.check(logged == expected, f"round {self.round}: cancels {logged} != {expected}")
+                    element = max(self.elements, key=lambda x: target[x])
+                cancelled = 1 if target[element] > 0 else 0
+                target[element] -= cancelled
+                expected.append(("cancel", team, "protector", self.protector[team], None, None, element, cancelled,
+                                 False, target[element]))
+        self.resolved = expected
         self.remaining = totals
+        self.attack_cards = [sum(1 for _, p in plays if p["orientation"] == "attack" and p["team"] == t)
+                             for t in (0, 1)]
+
+    def resolved_event(self, e: Event, record: tuple) -> None:
+        self.resolve_points()
+        expected = self.resolved.pop(0) if self.resolved else None
+        self.check(self.phase == "resolve" and record == expected,
+                   f"round {self.round}: {record} should be {expected} (L9 steps 2-3)")
+
+    def on_boost(self, e: Event) -> None:
+        self.resolved_event(e, ("boost", e["team"], e["via"], e["source"], e["player"], e["seq"], e["element"],
+                                e["amount"], e["attacks"]))
+
+    def on_strength(self, e: Event) -> None:
+        self.resolved_event(e, ("strength", e["team"], e["attack_cards"], e["points"]))
+
+    def on_pierce(self, e: Event) -> None:
+        self.resolved_event(e, ("pierce", e["team"], e["source"], e["element"], e["player"], e["seq"]))
+
+    def on_cancel(self, e: Event) -> None:
+        self.resolved_event(e, ("cancel", e["team"], e["via"], e["source"], e["player"], e["seq"], e["element"],
+                                e["cancelled"], e["pierced"], e["left"]))
+
+    def allocation_options(self, team: int) -> set[frozenset]:
+        """L9 step 4: every set of markers, at most one per open (defense, element), at most the points
+        of each element, at most as many as the team's attack cards (absolute)."""
+        points = self.remaining[team]
+        slots = [(slug, x) for slug in self.live(1 - team) for x in self.defenses[1 - team][slug]["elements"]
+                 if x not in self.defenses[1 - team][slug]["markers"] and points.get(x, 0) > 0]
+        out = set()
+        for k in range(min(len(slots), self.attack_cards[team]) + 1):
+            for chosen in combinations(slots, k):
+                used = Counter(x for _, x in chosen)
+                if all(n <= points[x] for x, n in used.items()):
+                    out.add(frozenset(chosen))
+        return out
+
+    def start_allocation(self) -> None:
+        if self.phase == "resolve" or self.phase == "reveal":
+            self.resolve_points()
+            self.check(not self.resolved, f"round {self.round}: missing L9 events {self.resolved}")
+            self.phase = "allocate"
+            first = self.team_of[self.order[0]]
+            self.alloc_queue = [first, 1 - first]
 
     def on_allocation(self, e: Event) -> None:
-        if not self.allocations:
-            self.resolve_defenses()
-        self.allocations.append(e)
-        team = e["team"]
-        points = {k: v for k, v in e["points"].items() if v}
-        self.check(points == {k: v for k, v in self.remaining[team].items() if v},
-                   f"round {self.round}: allocation points {points} != {self.remaining[team]}")
-        extra = self.effects[team]["count"] if self.effects[team]["kind"] == "extra_marker" else 0
-        self.check(e["extra"] == extra and e["cap"] == e["attack_cards"] + extra, "cap = attack cards + extra")
-        self.check(e["placed"] == len(e["placements"]) <= e["cap"], "placed at most the cap (L9 step 4)")
-        used: dict[str, int] = {}
-        seen = set()
-        for slug, element in e["placements"]:
-            used[element] = used.get(element, 0) + 1
-            d = self.defenses[1 - team].get(slug)
-            ok = (d is not None and not d["destroyed"] and element in d["elements"] and element not in d["markers"]
-                  and (slug, element) not in seen)
-            self.check(ok, f"round {self.round}: marker {element} on {slug} is legal")
-            seen.add((slug, element))
-            if ok:
-                d["markers"].append(element)
-        self.check(all(n <= points.get(el, 0) for el, n in used.items()), "no more markers than points")
-        if e["chosen_by"] == "auto":
-            self.check(e["player"] is None, "an automatic allocation has no player")
+        pending, self.pending = self.pending, None
+        self.start_allocation()
+        self.check(self.phase == "allocate" and bool(self.alloc_queue) and e["team"] == self.alloc_queue[0],
+                   "each team allocates once, the counter-1 holder's team first (L9)")
+        if not self.alloc_queue:
+            return
+        team = self.alloc_queue.pop(0)
+        options = self.allocation_options(team)
+        placements = [tuple(p) for p in e["placements"]]
+        cards = self.attack_cards[team]
+        self.check({k: v for k, v in e["points"].items() if v} == {k: v for k, v in self.remaining[team].items() if v},
+                   f"round {self.round}: allocation points are the points left (L9)")
+        self.check(e["attack_cards"] == cards and e["cap"] == cards, "the cap is the attack cards played (L9)")
+        self.check(e["placed"] == len(placements) <= cards,
+                   f"round {self.round}: {len(placements)} markers, never more than {cards} attack cards (L9)")
+        self.check(frozenset(placements) in options and len(set(placements)) == len(placements),
+                   f"round {self.round}: a legal allocation {placements} (L9 step 4)")
+        if e["chosen_by"] == "agent":
+            self.check(len(options) > 1 and pending is not None and pending["stage"] == "allocate"
+                       and _as_tuple(pending["action"]) == ("allocate", tuple(placements)),
+                       "a chosen allocation follows its decision (L10)")
+            self.check(e["player"] == self.decider(team), "the team's first player allocates (L10)")
         else:
-            first = next(p for p in self.order if self.team_of[p] == team)
-            self.check(e["player"] == first, "the team's first player decides the allocation")
+            self.check(e["chosen_by"] == "auto" and len(options) == 1 and e["player"] is None,
+                       "the engine allocates alone only without a choice")
+        for slug, element in placements:
+            d = self.defenses[1 - team].get(slug)
+            if d is not None and element not in d["markers"]:
+                d["markers"].append(element)
+
+    def expected_fallen(self) -> None:
+        if self.fallen is None:
+            self.check(self.phase == "allocate" and not self.alloc_queue, "destruction after both allocations (L9)")
+            self.phase = "destroy"
+            self.fallen = [(t, s) for t in (0, 1) for s in self.live(t)
+                           if all(x in self.defenses[t][s]["markers"] for x in self.defenses[t][s]["elements"])]
 
     def on_destroyed(self, e: Event) -> None:
-        self.check(len(self.allocations) == 2, "destruction after both allocations (L9 step 5)")
-        d = self.defenses[e["team"]][e["defense"]]
-        self.check(not d["destroyed"] and sorted(d["markers"]) == sorted(d["elements"]), "destroyed with both")
-        d["destroyed"] = True
+        self.expected_fallen()
+        record = (e["team"], e["defense"])
+        self.check(bool(self.fallen) and record == self.fallen[0], f"{record} destroyed, holding both elements (L9)")
+        if self.fallen and record == self.fallen[0]:
+            self.fallen.pop(0)
+            d = self.defenses[e["team"]][e["defense"]]
+            d["destroyed"] = True
+            self.check(e["elements"] == d["elements"] and e["by"] == 1 - e["team"], "destroyed fields")
 
     def on_showdown_end(self, e: Event) -> None:
-        self.check(len(self.allocations) == 2, "both teams allocate")
-        for team in (0, 1):
-            for slug, d in self.defenses[team].items():
-                if not d["destroyed"]:
-                    self.check(len(d["markers"]) < 2, f"{slug} with both elements was not destroyed")
-        self.check(e["defenses"] == [len(self.live(0)), len(self.live(1))], "defenses left")
-        self.stage = "end"
+        self.expected_fallen()
+        self.check(not self.fallen, f"every defense holding both elements is destroyed (L9): {self.fallen}")
+        left = [len(self.live(0)), len(self.live(1))]
+        self.check(e["defenses"] == left, "defenses left")
+        self.phase = "showdown_over"
+        self.after_showdown_end = self.index
 
     def on_round_end(self, e: Event) -> None:
-        self.check(e["discarded"] == len(self.plays), "every played card to the discard pile (L11)")
+        left = [len(self.live(0)), len(self.live(1))]
+        self.check(self.phase == "showdown_over" and min(left) > 0, "a round ends after a showdown with no winner")
+        played = [p["card"] for _, p in sorted(self.plays.items())]
+        self.check(e["cards"] == played, "every played card goes to the discard pile (L11)")
+        self.discard.extend(played)
+        self.check(e["discard_pile"] == len(self.discard), "discard pile size")
+        self.phase = "round_end"
 
     def on_counters(self, e: Event) -> None:
+        self.check(self.phase == "round_end", "counters are handed on at the end of a round")
         n = len(self.counters)
         self.check(e["before"] == self.counters, "counters before")
         expected = {p: (c - 1 if c > 1 else n) for p, c in self.counters.items()}
-        self.check(e["after"] == expected, "counters handed on 1->2->...->N->1 (L11)")
-        self.counters = e["after"]
+        self.check(e["after"] == expected, "counter 1 goes to the holder of 2, ..., N to the holder of 1 (L11)")
+        self.counters = dict(e["after"])
+        for team, effect in enumerate(self.effects):
+            if effect.get("kind") != "extra_draw":
+                continue
+            for p in sorted((p for p in self.seats if self.team_of[p] == team), key=self.counters.get):
+                room = effect["max_hand"] - len(self.hands[p])
+                self.expected_draws.append((p, "protector", min(effect["count"], room) if room > 0 else 0,
+                                            self.protector[team]))
+        self.phase = "round_over"
 
     def on_match_end(self, e: Event) -> None:
+        self.no_draw_due("the end")
+        self.check(self.pending is None, "the match ends after the decision's consequence")
+        self.ended = True
         left = [len(self.live(0)), len(self.live(1))]
-        if e["reason"] == "mutual_destruction":
-            self.check(left == [0, 0] and e["winner"] is None, "mutual destruction is a draw (L12)")
-        elif e["reason"] == "defenses_destroyed":
-            self.check(left[1 - e["winner"]] == 0 and left[e["winner"]] > 0, "the winner destroyed every defense")
+        reason = e["reason"]
+        if reason in ("defenses_destroyed", "mutual_destruction"):
+            self.check(self.after_showdown_end == self.index - 1, "a destruction ends the match at once (L12)")
+        if reason == "mutual_destruction":
+            self.check(left == [0, 0] and e["winner"] is None, "both last defenses falling together: a draw (L12)")
+        elif reason == "defenses_destroyed":
+            self.check(e["winner"] in (0, 1) and left[1 - e["winner"]] == 0 and left[e["winner"]] > 0,
+                       "the winner destroyed every opposing defense (L12)")
+        elif reason == "max_rounds":
+            self.check(e["winner"] is None and min(left) > 0 and self.round == self.options["max_rounds"]
+                       and self.phase == "round_over", "the round cap ends in a draw (L12)")
         else:
-            self.check(e["winner"] is None and min(left) > 0, f"{e['reason']} ends in a draw")
+            self.check(reason == "max_actions" and e["winner"] is None
+                       and self.decisions == self.options.get("max_actions"), f"{reason} ends in a draw")
         self.check(e["rounds"] == self.round, "rounds played")

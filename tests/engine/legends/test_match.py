@@ -97,19 +97,40 @@ def test_match_start_records_the_setup_and_the_draws():
     result = play_match("legends", setup=teams_setup(protectors=("spy", None), defenses=(None, ["dust-tower",
                         "reef-barrier", "ember-veil"])), agents=["random"] * 4, seed=8, options={"max_rounds": 1})
     start = result.events[0]
-    assert (start["type"], start["schema"], start["seed"], start["mode"], start["deck"]) == (
+    assert (start["type"], start["schema"], start["seed"], start["mode"], start["deck_size"]) == (
         "match_start", SCHEMA_VERSION, 8, "teams", 72)
     assert start["options"] == {**DEFAULTS, "max_rounds": 1}
+    assert start["elements"] == ["fire", "water", "earth", "air"]
+    # The whole deck, every design with its attacks, effect and copies.
+    assert len(start["deck"]) == 60 and sum(c["copies"] for c in start["deck"]) == 72
+    assert start["deck"][0] == {"slug": "tidal-ward-of-blaze", "name": "Tidal Ward of Blaze", "attacks": ["fire", "fire"],
+                                "effect": {"kind": "defense", "element": "water"}, "copies": 2}
     team0, team1 = start["teams"]
-    assert team0["protector"]["slug"] == "spy"
+    assert team0["spirit"] == {"slug": "akin", "name": "Akin"}
+    assert team0["protector"] == {"slug": "spy", "name": "Spy", "duel_legal": False,
+                                  "effect": {"kind": "reveal_facedown", "when": "before_second_turns"}}
     assert [d["slug"] for d in team1["defenses"]] == ["dust-tower", "reef-barrier", "ember-veil"]
     assert [p["id"] for p in team0["players"]] == ["t0p0", "t0p1"]
-    drawn = {(d["team"], d["kind"]): d["cards"] for d in start["drawn"]}
+    drawn = {(d["team"], d["kind"]): d for d in start["drawn"]}
     assert set(drawn) == {(0, "defense"), (1, "protector")}
-    assert drawn[(1, "protector")] != ["spy"] and drawn[(0, "defense")] == [d["slug"] for d in team0["defenses"]]
-    assert not set(drawn[(0, "defense")]) & {"dust-tower", "reef-barrier", "ember-veil"}
-    assert result.events[1] == {"type": "deal", "hands": {"t0p0": 7, "t0p1": 7, "t1p0": 7, "t1p1": 7},
-                                "draw_pile": 72 - 28}
+    assert drawn[(1, "protector")]["cards"] == [team1["protector"]["slug"]]
+    assert "spy" not in drawn[(1, "protector")]["pool"] and len(drawn[(1, "protector")]["pool"]) == 8
+    assert drawn[(0, "defense")]["cards"] == [d["slug"] for d in team0["defenses"]]
+    assert not set(drawn[(0, "defense")]["pool"]) & {"dust-tower", "reef-barrier", "ember-veil"}
+    assert set(drawn[(0, "defense")]["cards"]) <= set(drawn[(0, "defense")]["pool"])
+    # The seats' agents and the seeds their generators were made from (G2).
+    assert start["agent_names"] == {"t0p0": "random", "t0p1": "random", "t1p0": "random", "t1p1": "random"}
+    assert set(start["agent_seeds"]) == {"t0p0", "t0p1", "t1p0", "t1p1"}
+    assert start["visible_to"] == ["t0p0", "t0p1", "t1p0", "t1p1"]
+    # Then the shuffled pile (seen by nobody) and the deal, each hand visible to its player only.
+    shuffle = result.events[1]
+    assert (shuffle["type"], shuffle["reason"], len(shuffle["order"]), shuffle["visible_to"]) == (
+        "shuffle", "start", 72, [])
+    deals = result.events[2:6]
+    assert [(e["type"], e["player"], e["hand"], e["visible_to"]) for e in deals] == [
+        ("deal", pid, 7, [pid]) for pid in ("t0p0", "t1p0", "t0p1", "t1p1")]  # in counter order
+    assert [c for e in deals for c in e["cards"]] == shuffle["order"][:28]  # from the top of the pile
+    assert deals[-1]["draw_pile"] == 72 - 28
 
 
 def test_missing_cards_are_drawn_from_the_seed_without_repeats():
@@ -197,7 +218,9 @@ def test_options_defaults_and_every_error():
 def test_the_action_cap_ends_in_a_draw():
     result = play_match("legends", setup=teams_setup(), agents=["random"] * 4, seed=2, options={"max_actions": 5})
     assert (result.winner, result.reason, result.actions) == (None, "max_actions", 5)
-    assert result.events[-1] == {"type": "match_end", "winner": None, "reason": "max_actions", "rounds": 1}
+    assert result.events[-1] == {"type": "match_end", "winner": None, "reason": "max_actions", "rounds": 1,
+                                 "visible_to": ["t0p0", "t0p1", "t1p0", "t1p1"]}
+    assert sum(e["type"] == "decision" for e in result.events) == 5
 
 
 def test_render_tells_the_match():
@@ -212,3 +235,26 @@ def test_render_tells_the_match():
     assert "  (" not in text  # every event type has its line
     for event in result.events:
         assert event["type"] in EVENT_FIELDS
+
+
+def test_a_spirit_outside_the_catalogue_is_refused_with_its_path():
+    # A catalogue listing no spirits has the rulebook's two, Akin and Yulin (L5); nothing else names a team.
+    setup = teams_setup()
+    setup["catalogue"] = {k: v for k, v in official().items() if k != "spirits"}
+    assert new_match(setup, seed=1).spirits == ("akin", "yulin")
+    setup["teams"][1]["spirit"] = "kraken"
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    assert info.value.errors == [("teams[1].spirit", "'kraken' is not a spirit card of the catalogue (known: akin, yulin)")]
+    # A catalogue's own list is the only one then.
+    setup["catalogue"] = {**official(), "spirits": [{"slug": "kraken", "name": "Kraken"}, "yulin"]}
+    setup["teams"][0]["spirit"] = "yulin"
+    assert new_match(setup, seed=1).spirits == ("yulin", "kraken")
+    setup["teams"][0]["spirit"] = "akin"
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    assert info.value.errors == [("teams[0].spirit", "'akin' is not a spirit card of the catalogue (known: kraken, yulin)")]
+    setup["catalogue"] = {**official(), "spirits": ["akin"]}
+    with pytest.raises(SetupError) as info:
+        new_match(setup, seed=1)
+    assert info.value.errors == [("catalogue.spirits", "must list at least 2 spirit cards (L5: one a team)")]

@@ -70,8 +70,8 @@ def test_duel_three_cards_a_round_first_face_up_and_a_draw_after_each():
     assert faces == [(0, "t0p0", "up"), (1, "t1p0", "up"), (2, "t0p0", "down"), (3, "t1p0", "down"),
                      (4, "t0p0", "down"), (5, "t1p0", "down")]
     draws = of_type(state, "draw", 1)
-    assert [(e["player"], e["reason"], e["drawn"], e["hand"]) for e in draws] == [
-        ("t0p0", "play", 1, 7), ("t1p0", "play", 1, 7)] * 3
+    assert [(e["player"], e["reason"], len(e["cards"]), e["hand"], e["visible_to"]) for e in draws] == [
+        ("t0p0", "play", 1, 7, ["t0p0"]), ("t1p0", "play", 1, 7, ["t1p0"])] * 3
     # Duel counters swap (L11).
     assert of_type(state, "counters", 1)[0]["after"] == {"t0p0": 2, "t1p0": 1}
     assert state.current_player() == "t1p0"
@@ -140,11 +140,20 @@ def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discard_pile():
     state.discard.extend(state.draw[:-1])
     state.draw[:] = state.draw[-1:]
     action = next(a for a in state.legal_actions() if a[0] == "redraw")
+    last = state.draw[-1].slug
+    discarded = [c.slug for c in state.discard] + list(action[1])
     state.apply(action)  # draws 1, then the pile is empty: the discard pile (with the 3 discards) is shuffled in
-    refill = of_type(state, "refill", 1)
-    assert len(refill) == 1 and refill[0]["cards"] == total - 28 - 1 + 3
-    assert not state.discard and len(state.draw) == refill[0]["cards"] - 2
+    refill = of_type(state, "shuffle", 1)
+    assert len(refill) == 1 and refill[0]["reason"] == "refill" and refill[0]["visible_to"] == []
+    assert sorted(refill[0]["order"]) == sorted(discarded) and len(discarded) == total - 28 - 1 + 3
+    assert not state.discard and len(state.draw) == len(discarded) - 2
     assert sum(len(s.hand) for s in state.seats) + len(state.draw) + len(state.discard) == total
+    # The draw is logged in two parts around the refill: the last card of the old pile, then the new top two.
+    kinds = [e["type"] for e in state.events() if e.get("round") == 1]
+    assert kinds[-4:] == ["redraw", "draw", "shuffle", "draw"]
+    first, second = of_type(state, "draw", 1)
+    assert (first["cards"], first["count"]) == ([last], 3)
+    assert (second["cards"], second["count"], second["hand"]) == (refill[0]["order"][:2], 3, 7)
 
 
 def test_played_cards_go_to_the_discard_pile_at_the_end_of_the_round():
@@ -157,7 +166,7 @@ def test_played_cards_go_to_the_discard_pile_at_the_end_of_the_round():
             played.append(action[1])
         state.apply(action)
     assert sorted(c.slug for c in state.discard) == sorted(played)
-    assert of_type(state, "round_end", 1)[0]["discarded"] == len(played) == 8
+    assert of_type(state, "round_end", 1)[0]["cards"] == played and len(played) == 8
 
 
 def test_the_round_cap_ends_in_a_draw():
@@ -166,7 +175,8 @@ def test_the_round_cap_ends_in_a_draw():
         state.apply(state.legal_actions()[-1])
     outcome = state.outcome()
     assert (outcome.winner, outcome.reason, outcome.rounds) == (None, "max_rounds", 2)
-    assert of_type(state, "match_end") == [{"type": "match_end", "winner": None, "reason": "max_rounds", "rounds": 2}]
+    assert of_type(state, "match_end") == [{"type": "match_end", "winner": None, "reason": "max_rounds", "rounds": 2,
+                                            "visible_to": ["t0p0", "t0p1", "t1p0", "t1p1"]}]
 
 
 def test_no_action_after_the_end():

@@ -14,7 +14,7 @@ from legends.engine.showdown import (
     allocation_value,
     best_allocation,
     destroy_step,
-    heal_target,
+    heal_options,
 )
 
 from .helpers import attacker, defense, find, of_type, play, rigged, teams_setup
@@ -186,11 +186,14 @@ def test_allocation_options_respect_points_cap_and_held_markers():
     assert allocation_options({"earth": 2}, 0, defenses) == [()]
 
 
-def test_healing_goes_to_the_threatened_defense_first():
+def test_heal_options_are_the_team_defenses_holding_the_element():
     quiet, threatened = _d("q", "fire", "water", ["fire"]), _d("t", "fire", "air", ["fire"])
-    assert heal_target([quiet, threatened], "fire", {"air"}) is threatened
-    assert heal_target([quiet, threatened], "fire", set()) is quiet
-    assert heal_target([quiet, threatened], "water", {"air"}) is None
+    gone = _d("g", "fire", "earth", ["fire", "earth"])
+    gone.destroyed = True
+    assert heal_options([quiet, threatened, gone], "fire") == [("q", "fire"), ("t", "fire")]
+    assert heal_options([quiet, threatened], "water") == []
+    # A heal_marker protector of any element may take any marker.
+    assert heal_options([_d("m", "water", "air", ["air"]), quiet], "any") == [("m", "air"), ("q", "fire")]
 
 
 def test_destruction_needs_both_elements():
