@@ -424,3 +424,15 @@ def test_the_admin_stores_the_generated_text(client, django_user_model, catalogu
     card.refresh_from_db()
     assert (card.main_ability["text"], card.faction_ability["text"]) == expected
     assert "wrong words" not in card.rules_text.lower()
+
+
+@pytest.mark.django_db
+def test_a_spec_whose_generated_text_would_not_fit_is_refused(staff_client):
+    wordy = {"kind": "shield", "target": "lowest_hp_ally", "flat": 5, "scale": 0.5, "duration": 2, "persists": True}
+    heavy = {**STRIKE, "effects": [wordy, {**wordy, "target": "random_ally"}, {**wordy, "target": "all_allies"},
+                                   {**wordy, "target": "ally_rearguard"}]}
+    response = staff_client.post(URL, payload(main_ability=heavy), format="json")
+    assert response.status_code == 400
+    (error,) = response.json()["fields"]["main_ability"]
+    assert error.startswith("main_ability.text: the text generated from the spec would be ") and "at most 400" in error
+    assert not Character.objects.filter(slug="night-blade").exists()
