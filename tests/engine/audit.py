@@ -289,11 +289,12 @@ class Auditor:
     def _peek(self) -> dict[str, Any] | None:
         return self.ev[self.i] if self.i < self.n else None
 
-    def _take(self, etype: str, rule: str, what: str) -> dict[str, Any]:
-        """The next event, which must be of type `etype` (what the rules call for next)."""
+    def _take(self, etype: str, rule: str, what: str, **ident: Any) -> dict[str, Any]:
+        """The next event, which must be the one the rules call for next: of type `etype`, and naming the
+        units `ident` gives (an event of that type about other units is an event not due here)."""
         self.checks += 1
         e = self._peek()
-        if e is None or e["type"] != etype:
+        if e is None or e["type"] != etype or any(e.get(k) != v for k, v in ident.items()):
             self._fail(rule, f"expected {what}; found {_show(e)}{self._hint(e)}", self.i)
         self.i += 1
         return e  # type: ignore[return-value]
@@ -662,7 +663,7 @@ class Auditor:
                 continue
             if self._max_actions_stop():
                 return True
-            d = self._take("decision", "R8", f"the Flex decision of {u.uid} (the {dest} has room)")
+            d = self._take("decision", "R8", f"the Flex decision of {u.uid} (the {dest} has room)", unit=u.uid)
             self.decisions += 1
             self._eq(d, "round", self.round, "R8")
             self._eq(d, "stage", "flex", "R8")
@@ -673,7 +674,7 @@ class Auditor:
             self.counts["flex decision"] += 1
             if d["action"][0] == "switch":
                 self.counts["flex switch"] += 1
-                m = self._take("move", "R8", f"{u.uid}'s Flex move")
+                m = self._take("move", "R8", f"{u.uid}'s Flex move", unit=u.uid)
                 self._move_fields(m, u, dest, "flex", u, None, "R8")
                 u.line = dest
         return False
@@ -698,7 +699,7 @@ class Auditor:
             if self._max_actions_stop():
                 return True
             self._ok(u.to_act, "R10", f"{u.uid} reached in the order without an action to come", self.i)
-            d = self._take("decision", "R10", f"the action decision of {u.uid} (its turn in the order)")
+            d = self._take("decision", "R10", f"the action decision of {u.uid} (its turn in the order)", unit=u.uid)
             self.decisions += 1
             self.counts["act decision"] += 1
             self._eq(d, "round", self.round, "R10")
@@ -879,7 +880,7 @@ class Auditor:
             self.use = self.uses
             self.use_owner[self.use] = u.uid
             self.counts["main ability use"] += 1
-            e = self._take("ability_used", "R10", f"{u.uid}'s ability_used")
+            e = self._take("ability_used", "R10", f"{u.uid}'s ability_used", unit=u.uid)
             self._eq(e, "use", self.use, "G3", " (uses are numbered in order)")
             self._eq(e, "unit", u.uid, "R10")
             self._eq(e, "ability", u.main["name"], "G3")  # type: ignore[index]
@@ -914,7 +915,7 @@ class Auditor:
             return
         if self.depth >= MAX_DEPTH:
             self.counts["fizzle trigger_depth"] += 1
-            f = self._take("fizzle", "G3", f"{w.uid}'s trigger_depth fizzle")
+            f = self._take("fizzle", "G3", f"{w.uid}'s trigger_depth fizzle", src=w.uid)
             self._fizzle_fields(f, w, "trigger", None, "trigger_depth", "faction")
             return
         w.fab_used = True
@@ -926,7 +927,8 @@ class Auditor:
         trig = fab["trigger"]  # type: ignore[index]
         self.counts[f"trigger {trig}"] += 1
         rule = "R18" if trig in DEFEAT_TRIGGERS else rule
-        e = self._take("faction_triggered", rule, f"{w.uid}'s {trig} ability {fab['name']!r}")  # type: ignore[index]
+        e = self._take("faction_triggered", rule, f"{w.uid}'s {trig} ability {fab['name']!r}",  # type: ignore[index]
+                       unit=w.uid, trigger=trig)
         self._eq(e, "unit", w.uid, rule)
         self._eq(e, "trigger", trig, rule)
         self._eq(e, "use", self.use, "G3", " (uses are numbered in order)")
@@ -944,7 +946,7 @@ class Auditor:
         for eff in effects:
             kind = eff["kind"]
             if not src.alive:
-                f = self._take("fizzle", "R10", f"the fizzle of {src.uid}'s {kind} (its source fell)")
+                f = self._take("fizzle", "R10", f"the fizzle of {src.uid}'s {kind} (its source fell)", src=src.uid)
                 self._fizzle_fields(f, src, kind, None, "source_defeated", via)
                 continue
             if kind == "summon":
@@ -963,7 +965,7 @@ class Auditor:
             else:
                 targets = self._select(src, sel, chosen, attacker)
             if not targets:
-                f = self._take("fizzle", "R12", f"the no_target fizzle of {src.uid}'s {kind} ({sel})")
+                f = self._take("fizzle", "R12", f"the no_target fizzle of {src.uid}'s {kind} ({sel})", src=src.uid)
                 self._fizzle_fields(f, src, kind, None, "no_target", via)
                 continue
             self.sel = sel
@@ -1004,7 +1006,7 @@ class Auditor:
             pool = list(self.living[OTHER[src.side]])
             if not reach_all and src.line == VANGUARD:
                 pool = [u for u in pool if u.line == VANGUARD] or pool
-        e = self._take("pick", "R12", f"{src.uid}'s {sel} pick")
+        e = self._take("pick", "R12", f"{src.uid}'s {sel} pick", src=src.uid)
         self._eq(e, "src", src.uid, "R12")
         self._eq(e, "selector", sel, "R12")
         self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
@@ -1098,7 +1100,7 @@ class Auditor:
             if not t.alive:
                 continue
             if t.main is None:
-                f = self._take("fizzle", "R13", f"the no_ability fizzle of {src.uid}'s cooldown on {t.uid}")
+                f = self._take("fizzle", "R13", f"the no_ability fizzle of {src.uid}'s cooldown on {t.uid}", src=src.uid)
                 self._fizzle_fields(f, src, "cooldown", t, "no_ability", via)
                 continue
             before = t.ready
@@ -1108,7 +1110,7 @@ class Auditor:
                 after = before
             else:
                 after = max(rnd, before + k)
-            e = self._take("cooldown", "R13", f"{src.uid}'s cooldown shift on {t.uid}")
+            e = self._take("cooldown", "R13", f"{src.uid}'s cooldown shift on {t.uid}", src=src.uid)
             self._eq(e, "unit", t.uid, "R13")
             self._eq(e, "src", src.uid, "G3")
             self._eq(e, "amount", k, "R13")
@@ -1125,10 +1127,10 @@ class Auditor:
             dest = eff["to"] if eff["to"] != "other" else (REARGUARD if t.line == VANGUARD else VANGUARD)
             reason = "same_line" if t.line == dest else ("no_room" if self._count(t.side, dest) >= LINE_CAP else "")
             if reason:
-                f = self._take("fizzle", "R2", f"the {reason} fizzle of {src.uid}'s move on {t.uid}")
+                f = self._take("fizzle", "R2", f"the {reason} fizzle of {src.uid}'s move on {t.uid}", src=src.uid)
                 self._fizzle_fields(f, src, "move", t, reason, via)
                 continue
-            m = self._take("move", "R2", f"{src.uid}'s move of {t.uid} to the {dest}")
+            m = self._take("move", "R2", f"{src.uid}'s move of {t.uid} to the {dest}", src=src.uid)
             self._move_fields(m, t, dest, via, src, self.use, "R2")
             t.line = dest
 
@@ -1159,7 +1161,7 @@ class Auditor:
         for _ in range(eff.get("count", 1)):
             reason = "army_defeated" if not self.chars[side] else ("no_room" if self._count(side, line) >= LINE_CAP else "")
             if reason:
-                f = self._take("fizzle", "R15", f"the {reason} fizzle of {src.uid}'s summon")
+                f = self._take("fizzle", "R15", f"the {reason} fizzle of {src.uid}'s summon", src=src.uid)
                 self._fizzle_fields(f, src, "summon", None, reason, via)
                 return
             uid = f"{side}{self.next_num[side]}"
@@ -1174,7 +1176,7 @@ class Auditor:
                 acts = self.stage in ("start", "flex")
             self.order.insert(j, u)
             self.order_spd.insert(j, u.base["spd"])
-            e = self._take("summon", "R15", f"{src.uid}'s summon of {uid}")
+            e = self._take("summon", "R15", f"{src.uid}'s summon of {uid}", src=src.uid)
             self._eq(e, "unit", uid, "R15", " (summons continue the side's numbering)")
             self._eq(e, "side", side, "R15")
             self._eq(e, "line", line, "R15")
@@ -1194,7 +1196,7 @@ class Auditor:
     def _apply(self, src: Unit, t: Unit, kind: str, stat: str | None, amount: int | None, duration: int, via: str,
                persists: bool) -> None:
         """A lasting effect with the last round it is active (R14)."""
-        e = self._take("effect_applied", "R14", f"{src.uid}'s {kind} on {t.uid}{self._r19(src, t)}")
+        e = self._take("effect_applied", "R14", f"{src.uid}'s {kind} on {t.uid}{self._r19(src, t)}", src=src.uid)
         eid = e["eid"]
         self._ok(isinstance(eid, int) and eid > self.last_eid, "G3", f"eid {eid!r} is not new")
         self.last_eid = eid
@@ -1261,7 +1263,8 @@ class Auditor:
                     break
         before = tgt.hp
         after = max(0, before - amount + absorbed)
-        e = self._take("damage", rule, f"{src.uid}'s {via} damage to {tgt.uid}{self._r19(src, tgt)}")
+        e = self._take("damage", rule, f"{src.uid}'s {via} damage to {tgt.uid}{self._r19(src, tgt)}",
+                       src=src.uid, via=via, eid=eid)
         self._eq(e, "src", src.uid, rule)
         self._eq(e, "tgt", tgt.uid, rule)
         self._eq(e, "via", via, rule)
@@ -1288,7 +1291,8 @@ class Auditor:
 
     def _heal(self, src: Unit, tgt: Unit, amount: int, via: str, eid: int | None, rule: str) -> None:
         healed = max(0, min(amount, tgt.max_hp - tgt.hp))
-        e = self._take("heal", rule, f"{src.uid}'s {via} heal of {tgt.uid}{self._r19(src, tgt)}")
+        e = self._take("heal", rule, f"{src.uid}'s {via} heal of {tgt.uid}{self._r19(src, tgt)}",
+                       src=src.uid, via=via, eid=eid)
         self._eq(e, "src", src.uid, rule)
         self._eq(e, "tgt", tgt.uid, rule)
         self._eq(e, "via", via, rule)
@@ -1307,7 +1311,7 @@ class Auditor:
             self.counts["defeat losing its action"] += 1
         if self.use is not None and self.use_owner.get(self.use) == u.uid:
             self.counts["defeat during its own ability use (R10)"] += 1
-        e = self._take("defeated", "R11", f"the defeat of {u.uid} (0 HP)")
+        e = self._take("defeated", "R11", f"the defeat of {u.uid} (0 HP)", unit=u.uid)
         self._eq(e, "unit", u.uid, "R11")
         self._eq(e, "cause", "damage", "R11")
         self._eq(e, "by", by.uid, "R18", " (the source of the damage)")
@@ -1331,7 +1335,7 @@ class Auditor:
         if not u.summon and not self.chars[side]:
             for s in list(self.living[side]):
                 self.counts["summon leaving with its army"] += 1
-                d = self._take("defeated", "R16", f"{s.uid} leaving with its army")
+                d = self._take("defeated", "R16", f"{s.uid} leaving with its army", unit=s.uid)
                 self._eq(d, "unit", s.uid, "R16")
                 self._eq(d, "cause", "army_defeated", "R16")
                 self._eq(d, "by", None, "R16")
