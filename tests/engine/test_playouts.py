@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -181,6 +182,7 @@ def stress_cards() -> tuple[CharacterCard, ...]:
 
 
 POOLS = {"starter": starter_cards, "test": cardset_cards, "variant": variant_cards, "stress": stress_cards}
+TOTALS: Counter[str] = Counter()  # matches, events and checks audited in this process, and the rule paths taken
 
 
 def audited(events: list[dict[str, Any]], pool: str, label: Any) -> Auditor:
@@ -189,6 +191,8 @@ def audited(events: list[dict[str, Any]], pool: str, label: Any) -> Auditor:
     auditor = Auditor(events, card_text=pool != "test")
     problems = auditor.run()
     assert problems == [], (label, problems)
+    TOTALS.update(matches=1, events=len(events), checks=auditor.checks)
+    TOTALS.update(auditor.counts)
     return auditor
 
 
@@ -230,7 +234,7 @@ def play_batch(pool: str, pairing: tuple[str, str], tie_break: str, count: int, 
 @pytest.mark.parametrize("pairing", PAIRINGS, ids="-".join)
 def test_starter_set_playouts_break_no_rule(pairing: tuple[str, str], tie_break: str, chunk: int) -> None:
     seed0 = 100 + 10 * PAIRINGS.index(pairing) + 5 * TIE_BREAKS.index(tie_break) + chunk
-    reasons = play_batch("starter", pairing, tie_break, 160, seed0, formation_every=6)
+    reasons = play_batch("starter", pairing, tie_break, 230, seed0, formation_every=6)
     assert reasons.get("elimination", 0) > 0
 
 
@@ -301,3 +305,19 @@ def test_driven_states_keep_their_invariants_and_logs(tie_break: str) -> None:
         auditor = audited(events, "starter", (names, seed, options))  # type: ignore[arg-type]
         assert auditor.decisions == decisions
         assert st.outcome().rounds <= options["max_rounds"]
+
+
+@pytest.mark.parametrize("pool", ["starter", "stress"])
+def test_a_match_without_its_log_ends_the_same(pool: str) -> None:
+    """The audited log is the match that is played: without a log (the engine's fast paths) it ends alike."""
+    cards = list(POOLS[pool]())
+    rng = random.Random(41)
+    for seed in range(60):
+        setup = ArmySetup(a=random_army(cards, rng), b=random_army(cards, rng))
+        options = {"tie_break": TIE_BREAKS[seed % 2]}
+        pairing = list(PAIRINGS[seed % len(PAIRINGS)])
+        logged = play_match("realms", setup=setup, agents=pairing, seed=seed, options=options)
+        bare = play_match("realms", setup=setup, agents=pairing, seed=seed, options=options, keep_log=False)
+        assert bare.events is None
+        assert (bare.winner, bare.reason, bare.rounds, bare.actions, bare.survivors) == (
+            logged.winner, logged.reason, logged.rounds, logged.actions, logged.survivors), (pool, seed)
