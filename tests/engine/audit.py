@@ -31,7 +31,10 @@ out what must happen and checks that the log says exactly that, event by event:
 - the end phase (R14): round_end abilities, then exactly the effects whose `until` is this
   round expire; the end of the match (R16: elimination, draw, max_rounds, max_actions);
 - every event's `use` is the open ability use of its source, `cause` the enclosing use (G3),
-  and every event has exactly the schema-2 fields.
+  and every event has exactly the schema-2 fields. Two readings of the schema: expiries other
+  than cleanse/dispel carry `use` null (they come from no ability: a duration, a depleted shield,
+  a defeat), and a `trigger_depth` fizzle, whose ability never opened a use of its own, carries
+  the enclosing use (which belongs to another unit when the chain crossed units).
 
 `audit(events)` returns the problems found (at most one per log: replay stops at the first),
 each message naming the rule, e.g. "R11 #123 damage: amount 6, expected 5 ...".
