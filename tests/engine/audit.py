@@ -757,8 +757,12 @@ class Auditor:
         return True
 
     def _max_actions_stop(self) -> bool:
+        """R16's hard cap: after max_actions decisions the match stops as a draw, and never goes on."""
         e = self._peek()
         if e is None or e["type"] != "match_end" or e["reason"] != "max_actions":
+            cap = self.options.get("max_actions")
+            self._ok(cap is None or self.decisions < cap, "R16",
+                     f"{self.decisions} decisions taken (max_actions {cap}) and play goes on", self.i)
             return False
         self.i += 1
         self.counts["end: max_actions"] += 1

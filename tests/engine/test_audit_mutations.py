@@ -551,6 +551,17 @@ def _max_rounds(events: Events) -> Events | None:
     return None
 
 
+@mutation("play going on past max_actions", "R16")
+def _past_max_actions(events: Events) -> Events | None:
+    decisions = sum(1 for e in events if e["type"] == "decision")
+    if decisions > 20 and events[-1]["reason"] != "max_actions":
+        ev = copy.deepcopy(events)
+        start = next(e for e in ev if e["type"] == "match_start")
+        start["options"] = dict(start["options"], max_actions=decisions - 5)
+        return ev
+    return None
+
+
 @mutation("an event after match_end", "R16")
 def _after_end(events: Events) -> Events | None:
     ev = copy.deepcopy(events)
