@@ -256,7 +256,7 @@ def observe(state: LegendsState, pid: str) -> LegendsObservation:
     elif o.stage == "heal":
         task = state.heal_queue[0]
         p = task.play
-        o.heal = HealView(task.team, state.current_player(), task.element, task.via,
+        o.heal = HealView(task.team, state.current_player() or "", task.element, task.via,
                           p.card.slug if p is not None else state.protectors[task.team].slug,
                           p.seq if p is not None else None, tuple(state.heal_choices))
     o.catalogue = state.catalogue

@@ -36,7 +36,8 @@ def determinise(obs: LegendsObservation, rng: random.Random, seed: int) -> Legen
     s.emit = None
     s.max_rounds = obs.max_rounds
     s.mode = obs.mode
-    s.rules = None  # type: ignore[assignment]  (only the live match needs the mode's numbers)
+    # Only the live match needs the mode's numbers and its start.
+    s.rules = None  # type: ignore[assignment]
     s.catalogue = catalogue
     s.elements = obs.elements
     s.start_info = None  # type: ignore[assignment]
@@ -51,7 +52,7 @@ def determinise(obs: LegendsObservation, rng: random.Random, seed: int) -> Legen
     plays: list[Play] = []
     for v in obs.plays:
         card, element = v.card, v.element
-        if card is None:
+        if card is None or element is None:
             card = pool.pop()
             element = card.attacks[rng.randrange(2)] if v.orientation == ATTACK else card.element
         plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
@@ -72,7 +73,7 @@ def determinise(obs: LegendsObservation, rng: random.Random, seed: int) -> Legen
     s.plays = plays
     s.last_plays = [
         Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, v.card, v.element)  # type: ignore[arg-type]
-        for v in obs.last_plays
+        for v in obs.last_plays  # every card of the last round was revealed: card and element are set
     ]
     s.known = [set(), set()]
     s.known[obs.team].update(obs.spied)

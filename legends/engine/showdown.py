@@ -39,11 +39,20 @@ Placement = tuple[str, str]  # (defense slug, element)
 class PlayLike(Protocol):
     """What the steps read of a played card: a `Play`, or an observation's revealed `PlayView`."""
 
-    seq: int
-    team: int
-    orientation: str
-    element: Any
-    card: Any
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def team(self) -> int: ...
+
+    @property
+    def orientation(self) -> str: ...
+
+    @property
+    def element(self) -> Any: ...
+
+    @property
+    def card(self) -> Any: ...
 
 
 class Play:
@@ -201,7 +210,9 @@ def defense_step(
         attacker = 1 - p.team
         target = totals[attacker]
         pierced = False
-        if target.get(p.element, 0) > 0 and pierce_left[attacker] and effects[attacker].matches(p.element):
+        piercing = effects[attacker]
+        if target.get(p.element, 0) > 0 and pierce_left[attacker] and piercing is not None \
+                and piercing.matches(p.element):
             pierce_left[attacker] -= 1
             pierced = True
             records.append({"event": "pierce", "team": attacker, "play": p, "element": p.element})

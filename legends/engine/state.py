@@ -456,6 +456,8 @@ class LegendsState:
         return drawn
 
     def _emit_draw(self, seat: Seat, reason: str, source: str | None, count: int, cards: list[str]) -> None:
+        if self.emit is None:
+            return
         self.emit({"type": "draw", "round": self.round, "player": seat.pid, "reason": reason, "source": source,
                    "count": count, "cards": cards, "hand": len(seat.hand), "draw_pile": len(self.draw),
                    "visible_to": [seat.pid]})
@@ -507,6 +509,8 @@ class LegendsState:
             apply_heal(self.defenses[task.team], *choice)
         if self.emit is not None:
             p = task.play
+            player: str | None
+            seq: int | None
             if p is not None:
                 source, player, seq = p.card.slug, p.pid, p.seq
             else:
@@ -562,6 +566,8 @@ class LegendsState:
         p = record["play"]
         team = record["team"]
         source = p.card.slug if p is not None else self.protectors[team].slug
+        if self.emit is None:
+            return
         self.emit({"type": kind, "round": self.round, "team": team, "via": record["via"], "source": source,
                    "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
                    "element": record["element"], **extra, "visible_to": list(self.everyone)})
