@@ -18,7 +18,7 @@ from simulate.api.serializers import (
     RealmsBatchInputSerializer,
     RealmsMatchInputSerializer,
 )
-from simulate.engine.errors import MatchInputError, OptionsError, UnknownAgentError
+from simulate.engine.errors import InputError, OptionsError, UnknownAgentError
 from simulate.models import Batch
 from simulate.tasks import run_batch
 
@@ -26,7 +26,7 @@ from simulate.tasks import run_batch
 TOP_LEVEL_FIELDS = {"agents", "options", "setup", "armies", "formation", "seed", "mode"}
 
 
-def match_input_error(exc: MatchInputError, field: str) -> Response:
+def match_input_error(exc: InputError, field: str) -> Response:
     """A 400 naming each bad part of the engine input (options, agents, setup)."""
     fields: dict[str, list[str]] = {}
     for key, reason in exc.errors:
@@ -37,7 +37,7 @@ def match_input_error(exc: MatchInputError, field: str) -> Response:
 
 
 # What playing (or checking) a match can refuse because of the request.
-REFUSALS = (services.IllegalMatchSetup, services.MatchRequestError, MatchInputError)
+REFUSALS = (services.IllegalMatchSetup, services.MatchRequestError, InputError)
 
 
 def refusal_response(exc: Exception) -> Response:

@@ -25,7 +25,7 @@ class Agent(Protocol):
     name: str
 
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
-        """One of `legal_actions`; `rng` is the match generator (G1)."""
+        """One of `legal_actions`; `rng` is the agent's own generator, seeded from the match generator (G2)."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from simulate.engine.agents import Agent, get_agent
-from simulate.engine.errors import MatchInputError, OptionsError
+from simulate.engine.errors import InputError, OptionsError
 from simulate.engine.games import GameRules, get_game
 
 # No game may run past this many applied actions, whatever its options say.
@@ -71,7 +71,7 @@ def _seat_agents(
         unknown = sorted(set(agents) - set(players))
         missing = [p for p in players if p not in agents]
         if unknown or missing:
-            raise MatchInputError(
+            raise InputError(
                 f"Agents are needed for players {', '.join(players)}"
                 + (f"; missing {', '.join(missing)}" if missing else "")
                 + (f"; unknown players {', '.join(map(str, unknown))}" if unknown else "")
@@ -81,13 +81,13 @@ def _seat_agents(
         chosen = [agents[p] for p in players]
     elif isinstance(agents, Sequence) and not isinstance(agents, str):
         if len(agents) != len(players):
-            raise MatchInputError(
+            raise InputError(
                 f"Give {len(players)} agents (one per player {', '.join(players)}), not {len(agents)}.",
                 [("agents", "count")],
             )
         chosen = list(agents)
     else:
-        raise MatchInputError("Agents are a mapping player -> name or a list of names.", [("agents", "type")])
+        raise InputError("Agents are a mapping player -> name or a list of names.", [("agents", "type")])
     return {
         p: (get_agent(a, rules.name) if isinstance(a, str) else a) for p, a in zip(players, chosen, strict=True)
     }

@@ -17,7 +17,7 @@ from realms.engine.spec import SpecError
 from simulate.engine import events as event_log
 from simulate.engine.agents import AGENTS, agent_names, get_agent
 from simulate.engine.errors import (
-    MatchInputError,
+    InputError,
     OptionsError,
     SetupError,
     UnknownAgentError,
@@ -162,7 +162,7 @@ def test_play_match_accepts_agents_as_a_mapping_or_a_list_and_checks_them() -> N
     by_list = play_match("realms", setup=setup, agents=["greedy", "random"], seed=4)
     assert by_map.events == by_list.events and by_map.agents == {"a": "greedy", "b": "random"}
     for bad in ({"a": "greedy"}, ["greedy"], {"a": "greedy", "b": "random", "c": "random"}, "greedy"):
-        with pytest.raises(MatchInputError):
+        with pytest.raises(InputError):
             play_match("realms", setup=setup, agents=bad, seed=4)  # type: ignore[arg-type]
     with pytest.raises(UnknownAgentError):
         play_match("realms", setup=setup, agents=["greedy", "nobody"], seed=4)

@@ -10,7 +10,7 @@ from realms import services as realms_services
 from realms.engine.formation import random_army
 from simulate import services
 from simulate.engine.agents import agent_names
-from simulate.engine.errors import MatchInputError
+from simulate.engine.errors import InputError
 from simulate.engine.runner import render_log
 
 
@@ -47,7 +47,7 @@ class Command(BaseCommand):
                 match, result = self._play_realms(seed, opts)
         except services.IllegalMatchSetup as exc:
             raise CommandError(f"{exc} " + "; ".join(v["message"] for v in exc.violations)) from exc
-        except (services.MatchRequestError, MatchInputError) as exc:
+        except (services.MatchRequestError, InputError) as exc:
             raise CommandError(str(exc)) from exc
         if opts["json"]:
             self.stdout.write(json.dumps({k: v for k, v in result.to_dict().items() if k != "events"}, indent=2))

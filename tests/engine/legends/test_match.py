@@ -10,7 +10,7 @@ from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from legends.engine.game import RULES, new_match, play_legends_match, winner_team
 from legends.engine.options import DEFAULTS
 from simulate.engine.agents import agent_names, get_agent
-from simulate.engine.errors import MatchInputError, OptionsError, SetupError
+from simulate.engine.errors import InputError, OptionsError, SetupError
 from simulate.engine.events import dumps, schema_problems
 from simulate.engine.games import get_game
 from simulate.engine.runner import play_match, render_log, validate_options
@@ -56,19 +56,19 @@ def test_a_duel_through_the_legends_entry_point_and_through_the_core():
 
 
 def test_agents_must_match_the_players_of_the_setup():
-    with pytest.raises(MatchInputError, match="Give 2 agents"):
+    with pytest.raises(InputError, match="Give 2 agents"):
         play_match("legends", setup=duel_setup(), agents=["greedy"] * 4, seed=1)
-    with pytest.raises(MatchInputError, match="missing t1p1"):
+    with pytest.raises(InputError, match="missing t1p1"):
         play_match("legends", setup=teams_setup(), agents={"t0p0": "greedy", "t0p1": "greedy", "t1p0": "greedy"},
                    seed=1)
-    with pytest.raises(MatchInputError, match="unknown players t0p1"):
+    with pytest.raises(InputError, match="unknown players t0p1"):
         play_match("legends", setup=duel_setup(), agents={"t0p0": "greedy", "t1p0": "greedy", "t0p1": "random"},
                    seed=1)
-    with pytest.raises(MatchInputError):
+    with pytest.raises(InputError):
         play_match("legends", setup=teams_setup(), agents=["greedy", "greedy"], seed=1)
     with pytest.raises(SetupError):  # a broken setup is reported as such, not as a count of agents
         play_legends_match(setup={"mode": "duel", "catalogue": official()}, agents=["greedy", "greedy"], seed=1)
-    with pytest.raises(MatchInputError, match="Unknown agent"):
+    with pytest.raises(InputError, match="Unknown agent"):
         play_legends_match(setup=duel_setup(), agents=["greedy", "clever"], seed=1)
 
 
