@@ -7,24 +7,22 @@ generator they are handed (G1). `random` comes from the shared core.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
+from realms.engine.combat import damage_dealt
+from realms.engine.effects import KINDS
+from realms.engine.effects.base import Effect, EffectKind, ValueContext
+from realms.engine.effects.damage import blow_value
+from realms.engine.effects.summon import Summon
 from realms.engine.observation import RealmsObservation, UnitInfo
-from realms.engine.spec import Effect
+from realms.engine.spec import MainAbility
+from realms.engine.units import scaled
 from simulate.engine.agents import register_agent
 from simulate.engine.rng import child_seed
 
 RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
-KILL_BONUS = 0.5
-KILL = 1.0 + KILL_BONUS  # the factor of a blow that defeats its target
 PLAN_CACHE_SIZE = 4096
-
-
-def threat(v: UnitInfo) -> float:
-    """How much a unit matters: its effective ATK plus a little for simply being there."""
-    return v.atk + 1.0
 
 
 def card_value(card: Any) -> float:
@@ -45,31 +43,26 @@ class GreedyAgent:
                 return self.deploy(observation, legal_actions)
             if kind == "stay" or kind == "switch":
                 return self.flex(observation, legal_actions)
-        # Same values as `scores`, inlined: this loop runs for every decision of every match.
         actor, targets = observation.actor_and_targets()
-        my_atk = actor.atk  # type: ignore[union-attr]
+        assert actor is not None  # an action decision has its acting unit
+        my_atk = actor.atk
         best_target = None
         best_value = -1.0
         for t in targets:
-            dmg = my_atk - t.def_
-            if dmg < 1:
-                dmg = 1
-            ehp = t.hp + t.shield
-            value = (t.atk + 1.0) * (KILL if dmg >= ehp else dmg / ehp)
+            value = blow_value(damage_dealt(my_atk, t.def_), t)
             if value > best_value:
                 best_target, best_value = t, value
         best = ("attack", best_target.uid) if best_target is not None else legal_actions[0]
         if legal_actions[-1][0] != "ability":
             return best
-        main = actor.main  # type: ignore[union-attr]
-        plan = _PLANS.get(id(main))
-        if plan is None or plan.main is not main:
-            plan = _plan(main)
-        side = actor.side  # type: ignore[union-attr]
+        main = actor.main
+        assert main is not None  # the ability is legal only for a character
+        plan = _plan(main)
+        side = actor.side
         rnd = observation.round if plan.needs_round else 0
         enemies = observation.enemies() if plan.needs_enemies else None
         allies = observation.allies() if plan.needs_allies else None
-        averages = _averages(actor, enemies, allies) if plan.needs_averages else None  # type: ignore[arg-type]
+        averages = _averages(actor, enemies or [], allies or []) if plan.needs_averages else None
         static = plan.static(side, my_atk, rnd, actor, enemies, allies, averages)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
             if static > best_value:
@@ -138,8 +131,7 @@ class GreedyAgent:
         my_atk = actor.atk
         attack_value: dict[str, float] = {}
         for t in enemies:
-            dmg = my_atk - t.def_
-            attack_value[t.uid] = self._damage_value(t, dmg if dmg > 1 else 1)
+            attack_value[t.uid] = blow_value(damage_dealt(my_atk, t.def_), t)
         out: list[tuple[float, Any]] = []
         static: float | None = None
         for action in legal:
@@ -148,10 +140,11 @@ class GreedyAgent:
                 out.append((attack_value[x], action))
                 continue
             if static is None:
+                assert actor.main is not None  # the ability is legal only for a character
                 plan = _plan(actor.main)
                 side, rnd = actor.side, obs.round
                 allies = obs.allies() if plan.needs_allies else None
-                averages = _averages(actor, enemies, allies) if plan.needs_averages else None  # type: ignore[arg-type]
+                averages = _averages(actor, enemies, allies or []) if plan.needs_averages else None
                 static = plan.static(side, my_atk, rnd, actor, enemies, allies, averages)
             if x is None or not plan.has_chosen:
                 out.append((static, action))
@@ -160,96 +153,13 @@ class GreedyAgent:
                 out.append((value, action))
         return out
 
-    @staticmethod
-    def _damage_value(t: UnitInfo, dmg: int) -> float:
-        """The value of dealing `dmg` to `t`: its threat times the share of its HP removed (a kill counts 1.5)."""
-        ehp = t.hp + t.shield
-        return threat(t) * ((1.0 + KILL_BONUS) if dmg >= ehp else dmg / ehp)  # same form as in act()
-
 
 # ---------------------------------------------------------------- ability valuation
 #
-# The greedy agent values a Main Ability effect by effect (see `_VALUE` below for each kind).
-# Each ability is compiled once into two small Python functions, with the effect parameters as
-# constants and the loops over the reached units written out, so that valuing an ability at a
-# decision is a single call with no per-unit dispatch. The arithmetic of every value, and the
-# order in which the values are summed, are those of the per-effect formulas below.
-
-# Value of one effect on the unit `v`, as statements assigning `val`: (on an enemy, on an ally).
-# Names available: `side` (the actor's side), `rnd` (the round), `enemy_hp`, `enemy_threat`,
-# `ally_hp`, `ally_threat` (the averages), `p{i}` (⌊ATK × scale⌋ + flat of effect i) and the
-# effect's constants. A unit's threat is its ATK + 1.
-_VALUE: dict[str, tuple[str, str]] = {
-    # Threat times the share of HP + shield removed (a kill counts 1.5); hurting an ally costs.
-    "damage": (
-        """
-dmg = {power}
-if dmg < 1:
-    dmg = 1
-ehp = v.hp + v.shield
-val = (v.atk + 1.0) * (KILL if dmg >= ehp else dmg / ehp)
-""",
-        """
-dmg = {power}
-if dmg < 1:
-    dmg = 1
-val = -0.5 * (v.atk + 1.0) * min(dmg, v.hp) / v.max_hp
-""",
-    ),
-    # A stat change by its size and duration, valued by whose hits it changes: ATK changes their
-    # hits on us (enemy) or ours on them (ally), DEF the other way round.
-    "modifier_atk": (
-        "val = {enemy_sign} * {span} * ally_threat / max(1.0, ally_hp)\n",
-        "val = {ally_sign} * {span} * enemy_threat / max(1.0, enemy_hp)\n",
-    ),
-    "modifier_def": (
-        "val = {enemy_sign} * {span} * 1.5 * (v.atk + 1.0) / (v.hp + v.shield)\n",
-        "val = {ally_sign} * {span} * (v.atk + 1.0) / v.max_hp\n",
-    ),
-    "modifier_spd": (
-        "val = {enemy_sign} * 0.05 * {span}\n",
-        "val = {ally_sign} * 0.05 * {span}\n",
-    ),
-    # Damage over the coming start phases.
-    "ongoing": (
-        "val = (v.atk + 1.0) * min({total}, v.hp) / (v.hp + v.shield)\n",
-        "val = -0.5 * {total} * (v.atk + 1.0) / v.max_hp\n",
-    ),
-    # Healing of what is missing, doubled on an ally below 40 %.
-    "heal": (
-        "val = 0.0\n",
-        """
-amount = {amount}
-missing = v.max_hp - v.hp
-urgency = 2.0 if v.hp * 5 < v.max_hp * 2 else 1.0
-val = urgency * (v.atk + 1.0) * (amount if amount < missing else missing) / v.max_hp
-""",
-    ),
-    # Shield points, worth more on an ally below half HP.
-    "shield": (
-        "val = 0.0\n",
-        "val = (1.5 if v.hp * 2 < v.max_hp else 0.6) * (v.atk + 1.0) * {power} / v.max_hp\n",
-    ),
-    # An enemy ability kept from use.
-    "silence": (
-        "val = 0.0 if v.main is None else (0.3 * (v.atk + 1.0) if v.ready_round <= rnd + {duration} else 0.05)\n",
-        "val = 0.0\n",
-    ),
-    # Readiness shifted: later for an enemy, sooner for an ally.
-    "cooldown": (
-        "val = 0.0 if v.main is None else 0.15 * {amount} * (v.atk + 1.0)\n",
-        "val = 0.0 if v.main is None else 0.15 * min({neg_amount}, max(0, v.ready_round - rnd)) * (v.atk + 1.0)\n",
-    ),
-    # An enemy pulled out of the rearguard, a hurt ally out of the vanguard.
-    "move": (
-        'val = 0.1 * (v.atk + 1.0) if v.line == "rearguard" else 0.0\n',
-        'val = 0.05 if v.hp * 2 < v.max_hp and v.line == "vanguard" else 0.0\n',
-    ),
-    "cleanse": ("val = 0.0\n", "val = 0.2 * v.debuffs\n"),
-    "dispel": ("val = 0.2 * v.buffs\n", "val = 0.0\n"),
-    "none": ("val = 0.0\n", "val = 0.0\n"),
-}
-_ZERO = "val = 0.0\n"
+# The greedy agent values a Main Ability effect by effect, with each effect kind's own value
+# (`on_enemy` / `on_ally` in realms.engine.effects) and the engine's own formulas for its size
+# (⌊ATK × scale⌋ + flat) and its damage (max(1, power − DEF)). An ability is planned once: which
+# effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
 # Which units a chosen-independent effect reaches: (unit list, only this line, leaves out the actor).
 _GROUPS = {
@@ -261,192 +171,142 @@ _GROUPS = {
     "ally_vanguard": ("allies", "vanguard", False),
     "ally_rearguard": ("allies", "rearguard", False),
 }
-_POWER_KINDS = ("damage", "heal", "shield")
+_RANDOM = {"random_enemy": "enemies", "random_ally": "allies"}
+_BEST = {"lowest_hp_enemy": "enemies", "lowest_hp_ally": "allies", "highest_atk_enemy": "enemies"}
 
 
-class _EffectCode(NamedTuple):
-    """One effect's value as source: on an enemy, on an ally; whether `v` matters beyond its side."""
+class _Part:
+    """One effect of a planned ability: its kind, its spec and its size for the actor's current ATK."""
 
-    enemy: str
-    ally: str
-    per_unit: bool
-    averages: bool
+    __slots__ = ("kind", "eff", "target", "on_enemies")
 
+    def __init__(self, eff: Effect) -> None:
+        self.kind: EffectKind = KINDS[eff.kind]
+        self.eff = eff
+        self.target = eff.target
+        self.on_enemies = eff.target.endswith("enemy") or eff.target.startswith("enemy") or eff.target == "all_enemies"
 
-def _indent(code: str, depth: int) -> str:
-    """`code` indented by `depth` levels."""
-    pad = "    " * depth
-    return "".join(pad + line + "\n" for line in code.strip("\n").splitlines())
+    def power(self, my_atk: int) -> int:
+        """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula)."""
+        return scaled(my_atk, self.eff.scale) + self.eff.flat if self.kind.powered else 0
 
-
-def _effect_code(eff: Effect, i: int) -> _EffectCode:
-    """The statements valuing effect `i` on `v` (assigning `val`)."""
-    kind = eff.kind
-    if kind in ("buff", "debuff"):
-        buff = kind == "buff"
-        stat = eff.stat if eff.stat in ("atk", "def") else "spd"
-        enemy, ally = _VALUE["modifier_" + stat]
-        signs = {
-            "enemy_sign": "-1.0" if buff else "1.0",  # a buff on an enemy, a debuff on an ally: a loss
-            "ally_sign": "1.0" if buff else "-1.0",
-            "span": repr(eff.amount * eff.duration),
-        }
-        return _EffectCode(enemy.format(**signs), ally.format(**signs), stat == "def", stat == "atk")
-    rounds_left = eff.duration - 1 if eff.duration > 1 else 0
-    params: dict[str, str] = {}
-    if kind in ("poison", "burn"):
-        kind, params["total"] = "ongoing", repr(eff.amount * rounds_left)
-    elif kind == "damage":
-        params["power"] = f"p{i}" if eff.ignore_def else f"p{i} - v.def_"
-    elif kind == "heal":
-        part = f"int(v.max_hp * {eff.max_hp_fraction!r} + 1e-9)" if eff.max_hp_fraction else "0"
-        params["amount"] = f"p{i} + {part}"
-    elif kind == "regen":
-        kind, params["amount"] = "heal", repr(eff.amount * rounds_left)
-    elif kind == "shield":
-        params["power"] = f"p{i}"
-    elif kind == "silence":
-        params["duration"] = repr(eff.duration)
-    elif kind == "cooldown":
-        params["amount"], params["neg_amount"] = repr(eff.amount), repr(-eff.amount)
-    enemy, ally = _VALUE.get(kind, _VALUE["none"])
-    return _EffectCode(enemy.format(**params), ally.format(**params), True, False)
-
-
-def _reach_code(sel: str, code: _EffectCode) -> tuple[str, set[str]]:
-    """An effect's value summed over the units a chosen-independent selector reaches (a random pick
-    counts each candidate by its chance), and the unit lists it reads. Adding 0.0 changes nothing,
-    so an effect worth nothing on the units it reaches is left out."""
-    if sel == "self":
-        return ("v = actor\n" + code.ally + "total += val\n", set()) if code.ally != _ZERO else ("", set())
-    if sel in _GROUPS:
-        units, line, others = _GROUPS[sel]
-        body = code.enemy if units == "enemies" else code.ally
-        if body == _ZERO:
-            return "", set()
-        test = " and ".join(([f"v.line == {line!r}"] if line else []) + (["v.uid != actor.uid"] if others else []))
-        if code.per_unit:
-            inner = _indent(body + "total += val\n", 2 if test else 1)
-            return f"for v in {units}:\n" + (f"    if {test}:\n" if test else "") + inner, {units}
-        # The same value for every unit reached: worked out once, added once per unit.
-        add = _indent("total += val\n", 2 if test else 1)
-        return body + f"for v in {units}:\n" + (f"    if {test}:\n" if test else "") + add, {units}
-    if sel in ("random_enemy", "random_ally"):
-        units = "enemies" if sel == "random_enemy" else "allies"
-        body = code.enemy if units == "enemies" else code.ally
-        if body == _ZERO:
-            return "", set()
-        inner = _indent(body + "total += p * val\n", 2)
-        return f"if {units}:\n    p = 1.0 / len({units})\n    for v in {units}:\n" + inner, {units}
-    if sel in ("lowest_hp_enemy", "lowest_hp_ally", "highest_atk_enemy"):
-        units = "allies" if sel.endswith("ally") else "enemies"
-        body = code.enemy if units == "enemies" else code.ally
-        if body == _ZERO:
-            return "", set()
-        better = "w.hp < v.hp" if sel.startswith("lowest") else "w.atk > v.atk"  # first one on ties
-        pick = f"v = {units}[0]\nfor w in {units}:\n    if {better}:\n        v = w\n"
-        return f"if {units}:\n" + _indent(pick + body + "total += val\n", 1), {units}
-    return "", set()  # "attacker" reaches no one outside a faction ability
-
-
-def _chosen_code(sel: str, code: _EffectCode) -> tuple[str, set[str]]:
-    """An effect's value on the chosen unit (any side), or on every enemy of the chosen unit's line."""
-    if sel == "target":
-        return (
-            "v = chosen\nif enemy:\n" + _indent(code.enemy + "total += val\n", 1)
-            + "else:\n" + _indent(code.ally + "total += val\n", 1)
-        ), set()
-    inner = _indent(code.enemy + "total += val\n", 2)
-    return "line = chosen.line\nfor v in enemies:\n    if v.line == line:\n" + inner, {"enemies"}
-
-
-def _summon_code(eff: Effect) -> str:
-    """A summon: its expected damage over a few rounds against the average enemy."""
-    unit = eff.unit
-    if unit is None:
-        return ""
-    return (
-        f"hits = min(3.0, {unit.hp!r} / max(1.0, enemy_threat))\n"
-        f"total += {eff.count!r} * ({unit.atk!r} + 1.0) * hits * enemy_threat / max(1.0, enemy_hp)\n"
-    )
-
-
-_SIGNATURE = "side, my_atk, rnd, actor, enemies, allies, averages"
-
-
-def _function(name: str, body: str, powers: list[str], averages: bool) -> str:
-    """The source of `static` or `chosen`: the powers and averages its body reads, then the body."""
-    prelude = "".join(line for line in powers if re.search(rf"\b{line.split()[0]}\b", body))
-    if averages and "_threat" in body:
-        prelude = "enemy_hp, enemy_threat, ally_hp, ally_threat = averages\n" + prelude
-    if name == "chosen" and "if enemy:" in body:
-        prelude += "enemy = chosen.side != side\n"
-    args = _SIGNATURE + (", total, chosen" if name == "chosen" else "")
-    return f"def {name}({args}):\n" + _indent(prelude + body + "return total\n", 1)
+    def value(self, v: UnitInfo, enemy: bool, power: int, ctx: ValueContext) -> float:
+        """This effect's value on the unit `v`."""
+        if enemy:
+            return self.kind.on_enemy(self.eff, power, v, ctx)
+        return self.kind.on_ally(self.eff, power, v, ctx)
 
 
 class _Plan:
-    """A Main Ability compiled for the greedy heuristic.
+    """A Main Ability planned for the greedy heuristic.
 
     `static(side, my_atk, rnd, actor, enemies, allies, averages)` is the value of the effects that
     do not depend on the chosen unit; `chosen(<the same>, total, unit)` adds to `total` those that
-    do, for `unit` chosen.
-    `enemies` and `allies` (lists of UnitInfo) are needed only when `needs_enemies` / `needs_allies`,
-    `averages` (see `_averages`) only when `needs_averages`.
+    do, for `unit` chosen. `enemies` and `allies` (lists of UnitInfo) are needed only when
+    `needs_enemies` / `needs_allies`, `averages` (see `_averages`) only when `needs_averages`.
     """
 
-    __slots__ = ("main", "static", "chosen", "has_chosen", "choose_enemy", "needs_enemies", "needs_allies",
-                 "needs_averages", "needs_round", "source")
+    __slots__ = ("main", "fixed", "aimed", "has_chosen", "choose_enemy", "needs_enemies", "needs_allies",
+                 "needs_averages", "needs_round")
 
-    def __init__(self, main: Any) -> None:
-        """Write and compile both functions for `main`."""
+    def __init__(self, main: MainAbility) -> None:
+        """Sort the effects of `main` into those that depend on the chosen unit and those that do not."""
         self.main = main  # holding `main` keeps its id unique while the plan is cached
-        powers: list[str] = []
-        fixed: list[str] = []
-        chosen: list[str] = []
+        self.fixed: list[_Part] = []
+        self.aimed: list[_Part] = []
         lists: set[str] = set()
         averages = False
-        for i, eff in enumerate(main.effects):
-            if eff.kind in _POWER_KINDS:
-                scaled = f"int(my_atk * {eff.scale!r} + 1e-9) + " if eff.scale else ""
-                powers.append(f"p{i} = {scaled}{eff.flat!r}\n")
-            if eff.kind == "summon":
-                fixed.append(_summon_code(eff))
-                averages = True
-                continue
-            code = _effect_code(eff, i)
-            averages = averages or code.averages
-            if eff.target in ("target", "target_line"):
-                text, used = _chosen_code(eff.target, code)
-                chosen.append(text)
+        for eff in main.effects:
+            part = _Part(eff)
+            averages = averages or part.kind.reads_averages or (eff.kind in ("buff", "debuff") and eff.stat == "atk")
+            if eff.kind != "summon" and eff.target in ("target", "target_line"):
+                self.aimed.append(part)
+                if eff.target == "target_line":
+                    lists.add("enemies")
             else:
-                text, used = _reach_code(eff.target, code)
-                fixed.append(text)
-            lists |= used
+                self.fixed.append(part)
+                sel = eff.target
+                if eff.kind != "summon":
+                    if sel in _GROUPS:
+                        lists.add(_GROUPS[sel][0])
+                    elif sel in _RANDOM:
+                        lists.add(_RANDOM[sel])
+                    elif sel in _BEST:
+                        lists.add(_BEST[sel])
         if averages:
             lists |= {"enemies", "allies"}
-        source = _function("static", "total = 0.0\n" + "".join(fixed), powers, averages) + "\n\n" + _function(
-            "chosen", "".join(chosen), powers, averages
-        )
-        namespace: dict[str, Any] = {"KILL": KILL}
-        code = compile(source, f"<greedy plan: {main.name}>", "exec")
-        exec(code, namespace)  # our own template, built above
-        self.static = namespace["static"]
-        self.chosen = namespace["chosen"]
-        self.has_chosen = bool(chosen)
+        self.has_chosen = bool(self.aimed)
         self.choose_enemy = main.choose == "enemy"
         self.needs_enemies = "enemies" in lists
         self.needs_allies = "allies" in lists
         self.needs_averages = averages
-        self.needs_round = any(eff.kind in ("silence", "cooldown") for eff in main.effects)  # they read `rnd`
-        self.source = source  # kept for reading what was compiled
+        self.needs_round = any(eff.kind in ("silence", "cooldown") for eff in main.effects)  # they read the round
+
+    def static(
+        self, side: str, my_atk: int, rnd: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
+        allies: list[UnitInfo] | None, averages: tuple[float, float, float, float] | None,
+    ) -> float:
+        """The value of the effects that do not depend on the chosen unit."""
+        ctx = ValueContext(side, rnd, averages)
+        total = 0.0
+        for part in self.fixed:
+            sel = part.target
+            power = part.power(my_atk)
+            kind = part.kind
+            if isinstance(kind, Summon):
+                total += kind.worth(part.eff, ctx)
+            elif sel == "self":
+                total += part.value(actor, False, power, ctx)
+            elif sel in _GROUPS:
+                name, line, others = _GROUPS[sel]
+                enemy = name == "enemies"
+                for v in (enemies if enemy else allies) or ():
+                    if (not line or v.line == line) and not (others and v.uid == actor.uid):
+                        total += part.value(v, enemy, power, ctx)
+            elif sel in _RANDOM:  # a random pick counts each candidate by its chance
+                enemy = _RANDOM[sel] == "enemies"
+                units = (enemies if enemy else allies) or []
+                if units:
+                    p = 1.0 / len(units)
+                    for v in units:
+                        total += p * part.value(v, enemy, power, ctx)
+            elif sel in _BEST:
+                enemy = _BEST[sel] == "enemies"
+                units = (enemies if enemy else allies) or []
+                if units:
+                    pick = units[0]
+                    highest = sel == "highest_atk_enemy"
+                    for w in units:
+                        if (w.atk > pick.atk) if highest else (w.hp < pick.hp):  # first one on ties
+                            pick = w
+                    total += part.value(pick, enemy, power, ctx)
+            # "attacker" reaches no one outside a faction ability
+        return total
+
+    def chosen(
+        self, side: str, my_atk: int, rnd: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
+        allies: list[UnitInfo] | None, averages: tuple[float, float, float, float] | None, total: float,
+        unit: UnitInfo,
+    ) -> float:
+        """`total` plus the value of the effects on the chosen `unit` (or on every enemy of its line)."""
+        ctx = ValueContext(side, rnd, averages)
+        for part in self.aimed:
+            power = part.power(my_atk)
+            if part.target == "target":
+                total += part.value(unit, unit.side != side, power, ctx)
+            else:
+                line = unit.line
+                for v in enemies or ():
+                    if v.line == line:
+                        total += part.value(v, True, power, ctx)
+        return total
 
 
 _PLANS: dict[int, _Plan] = {}
 
 
-def _plan(main: Any) -> _Plan:
-    """The compiled plan of an ability (cached by identity)."""
+def _plan(main: MainAbility) -> _Plan:
+    """The plan of an ability (cached by identity)."""
     plan = _PLANS.get(id(main))
     if plan is None or plan.main is not main:
         if len(_PLANS) >= PLAN_CACHE_SIZE:

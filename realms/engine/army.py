@@ -10,14 +10,8 @@ import binascii
 from collections import Counter
 from dataclasses import dataclass, field
 
-from realms.engine.formation import (
-    ARMY_SIZE,
-    LINE_CAPACITY,
-    LINES,
-    RARITY_QUOTA,
-    deployment_problems,
-    line_allows,
-)
+from realms.engine.formation import deployment_problems, line_allows
+from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA
 
 CODE_VERSION = 1
 

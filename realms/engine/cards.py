@@ -8,12 +8,8 @@ from sys import intern
 from typing import Any
 
 from realms.engine.spec import Effect, FactionAbility, MainAbility, parse_faction_ability, parse_main_ability
+from realms.engine.vocabulary import CLASSES, POSITIONS, RARITIES, STAT_BOUNDS
 from simulate.engine.errors import SetupError
-
-CLASSES = ("tank", "warrior", "mage", "archer", "assassin", "support")
-POSITIONS = ("vanguard", "rearguard", "flex")
-RARITIES = ("common", "uncommon", "rare", "legendary")
-STAT_BOUNDS = {"atk": (0, 30), "def": (0, 30), "spd": (0, 30), "hp": (1, 99), "cooldown": (1, 3)}
 
 # Primary keys of the official catalogue (fixtures/catalogue.json), used when a fixture
 # list does not carry its own faction and rarity rows.

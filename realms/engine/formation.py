@@ -14,12 +14,8 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from realms.engine.cards import CharacterCard
+from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITIES, RARITY_QUOTA
 
-ARMY_SIZE = 7
-LINE_CAPACITY = 5
-RARITY_QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
-RARITY_ORDER = ("common", "uncommon", "rare", "legendary")
-LINES = ("vanguard", "rearguard")
 DEPLOY = "deploy"
 
 
@@ -48,25 +44,25 @@ def _feasible(needs: tuple[int, ...], groups: tuple[tuple[int, int, int], ...], 
 
 def can_complete(deployed: Sequence[tuple[CharacterCard, str]], available: Iterable[CharacterCard]) -> bool:
     """Whether an army holding `deployed` can still reach the quotas with cards from `available`."""
-    have = dict.fromkeys(RARITY_ORDER, 0)
+    have = dict.fromkeys(RARITIES, 0)
     lines = {"vanguard": 0, "rearguard": 0}
     used = set()
     for card, line in deployed:
         have[card.rarity] = have.get(card.rarity, 0) + 1
         lines[line] += 1
         used.add(card.slug)
-    groups = {r: [0, 0, 0] for r in RARITY_ORDER}
+    groups = {r: [0, 0, 0] for r in RARITIES}
     for card in available:
         if card.slug in used or card.rarity not in groups:
             continue
         used.add(card.slug)
         groups[card.rarity][("vanguard", "rearguard", "flex").index(card.position)] += 1
-    needs = tuple(RARITY_QUOTA[r] - have[r] for r in RARITY_ORDER)
+    needs = tuple(RARITY_QUOTA[r] - have[r] for r in RARITIES)
     if min(needs) < 0:
         return False
     return _feasible(
         needs,
-        tuple(tuple(groups[r]) for r in RARITY_ORDER),  # type: ignore[misc]
+        tuple(tuple(groups[r]) for r in RARITIES),  # type: ignore[misc]
         LINE_CAPACITY - lines["vanguard"],
         LINE_CAPACITY - lines["rearguard"],
     )
@@ -102,7 +98,7 @@ def legal_deployments(
     if len(deployed) >= ARMY_SIZE:
         return []
     used = {c.slug for c, _ in deployed}
-    have = dict.fromkeys(RARITY_ORDER, 0)
+    have = dict.fromkeys(RARITIES, 0)
     lines = {"vanguard": 0, "rearguard": 0}
     for c, ln in deployed:
         have[c.rarity] = have.get(c.rarity, 0) + 1

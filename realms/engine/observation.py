@@ -15,7 +15,8 @@ from realms.engine.spec import FactionAbility, MainAbility
 
 if TYPE_CHECKING:
     from realms.engine.cards import CharacterCard
-    from realms.engine.state import RealmsState, Unit
+    from realms.engine.state import RealmsState
+    from realms.engine.units import Unit
 
 
 class UnitInfo(NamedTuple):
@@ -54,21 +55,16 @@ class UnitInfo(NamedTuple):
 _new = tuple.__new__
 
 
-def static_part(u: Unit) -> tuple:
-    """The unit's values that never change, in UnitInfo order."""
-    return (
-        u.uid, u.side, u.name, u.card.slug if u.card is not None else None, u.summon, u.cls, u.faction,
-        u.position, u.atk, u.df, u.spd, u.max_hp, u.cooldown, u.main, u.fab,
-    )
-
-
 def snapshot(u: Unit) -> UnitInfo:
     """The unit's current snapshot (cached until the unit changes)."""
-    info = u.pub
+    info = u.snapshot
     if info is None:
-        info = u.pub = _new(
+        info = u.snapshot = _new(
             UnitInfo,
-            u.fixed + (u.line, u.alive, u.hp, u.shield, u.ea, u.ed, u.es, u.ready, u.silence > 0, u.neg, u.pos),
+            u.static + (
+                u.line, u.alive, u.hp, u.shield, u.atk_now, u.def_now, u.spd_now, u.ready, u.silence > 0,
+                u.negatives, u.positives,
+            ),
         )
     return info
 
@@ -102,25 +98,25 @@ class RealmsObservation:
     def actor(self) -> UnitInfo | None:
         """The unit whose decision this is (Flex or action)."""
         u = self._st.pending  # set at Flex and action decisions only
-        return (u.pub or snapshot(u)) if u is not None else None
+        return (u.snapshot or snapshot(u)) if u is not None else None
 
     def actor_and_targets(self) -> tuple[UnitInfo | None, list[UnitInfo]]:
         """`actor` and `attack_targets()` in one call (what every action decision reads first)."""
         st = self._st
         u = st.pending
-        return (u.pub or snapshot(u)) if u is not None else None, [t.pub or snapshot(t) for t in st.targets]
+        return (u.snapshot or snapshot(u)) if u is not None else None, [t.snapshot or snapshot(t) for t in st.targets]
 
     def allies(self) -> list[UnitInfo]:
         """The player's living units, in army order."""
-        return [u.pub or snapshot(u) for u in self._st.living[self.player]]
+        return [u.snapshot or snapshot(u) for u in self._st.living[self.player]]
 
     def enemies(self) -> list[UnitInfo]:
         """The opponent's living units, in army order."""
-        return [u.pub or snapshot(u) for u in self._st.living["b" if self.player == "a" else "a"]]
+        return [u.snapshot or snapshot(u) for u in self._st.living["b" if self.player == "a" else "a"]]
 
     def attack_targets(self) -> list[UnitInfo]:
         """The units the acting unit may Basic-Attack now (R12), in the order of the legal actions."""
-        return [u.pub or snapshot(u) for u in self._st.targets]  # empty unless at an action decision
+        return [u.snapshot or snapshot(u) for u in self._st.targets]  # empty unless at an action decision
 
     def unit(self, uid: str) -> UnitInfo:
         """Any unit (living or not) by id."""
@@ -138,12 +134,12 @@ class RealmsObservation:
     def collection(self) -> list[CharacterCard]:
         """Formation Round: the cards this player may still deploy."""
         st = self._st
-        used = {c.slug for c, _ in st.f_dep.get(self.player, [])}
-        return [c for c in st.f_coll.get(self.player, []) if c.slug not in used]
+        used = {c.slug for c, _ in st.deployed.get(self.player, [])}
+        return [c for c in st.collections.get(self.player, []) if c.slug not in used]
 
     def deployed(self, player: str | None = None) -> list[tuple[CharacterCard, str]]:
         """Formation Round: the (card, line) pairs a player has deployed so far (default: this player)."""
-        return list(self._st.f_dep.get(player or self.player, []))
+        return list(self._st.deployed.get(player or self.player, []))
 
     def sandbox(self, seed: int) -> Any:
         """An independent copy of the match, without log, with its own generator, to play forward."""

@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-STATS = ("atk", "def", "spd")
-LINES = ("vanguard", "rearguard")
+from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS, ONGOING_KINDS
+from realms.engine.effects.base import Checker, Effect
+from realms.engine.vocabulary import LINES
+from simulate.engine.errors import SpecError
 
 TRIGGERS = (
     "battle_start",
@@ -55,67 +57,7 @@ SELECTORS = (
     "attacker",
 )
 
-ONGOING_KINDS = ("poison", "burn", "regen")
-# Effects that stand on a unit for a duration; R17 ends them when their source falls unless `persists`.
-LASTING_KINDS = ("shield", "buff", "debuff", "poison", "burn", "regen", "silence")
-EFFECT_KINDS = (
-    "damage",
-    "heal",
-    "shield",
-    "buff",
-    "debuff",
-    "poison",
-    "burn",
-    "regen",
-    "silence",
-    "cooldown",
-    "move",
-    "summon",
-    "cleanse",
-    "dispel",
-)
-
-MAX_DURATION = 5
-MAX_AMOUNT = 50
-MAX_SCALE = 5.0
 MAX_EFFECTS = 6
-
-
-class SpecError(ValueError):
-    """An ability spec that cannot be executed; `errors` lists (path, reason) pairs."""
-
-    def __init__(self, errors: list[tuple[str, str]]):
-        self.errors = errors
-        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
-
-
-@dataclass(frozen=True)
-class SummonSpec:
-    name: str
-    atk: int
-    def_: int
-    spd: int
-    hp: int
-
-
-@dataclass(frozen=True)
-class Effect:
-    """One step of an ability, applied to every unit its selector picks."""
-
-    kind: str
-    target: str
-    scale: float = 0.0  # times the source's current ATK
-    flat: int = 0
-    max_hp_fraction: float = 0.0  # of the target's max HP (heals)
-    ignore_def: bool = False
-    stat: str = ""
-    amount: int = 0
-    duration: int = 0
-    to: str = ""  # move: vanguard | rearguard | other
-    line: str = ""  # summon: vanguard | rearguard | same
-    count: int = 1
-    unit: SummonSpec | None = None
-    persists: bool = False  # R17: a lasting effect that outlives its source ("even after it falls")
 
 
 @dataclass(frozen=True)
@@ -148,104 +90,17 @@ class FactionAbility:
     include_summons: bool = False  # R18: a defeat trigger that also counts summoned units
 
 
-class _Checker:
-    """Collects every problem of a spec instead of stopping at the first."""
-
-    def __init__(self) -> None:
-        self.errors: list[tuple[str, str]] = []
-
-    def fail(self, path: str, reason: str) -> None:
-        self.errors.append((path, reason))
-
-    def obj(self, value: Any, path: str) -> dict | None:
-        if not isinstance(value, dict):
-            self.fail(path, "must be an object")
-            return None
-        return value
-
-    def text(self, data: dict, key: str, path: str, required: bool = True, max_len: int = 400) -> str:
-        value = data.get(key)
-        if value is None:
-            if required:
-                self.fail(f"{path}.{key}", "is required")
-            return ""
-        if not isinstance(value, str) or not value.strip():
-            self.fail(f"{path}.{key}", "must be a non-empty string")
-            return ""
-        if len(value) > max_len:
-            self.fail(f"{path}.{key}", f"must be at most {max_len} characters")
-        return value
-
-    def choice(self, data: dict, key: str, options: tuple[str, ...], path: str, default: str | None = None) -> str:
-        value = data.get(key, default)
-        if value is None:
-            self.fail(f"{path}.{key}", "is required")
-            return ""
-        if value not in options:
-            self.fail(f"{path}.{key}", f"must be one of {', '.join(options)} (got {value!r})")
-            return ""
-        return value
-
-    def integer(self, data: dict, key: str, path: str, low: int, high: int, default: int | None = None) -> int:
-        value = data.get(key, default)
-        if value is None:
-            self.fail(f"{path}.{key}", "is required")
-            return 0
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"{path}.{key}", "must be an integer")
-            return 0
-        if not low <= value <= high:
-            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
-        return value
-
-    def number(self, data: dict, key: str, path: str, low: float, high: float) -> float:
-        value = data.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(f"{path}.{key}", "must be a number")
-            return 0.0
-        if not low <= value <= high:
-            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
-        return float(value)
-
-    def boolean(self, data: dict, key: str, path: str) -> bool:
-        value = data.get(key, False)
-        if not isinstance(value, bool):
-            self.fail(f"{path}.{key}", "must be true or false")
-            return False
-        return value
-
-    def unknown_keys(self, data: dict, allowed: set[str], path: str) -> None:
-        for key in sorted(set(data) - allowed):
-            self.fail(f"{path}.{key}", "is not a known field")
-
-
 _COMMON_EFFECT_KEYS = {"kind", "target"}
-_KIND_KEYS: dict[str, set[str]] = {
-    "damage": {"scale", "flat", "ignore_def"},
-    "heal": {"scale", "flat", "max_hp_fraction"},
-    "shield": {"scale", "flat", "duration"},
-    "buff": {"stat", "amount", "duration"},
-    "debuff": {"stat", "amount", "duration"},
-    "poison": {"amount", "duration"},
-    "burn": {"amount", "duration"},
-    "regen": {"amount", "duration"},
-    "silence": {"duration"},
-    "cooldown": {"amount"},
-    "move": {"to"},
-    "summon": {"unit", "line", "count"},
-    "cleanse": set(),
-    "dispel": set(),
-}
 
 
-def _parse_effect(check: _Checker, raw: Any, path: str, choose: str, trigger: str | None) -> Effect | None:
+def _parse_effect(check: Checker, raw: Any, path: str, choose: str, trigger: str | None) -> Effect | None:
     data = check.obj(raw, path)
     if data is None:
         return None
     kind = check.choice(data, "kind", EFFECT_KINDS, path)
     if not kind:
         return None
-    check.unknown_keys(data, _COMMON_EFFECT_KEYS | _KIND_KEYS[kind] | ({"persists"} if kind in LASTING_KINDS else set()), path)
+    check.unknown_keys(data, _COMMON_EFFECT_KEYS | effect_keys(kind), path)
     target = "self"
     if kind != "summon":
         target = check.choice(data, "target", SELECTORS, path)
@@ -261,51 +116,11 @@ def _parse_effect(check: _Checker, raw: Any, path: str, choose: str, trigger: st
     params: dict[str, Any] = {}
     if kind in LASTING_KINDS:
         params["persists"] = check.boolean(data, "persists", path)
-    if kind in ("damage", "heal", "shield"):
-        params["scale"] = check.number(data, "scale", path, 0, MAX_SCALE)
-        params["flat"] = check.integer(data, "flat", path, 0, MAX_AMOUNT, default=0)
-        if kind == "heal":
-            params["max_hp_fraction"] = check.number(data, "max_hp_fraction", path, 0, 1)
-        if not (params["scale"] or params["flat"] or params.get("max_hp_fraction")):
-            check.fail(path, f"a {kind} needs a positive scale, flat or max_hp_fraction")
-        if kind == "damage":
-            params["ignore_def"] = check.boolean(data, "ignore_def", path)
-        if kind == "shield":
-            params["duration"] = check.integer(data, "duration", path, 1, MAX_DURATION)
-    elif kind in ("buff", "debuff"):
-        params["stat"] = check.choice(data, "stat", STATS, path)
-        params["amount"] = check.integer(data, "amount", path, 1, MAX_AMOUNT)
-        params["duration"] = check.integer(data, "duration", path, 1, MAX_DURATION)
-    elif kind in ONGOING_KINDS:
-        params["amount"] = check.integer(data, "amount", path, 1, MAX_AMOUNT)
-        params["duration"] = check.integer(data, "duration", path, 1, MAX_DURATION)
-    elif kind == "silence":
-        params["duration"] = check.integer(data, "duration", path, 1, MAX_DURATION)
-    elif kind == "cooldown":
-        amount = check.integer(data, "amount", path, -3, 3)
-        if amount == 0:
-            check.fail(f"{path}.amount", "must not be 0")
-        params["amount"] = amount
-    elif kind == "move":
-        params["to"] = check.choice(data, "to", ("vanguard", "rearguard", "other"), path)
-    elif kind == "summon":
-        params["line"] = check.choice(data, "line", ("vanguard", "rearguard", "same"), path, default="same")
-        params["count"] = check.integer(data, "count", path, 1, 3, default=1)
-        unit = check.obj(data.get("unit"), f"{path}.unit")
-        if unit is not None:
-            upath = f"{path}.unit"
-            check.unknown_keys(unit, {"name", "atk", "def", "spd", "hp"}, upath)
-            params["unit"] = SummonSpec(
-                name=check.text(unit, "name", upath, max_len=60),
-                atk=check.integer(unit, "atk", upath, 0, 30),
-                def_=check.integer(unit, "def", upath, 0, 30),
-                spd=check.integer(unit, "spd", upath, 0, 30),
-                hp=check.integer(unit, "hp", upath, 1, 99),
-            )
+    params.update(KINDS[kind].parse(check, data, path))
     return Effect(kind=kind, target=target, **params)
 
 
-def _parse_effects(check: _Checker, data: dict, path: str, choose: str, trigger: str | None) -> tuple[Effect, ...]:
+def _parse_effects(check: Checker, data: dict, path: str, choose: str, trigger: str | None) -> tuple[Effect, ...]:
     raw = data.get("effects")
     if not isinstance(raw, list) or not raw:
         check.fail(f"{path}.effects", "must be a non-empty list")
@@ -350,7 +165,7 @@ def never_matters(effect: Effect, trigger: str | None) -> str:
 
 def parse_main_ability(raw: Any, path: str = "main_ability") -> MainAbility:
     """Validate a main ability spec and return it as a frozen value; raise SpecError listing every problem."""
-    check = _Checker()
+    check = Checker()
     data = check.obj(raw, path)
     if data is None:
         raise SpecError(check.errors)
@@ -369,7 +184,7 @@ def parse_main_ability(raw: Any, path: str = "main_ability") -> MainAbility:
 
 def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbility:
     """Validate a faction ability spec and return it as a frozen value; raise SpecError listing every problem."""
-    check = _Checker()
+    check = Checker()
     data = check.obj(raw, path)
     if data is None:
         raise SpecError(check.errors)
@@ -406,13 +221,18 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
     )
 
 
+def effect_keys(kind: str) -> set[str]:
+    """The spec keys of an effect of `kind` besides kind and target."""
+    return set(KINDS[kind].keys) | ({"persists"} if kind in LASTING_KINDS else set())
+
+
 def effect_spec(effect: Effect) -> dict[str, Any]:
     """An effect back as its canonical spec dict (defaults left out), as the event log records it (G3)."""
     data: dict[str, Any] = {"kind": effect.kind}
     if effect.kind != "summon":
         data["target"] = effect.target
     defaults = Effect(kind=effect.kind, target=effect.target)
-    keys = _KIND_KEYS[effect.kind] | ({"persists"} if effect.kind in LASTING_KINDS else set())
+    keys = effect_keys(effect.kind)
     for key in sorted(keys):
         if key == "unit":
             unit = effect.unit

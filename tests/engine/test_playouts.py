@@ -263,7 +263,7 @@ def check_decision(st: RealmsState) -> None:
         assert u.alive == (u in st.living[u.side])
         if u.alive:
             assert u.hp > 0
-            assert u.ea >= 0 and u.ed >= 0 and u.es >= 0
+            assert u.atk_now >= 0 and u.def_now >= 0 and u.spd_now >= 0
     for side in ("a", "b"):
         for line in ("vanguard", "rearguard"):
             assert sum(1 for u in st.living[side] if u.line == line) <= 5

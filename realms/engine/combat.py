@@ -1,0 +1,158 @@
+"""Damage and defeat (R10, R11, R16, R17, R18): a hit through shields, a unit falling, what ends with it."""
+
+from __future__ import annotations
+
+from realms.engine.battlefield import ACT, END, VIA_ABILITY, VIA_BASIC, Battlefield
+from realms.engine.units import (
+    DEFEAT_TRIGGER_CODES,
+    T_ALLY_DEF,
+    T_DEFEATS,
+    T_ENEMY_DEF,
+    T_ON_HIT,
+    Active,
+    Unit,
+)
+from realms.engine.vocabulary import PLAYERS
+
+
+def damage_dealt(power: int, defense: int | None) -> int:
+    """R11: max(1, power − DEF), or max(1, power) when DEF is ignored (None)."""
+    amount = power - defense if defense is not None else power
+    return amount if amount > 1 else 1
+
+
+def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
+        eid: int | None) -> None:
+    """One instance of damage (R11): max(1, power − DEF), shield first, then HP; defeat at 0."""
+    amount = damage_dealt(power, dfn)
+    absorbed = 0
+    depleted: list[Active] | None = None
+    if tgt.shield > 0:
+        left = amount
+        for a in tgt.effects:
+            if a.kind == "shield" and a.amount > 0:
+                take = a.amount if a.amount < left else left
+                a.amount -= take
+                absorbed += take
+                left -= take
+                if a.amount == 0:
+                    if depleted is None:
+                        depleted = [a]
+                    else:
+                        depleted.append(a)
+                if not left:
+                    break
+        tgt.shield -= absorbed
+    before = tgt.hp
+    after = before - amount + absorbed
+    if after < 0:
+        after = 0
+    tgt.hp = after
+    tgt.snapshot = None
+    if bf.emit is not None:
+        bf.emit(
+            {
+                "type": "damage",
+                "src": src.uid,
+                "tgt": tgt.uid,
+                "src_line": src.line if src.alive else None,
+                "tgt_line": tgt.line,
+                "via": via,
+                "atk": atk,
+                "power": power,
+                "def": dfn,
+                "amount": amount,
+                "absorbed": absorbed,
+                "hp_before": before,
+                "hp_after": after,
+                "eid": eid,
+                "use": bf.use,
+            }
+        )
+    if depleted is not None:
+        for a in depleted:
+            bf.drop_effect(tgt, a, "depleted")
+    if after == 0:
+        defeat(bf, tgt, src)
+    elif tgt.trigger == T_ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
+        bf.fire(tgt, src)
+
+
+def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
+    """HP 0: removed at once, pending action lost, its effects end (R17), defeat triggers (R18);
+    the last character takes its summons with it (R16)."""
+    u.alive = False
+    u.hp = 0
+    u.snapshot = None
+    side = u.side
+    if bf.emit is not None:
+        bf.emit(
+            {
+                "type": "defeated",
+                "unit": u.uid,
+                "by": by.uid if by is not None else None,
+                "cause": "damage",
+                "lost_action": loses_action(bf, u),
+                "use": bf.use,
+            }
+        )
+    bf.living[side].remove(u)
+    bf.target_cache[side] = None
+    end_effects_of(bf, u)
+    armed = bf.armed
+    if not u.summon:
+        bf.chars[side] -= 1
+        bf.factions[side][u.faction] -= 1
+        armed[u.trigger] -= 1
+    if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF] or armed[T_DEFEATS]:
+        character = not u.summon
+        for w in list(bf.order):
+            trig = w.trigger
+            if (
+                trig in DEFEAT_TRIGGER_CODES
+                and w.alive
+                and (character or w.counts_summons)
+                and (w.side == side if trig == T_ALLY_DEF else w.side != side and (trig == T_ENEMY_DEF or w is by))
+            ):
+                bf.fire(w, None)
+    if not u.summon and bf.chars[side] == 0:
+        for s in list(bf.living[side]):
+            s.alive = False
+            s.snapshot = None
+            if bf.emit is not None:
+                bf.emit(
+                    {
+                        "type": "defeated",
+                        "unit": s.uid,
+                        "by": None,
+                        "cause": "army_defeated",
+                        "lost_action": loses_action(bf, s),
+                        "use": bf.use,
+                    }
+                )
+            bf.living[side].remove(s)
+            bf.target_cache[side] = None
+            end_effects_of(bf, s)
+
+
+def loses_action(bf: Battlefield, u: Unit) -> bool:
+    """Whether a unit falling now had an action still to come this round (R10): not once it acted, not
+    in the end phase, not for a unit whose slot in this round's order has passed."""
+    if bf.stage == END or u.acted == bf.round:
+        return False
+    if bf.stage == ACT:
+        return bf.order.index(u) >= bf.idx
+    return True
+
+
+def end_effects_of(bf: Battlefield, u: Unit) -> None:
+    """R17: the effects standing on a fallen unit end with it, and those it put on others end at once
+    unless they persist."""
+    for a in list(u.effects):
+        bf.drop_effect(u, a, "unit_defeated")
+    uid = u.uid
+    for side in PLAYERS:
+        for v in bf.living[side]:
+            if v.effects:
+                for a in [a for a in v.effects if a.src == uid and not a.persists]:
+                    bf.drop_effect(v, a, "source_defeated", u, None)

@@ -1,0 +1,182 @@
+"""What every effect kind has: its spec (parameters, validation), what it does when it resolves and,
+for the kinds that stand on a unit, when it is put on and taken off (`units.Standing`), whether it
+helps or harms, how the greedy agent values it, and the words it prints on the card.
+
+Each kind is one module of this package holding one `EffectKind`; `realms.engine.effects.KINDS`
+maps names to them. The spec parser, the engine, the agents and the card text all go through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.units import Standing, Unit
+
+if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
+    from realms.engine.observation import UnitInfo
+
+MAX_DURATION = 5
+MAX_AMOUNT = 50
+MAX_SCALE = 5.0
+KILL_BONUS = 0.5
+KILL = 1.0 + KILL_BONUS  # the greedy value factor of a blow that defeats its target
+
+
+@dataclass(frozen=True)
+class SummonSpec:
+    """A summoned unit's printed values."""
+
+    name: str
+    atk: int
+    def_: int
+    spd: int
+    hp: int
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One step of an ability, applied to every unit its selector picks."""
+
+    kind: str
+    target: str
+    scale: float = 0.0  # times the source's current ATK
+    flat: int = 0
+    max_hp_fraction: float = 0.0  # of the target's max HP (heals)
+    ignore_def: bool = False
+    stat: str = ""
+    amount: int = 0
+    duration: int = 0
+    to: str = ""  # move: vanguard | rearguard | other
+    line: str = ""  # summon: vanguard | rearguard | same
+    count: int = 1
+    unit: SummonSpec | None = None
+    persists: bool = False  # R17: a lasting effect that outlives its source ("even after it falls")
+
+
+class Checker:
+    """Collects every problem of a spec instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.errors: list[tuple[str, str]] = []
+
+    def fail(self, path: str, reason: str) -> None:
+        """Note one problem at `path`."""
+        self.errors.append((path, reason))
+
+    def obj(self, value: Any, path: str) -> dict[str, Any] | None:
+        """`value` if it is an object."""
+        if not isinstance(value, dict):
+            self.fail(path, "must be an object")
+            return None
+        return value
+
+    def text(self, data: dict[str, Any], key: str, path: str, required: bool = True, max_len: int = 400) -> str:
+        """A non-empty string field."""
+        value = data.get(key)
+        if value is None:
+            if required:
+                self.fail(f"{path}.{key}", "is required")
+            return ""
+        if not isinstance(value, str) or not value.strip():
+            self.fail(f"{path}.{key}", "must be a non-empty string")
+            return ""
+        if len(value) > max_len:
+            self.fail(f"{path}.{key}", f"must be at most {max_len} characters")
+        return value
+
+    def choice(
+        self, data: dict[str, Any], key: str, options: Sequence[str], path: str, default: str | None = None
+    ) -> str:
+        """One of `options`."""
+        value = data.get(key, default)
+        if value is None:
+            self.fail(f"{path}.{key}", "is required")
+            return ""
+        if value not in options:
+            self.fail(f"{path}.{key}", f"must be one of {', '.join(options)} (got {value!r})")
+            return ""
+        return str(value)
+
+    def integer(
+        self, data: dict[str, Any], key: str, path: str, low: int, high: int, default: int | None = None
+    ) -> int:
+        """An integer within bounds."""
+        value = data.get(key, default)
+        if value is None:
+            self.fail(f"{path}.{key}", "is required")
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(f"{path}.{key}", "must be an integer")
+            return 0
+        if not low <= value <= high:
+            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
+        return value
+
+    def number(self, data: dict[str, Any], key: str, path: str, low: float, high: float) -> float:
+        """A number within bounds (0 when absent)."""
+        value = data.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(f"{path}.{key}", "must be a number")
+            return 0.0
+        if not low <= value <= high:
+            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
+        return float(value)
+
+    def boolean(self, data: dict[str, Any], key: str, path: str) -> bool:
+        """true or false (false when absent)."""
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            self.fail(f"{path}.{key}", "must be true or false")
+            return False
+        return value
+
+    def unknown_keys(self, data: dict[str, Any], allowed: set[str] | frozenset[str], path: str) -> None:
+        """Every key that is not allowed."""
+        for key in sorted(set(data) - allowed):
+            self.fail(f"{path}.{key}", "is not a known field")
+
+
+class ValueContext:
+    """What the greedy agent knows while valuing one ability: whose it is, the round, and the mean HP and
+    threat of each side (`averages`, filled only for the kinds that read them)."""
+
+    __slots__ = ("side", "rnd", "enemy_hp", "enemy_threat", "ally_hp", "ally_threat")
+
+    def __init__(self, side: str, rnd: int, averages: tuple[float, float, float, float] | None) -> None:
+        self.side = side
+        self.rnd = rnd
+        if averages is None:
+            averages = (0.0, 0.0, 0.0, 0.0)
+        self.enemy_hp, self.enemy_threat, self.ally_hp, self.ally_threat = averages
+
+
+class EffectKind(Standing):
+    """One effect kind (see the module docstring); subclasses override what applies to them."""
+
+    keys: frozenset[str] = frozenset()  # the spec's parameters besides kind and target (and persists)
+    lasting = False  # stands on its units for a duration (R14, R17)
+    powered = False  # its size is ⌊ATK × scale⌋ + flat (damage, heal, shield)
+    reads_averages = False  # its agent value reads the sides' mean HP and threat
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        """The Effect fields of this kind from a spec dict (problems noted on `check`)."""
+        return {}
+
+    def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        """Resolve the effect from `src` on the units its selector picked."""
+        raise NotImplementedError
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """The greedy agent's value of this effect reaching the enemy `v` (`power`: ⌊ATK × scale⌋ + flat)."""
+        return 0.0
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """The greedy agent's value of this effect reaching the ally `v`."""
+        return 0.0
+
+
+# One step of a compiled ability: (selector code, selector, kind, effect).
+Step = tuple[int, str, EffectKind, Effect]

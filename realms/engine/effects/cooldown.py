@@ -1,0 +1,76 @@
+"""cooldown: shifts the target's readiness (R13): +k later, −k sooner, never before the current round."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
+from realms.engine.units import Unit
+
+if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
+    from realms.engine.observation import UnitInfo
+
+
+def shifted_ready(ready: int, amount: int, rnd: int) -> int:
+    """The ready round after a shift of `amount` in round `rnd`: +k on a ready ability makes it ready in
+    round rnd + k, on one cooling down adds k; −k brings a cooling ability k rounds sooner, never before
+    the current round, and leaves a ready one as it is."""
+    if amount > 0:
+        return (ready if ready > rnd else rnd) + amount
+    if ready <= rnd:
+        return ready
+    after = ready + amount
+    return after if after > rnd else rnd
+
+
+class Cooldown(EffectKind):
+    name = "cooldown"
+    keys = frozenset({"amount"})
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        amount = check.integer(data, "amount", path, -3, 3)
+        if amount == 0:
+            check.fail(f"{path}.amount", "must not be 0")
+        return {"amount": amount}
+
+    def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        rnd = bf.round
+        for t in targets:
+            if not t.alive:
+                continue
+            if t.main is None:
+                if bf.emit is not None:
+                    bf.fizzle(src, "cooldown", t, "no_ability", via)
+                continue
+            before = t.ready
+            after = shifted_ready(before, eff.amount, rnd)
+            t.ready = after
+            t.snapshot = None
+            if bf.emit is not None:
+                bf.emit(
+                    {
+                        "type": "cooldown",
+                        "unit": t.uid,
+                        "src": src.uid,
+                        "amount": eff.amount,
+                        "ready_before": before,
+                        "ready_after": after,
+                        "via": via,
+                        "use": bf.use,
+                    }
+                )
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """An enemy's readiness pushed later."""
+        return 0.0 if v.main is None else 0.15 * eff.amount * (v.atk + 1.0)
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """An ally's readiness brought sooner, as far as it is still cooling down."""
+        if v.main is None:
+            return 0.0
+        return 0.15 * min(-eff.amount, max(0, v.ready_round - ctx.rnd)) * (v.atk + 1.0)
+
+
+KIND = Cooldown()

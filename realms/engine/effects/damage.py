@@ -1,0 +1,67 @@
+"""damage: ⌊ATK × scale⌋ + flat against each target's DEF (R11), or not with `ignore_def`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.combat import damage_dealt, hit
+from realms.engine.effects.base import KILL, MAX_AMOUNT, MAX_SCALE, Checker, Effect, EffectKind, ValueContext
+from realms.engine.units import Unit, scaled
+
+if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
+    from realms.engine.observation import UnitInfo
+
+
+def parse_power(check: Checker, data: dict[str, Any], path: str, kind: str, fraction: bool) -> dict[str, Any]:
+    """`scale` (× ATK) and `flat`, and for a heal `max_hp_fraction`: at least one of them positive."""
+    params: dict[str, Any] = {
+        "scale": check.number(data, "scale", path, 0, MAX_SCALE),
+        "flat": check.integer(data, "flat", path, 0, MAX_AMOUNT, default=0),
+    }
+    if fraction:
+        params["max_hp_fraction"] = check.number(data, "max_hp_fraction", path, 0, 1)
+    if not (params["scale"] or params["flat"] or params.get("max_hp_fraction")):
+        check.fail(path, f"a {kind} needs a positive scale, flat or max_hp_fraction")
+    return params
+
+
+def blow_value(dmg: int, v: UnitInfo) -> float:
+    """The greedy value of dealing `dmg` to the enemy `v`: its threat (ATK + 1) times the share of its
+    HP + shield removed, a kill counting 1.5."""
+    ehp = v.hp + v.shield
+    return (v.atk + 1.0) * (KILL if dmg >= ehp else dmg / ehp)
+
+
+class Damage(EffectKind):
+    name = "damage"
+    keys = frozenset({"scale", "flat", "ignore_def"})
+    powered = True
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        params = parse_power(check, data, path, self.name, False)
+        params["ignore_def"] = check.boolean(data, "ignore_def", path)
+        return params
+
+    def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        ignore = eff.ignore_def
+        for t in targets:
+            if not src.alive:  # R10: fallen to a reply midway
+                break
+            if t.alive:
+                a = src.atk_now  # read at each hit: an on_hit reply may have changed it
+                power = scaled(a, eff.scale) + eff.flat
+                hit(bf, src, t, a, power, None if ignore else t.def_now, via, None)
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """Threat times the share of HP + shield removed (a kill counts 1.5)."""
+        return blow_value(damage_dealt(power, None if eff.ignore_def else v.def_), v)
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """Hurting an ally costs its share of threat."""
+        dmg = damage_dealt(power, None if eff.ignore_def else v.def_)
+        return -0.5 * (v.atk + 1.0) * min(dmg, v.hp) / v.max_hp
+
+
+KIND = Damage()

@@ -1,0 +1,13 @@
+"""debuff: − amount to ATK, DEF or SPD for a duration (never below 0)."""
+
+from __future__ import annotations
+
+from realms.engine.effects.modifier import Modifier
+
+
+class Debuff(Modifier):
+    name = "debuff"
+    sign = -1
+
+
+KIND = Debuff()

@@ -1,0 +1,45 @@
+"""heal: ⌊healer ATK × scale⌋ + flat + ⌊target max HP × max_hp_fraction⌋, never above max HP (R11)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
+from realms.engine.effects.damage import parse_power
+from realms.engine.units import Unit, scaled
+
+if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
+    from realms.engine.observation import UnitInfo
+
+
+def urgent_heal_value(amount: int, v: UnitInfo) -> float:
+    """The value of healing `amount` on an ally: what it restores of what is missing, doubled below 40 %."""
+    missing = v.max_hp - v.hp
+    urgency = 2.0 if v.hp * 5 < v.max_hp * 2 else 1.0
+    return urgency * (v.atk + 1.0) * (amount if amount < missing else missing) / v.max_hp
+
+
+class Heal(EffectKind):
+    name = "heal"
+    keys = frozenset({"scale", "flat", "max_hp_fraction"})
+    powered = True
+    positive = True
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        return parse_power(check, data, path, self.name, True)
+
+    def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        base = scaled(src.atk_now, eff.scale) + eff.flat
+        frac = eff.max_hp_fraction
+        for t in targets:
+            if t.alive:
+                bf.heal(src, t, base + (scaled(t.max_hp, frac) if frac else 0), via, None)
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        frac = eff.max_hp_fraction
+        return urgent_heal_value(power + (scaled(v.max_hp, frac) if frac else 0), v)
+
+
+KIND = Heal()

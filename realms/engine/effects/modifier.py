@@ -1,0 +1,52 @@
+"""What buff and debuff share: a change of ATK, DEF or SPD for a duration (effective stats never below 0)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.effects.base import Checker, Effect, ValueContext
+from realms.engine.effects.lasting import LastingKind
+from realms.engine.units import Active, Unit
+from realms.engine.vocabulary import STATS
+
+if TYPE_CHECKING:
+    from realms.engine.observation import UnitInfo
+
+
+class Modifier(LastingKind):
+    """A stat modifier; `sign` +1 for a buff, −1 for a debuff."""
+
+    keys = frozenset({"stat", "amount", "duration"})
+    sign = 1
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        params = {"stat": check.choice(data, "stat", STATS, path)}
+        params.update(super().parse(check, data, path))
+        return params
+
+    def attach(self, u: Unit, a: Active) -> None:
+        u.shift(a.stat, self.sign * a.amount)
+
+    def detach(self, u: Unit, a: Active) -> None:
+        u.shift(a.stat, -self.sign * a.amount)
+
+    # A stat change by its size and duration, valued by whose hits it changes: ATK changes their hits
+    # on us (enemy) or ours on them (ally), DEF the other way round; a buff on an enemy is a loss.
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        sign = -1.0 if self.sign > 0 else 1.0
+        span = eff.amount * eff.duration
+        if eff.stat == "atk":
+            return sign * span * ctx.ally_threat / max(1.0, ctx.ally_hp)
+        if eff.stat == "def":
+            return sign * span * 1.5 * (v.atk + 1.0) / (v.hp + v.shield)
+        return sign * 0.05 * span
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        sign = 1.0 if self.sign > 0 else -1.0
+        span = eff.amount * eff.duration
+        if eff.stat == "atk":
+            return sign * span * ctx.enemy_threat / max(1.0, ctx.enemy_hp)
+        if eff.stat == "def":
+            return sign * span * (v.atk + 1.0) / v.max_hp
+        return sign * 0.05 * span

@@ -1,0 +1,43 @@
+"""What poison, burn and regeneration share: `amount` each start phase, exactly N times (R14)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from realms.engine.effects.base import Effect, ValueContext
+from realms.engine.effects.heal import urgent_heal_value
+from realms.engine.effects.lasting import LastingKind
+
+if TYPE_CHECKING:
+    from realms.engine.observation import UnitInfo
+
+
+def expected_total(eff: Effect) -> int:
+    """The greedy agent's estimate of what the effect will deal or heal in all: amount × (duration − 1)."""
+    return eff.amount * (eff.duration - 1 if eff.duration > 1 else 0)
+
+
+class OngoingDamage(LastingKind):
+    """poison / burn: damage in later start phases, DEF ignored, shields absorb it."""
+
+    keys = frozenset({"amount", "duration"})
+    ongoing = True
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """Damage over the coming start phases."""
+        return (v.atk + 1.0) * min(expected_total(eff), v.hp) / (v.hp + v.shield)
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        return -0.5 * expected_total(eff) * (v.atk + 1.0) / v.max_hp
+
+
+class Regen(LastingKind):
+    """regen: healing in later start phases, never above max HP."""
+
+    name = "regen"
+    keys = frozenset({"amount", "duration"})
+    ongoing = True
+    positive = True
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        return urgent_heal_value(expected_total(eff), v)

@@ -1,0 +1,41 @@
+"""shield: ⌊ATK × scale⌋ + flat points for a duration, absorbing damage before HP (R11)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.effects.base import MAX_DURATION, Checker, Effect, ValueContext
+from realms.engine.effects.damage import parse_power
+from realms.engine.effects.lasting import LastingKind
+from realms.engine.units import Active, Unit, scaled
+
+if TYPE_CHECKING:
+    from realms.engine.observation import UnitInfo
+
+
+class Shield(LastingKind):
+    name = "shield"
+    keys = frozenset({"scale", "flat", "duration"})
+    powered = True
+    positive = True
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        params = parse_power(check, data, path, self.name, False)
+        params["duration"] = check.integer(data, "duration", path, 1, MAX_DURATION)
+        return params
+
+    def size(self, src: Unit, eff: Effect) -> int:
+        return scaled(src.atk_now, eff.scale) + eff.flat
+
+    def attach(self, u: Unit, a: Active) -> None:
+        u.shield += a.amount
+
+    def detach(self, u: Unit, a: Active) -> None:
+        u.shield -= a.amount
+
+    def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """Shield points, worth more on an ally below half HP."""
+        return (1.5 if v.hp * 2 < v.max_hp else 0.6) * (v.atk + 1.0) * power / v.max_hp
+
+
+KIND = Shield()

@@ -1,0 +1,33 @@
+"""silence: no Main Ability while it stands (faction abilities still fire)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from realms.engine.effects.base import Effect, ValueContext
+from realms.engine.effects.lasting import LastingKind
+from realms.engine.units import Active, Unit
+
+if TYPE_CHECKING:
+    from realms.engine.observation import UnitInfo
+
+
+class Silence(LastingKind):
+    name = "silence"
+    keys = frozenset({"duration"})
+    has_amount = False
+
+    def attach(self, u: Unit, a: Active) -> None:
+        u.silence += 1
+
+    def detach(self, u: Unit, a: Active) -> None:
+        u.silence -= 1
+
+    def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
+        """An enemy ability kept from use."""
+        if v.main is None:
+            return 0.0
+        return 0.3 * (v.atk + 1.0) if v.ready_round <= ctx.rnd + eff.duration else 0.05
+
+
+KIND = Silence()

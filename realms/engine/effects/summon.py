@@ -1,0 +1,90 @@
+"""summon: `count` new units (name, ATK, DEF, SPD, HP; no abilities) in a line with room (R15)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.effects.base import Checker, Effect, EffectKind, SummonSpec, ValueContext
+from realms.engine.order import insert
+from realms.engine.units import Unit
+from realms.engine.vocabulary import LINE_CAPACITY, LINES
+
+if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
+
+
+class Summon(EffectKind):
+    name = "summon"
+    keys = frozenset({"unit", "line", "count"})
+    positive = True
+    reads_averages = True
+
+    def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "line": check.choice(data, "line", (*LINES, "same"), path, default="same"),
+            "count": check.integer(data, "count", path, 1, 3, default=1),
+        }
+        unit = check.obj(data.get("unit"), f"{path}.unit")
+        if unit is not None:
+            upath = f"{path}.unit"
+            check.unknown_keys(unit, {"name", "atk", "def", "spd", "hp"}, upath)
+            params["unit"] = SummonSpec(
+                name=check.text(unit, "name", upath, max_len=60),
+                atk=check.integer(unit, "atk", upath, 0, 30),
+                def_=check.integer(unit, "def", upath, 0, 30),
+                spd=check.integer(unit, "spd", upath, 0, 30),
+                hp=check.integer(unit, "hp", upath, 1, 99),
+            )
+        return params
+
+    def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
+        spec = eff.unit
+        assert spec is not None  # a parsed summon always has its unit
+        side = src.side
+        line = src.line if eff.line == "same" else eff.line
+        for _ in range(eff.count):
+            reason = ""
+            if not bf.chars[side]:
+                reason = "army_defeated"
+            elif bf.line_count(side, line) >= LINE_CAPACITY:
+                reason = "no_room"
+            if reason:
+                if bf.emit is not None:
+                    bf.fizzle(src, "summon", None, reason, via)
+                return
+            u = bf.add_unit(side, line, spec.name, spec.atk, spec.def_, spec.spd, spec.hp, None)
+            u.acted = -1
+            slot, acts = insert(bf, u)
+            if not acts:
+                u.turn = bf.round  # its slot has passed: no action this round
+            if bf.emit is not None:
+                bf.emit(
+                    {
+                        "type": "summon",
+                        "unit": u.uid,
+                        "side": side,
+                        "name": u.name,
+                        "line": line,
+                        "atk": u.atk,
+                        "def": u.defense,
+                        "spd": u.spd,
+                        "hp": u.hp,
+                        "src": src.uid,
+                        "slot": slot + 1,
+                        "acts": acts,
+                        "via": via,
+                        "use": bf.use,
+                    }
+                )
+
+    def worth(self, eff: Effect, ctx: ValueContext) -> float:
+        """The greedy value of the summons: their expected damage over a few rounds against the average enemy."""
+        unit = eff.unit
+        if unit is None:
+            return 0.0
+        hits = min(3.0, unit.hp / max(1.0, ctx.enemy_threat))
+        return eff.count * (unit.atk + 1.0) * hits * ctx.enemy_threat / max(1.0, ctx.enemy_hp)
+
+
+KIND = Summon()

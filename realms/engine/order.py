@@ -1,0 +1,84 @@
+"""The attack order (R7, R9, R15): living units by current SPD, ties between the players settled by the
+`tie_break` option, a summon slotted in by its SPD."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+from realms.engine.battlefield import ACT, FLEX, START, Battlefield
+from realms.engine.units import Unit
+from realms.engine.vocabulary import OTHER
+
+_SPD = attrgetter("spd_now")
+
+
+def ranked(bf: Battlefield) -> tuple[list[Unit], list[int], list[list[object]]]:
+    """Living units by SPD; a tie between the players is led by a coin (random) or by alternation.
+
+    Units of one player inside a tie keep their army order (R9).
+    """
+    living_a, living_b = bf.living["a"], bf.living["b"]
+    order = living_a + living_b
+    order.sort(key=_SPD, reverse=True)  # stable: player a's units first, each side in army order
+    spds = [u.spd_now for u in order]
+    ties: list[list[object]] = []
+    # Only an SPD both players field makes a tie between them; any other group stays as sorted.
+    shared = {u.spd_now for u in living_a}.intersection([u.spd_now for u in living_b])
+    if shared:
+        for s in sorted(shared, reverse=True):  # from the fastest, as the coins are drawn
+            i = spds.index(s)
+            j = i + spds.count(s)
+            k = i + 1  # player a's units of the group come first, then b's
+            while order[k].side == "a":
+                k += 1
+            if bf.tie_random:
+                lead = "a" if bf.rng.random() < 0.5 else "b"
+            else:
+                lead = bf.alternate_lead
+                bf.alternate_lead = OTHER[lead]
+            ties.append([s, lead])
+            first, second = (order[i:k], order[k:j]) if lead == "a" else (order[k:j], order[i:k])
+            n1, n2 = len(first), len(second)
+            merged: list[Unit] = []
+            for m in range(n1 if n1 > n2 else n2):
+                if m < n1:
+                    merged.append(first[m])
+                if m < n2:
+                    merged.append(second[m])
+            order[i:j] = merged
+    return order, spds, ties
+
+
+def build(bf: Battlefield, phase: str) -> None:
+    """An attack order as R9 builds one, logged with what it is for: the battle-start abilities,
+    round 1's start phase (R7) or a round's actions."""
+    bf.order, bf.order_spd, ties = ranked(bf)
+    if bf.emit is not None:
+        bf.emit(
+            {
+                "type": "order",
+                "round": bf.round,
+                "phase": phase,
+                "units": [[u.uid, s] for u, s in zip(bf.order, bf.order_spd, strict=True)],
+                "ties": ties,
+            }
+        )
+
+
+def insert(bf: Battlefield, u: Unit) -> tuple[int, bool]:
+    """R15: place a new unit in the attack order by SPD (after equal SPD); whether it acts this round."""
+    s = u.spd_now
+    spds = bf.order_spd
+    j = len(spds)
+    for k, v in enumerate(spds):
+        if v < s:
+            j = k
+            break
+    bf.order.insert(j, u)
+    spds.insert(j, s)
+    if bf.stage == ACT:
+        if j <= bf.idx:
+            bf.idx += 1
+            return j, False
+        return j, True
+    return j, bf.stage == START or bf.stage == FLEX

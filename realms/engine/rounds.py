@@ -1,0 +1,245 @@
+"""The round (R7–R16): start phase, Flex, attack order, actions, end phase, and the end of the match.
+
+`advance` runs the automatic steps until a decision is pending (a Flex move or a unit's action) or
+the match is over; `act` resolves one unit's action and runs on.
+"""
+
+from __future__ import annotations
+
+from realms.engine import order
+from realms.engine.battlefield import (
+    ACT,
+    END,
+    FLEX,
+    OVER,
+    START,
+    VIA_ABILITY,
+    VIA_BASIC,
+    VIA_ONGOING,
+    Action,
+    Battlefield,
+)
+from realms.engine.combat import hit
+from realms.engine.triggers import fire, run
+from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
+from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
+
+STAY = "stay"
+SWITCH = "switch"
+STAY_ACTION: Action = (STAY, None)
+ABILITY_NO_TARGET: Action = (ABILITY, None)
+
+
+def advance(bf: Battlefield) -> None:
+    """Run the automatic steps until a decision is pending or the match is over."""
+    while bf.stage != OVER:
+        if bf.stage == FLEX:
+            q = bf.flex_queue
+            while bf.flex_index < len(q):
+                u = q[bf.flex_index]
+                if u.alive:
+                    dest = REARGUARD if u.line == VANGUARD else VANGUARD
+                    if bf.line_count(u.side, dest) < LINE_CAPACITY:
+                        bf.pending = u
+                        bf.legal = [STAY_ACTION, (SWITCH, dest)]
+                        bf.targets = []  # attack targets exist only at an action decision
+                        return
+                bf.flex_index += 1
+            order.build(bf, "act")  # R9
+            bf.idx = 0
+            bf.stage = ACT
+        units = bf.order
+        rnd = bf.round
+        idx = bf.idx
+        while idx < len(units):
+            u = units[idx]
+            if u.alive:
+                if u.turn != rnd:
+                    u.turn = rnd
+                    if u.trigger == T_BEFORE:
+                        fire(bf, u, None)  # may summon into the order: idx is re-read
+                        if check_end(bf):
+                            return
+                        idx = bf.idx
+                        if not u.alive:
+                            idx += 1
+                            bf.idx = idx
+                            continue
+                bf.pending = u
+                bf.legal = act_legal(bf, u)
+                return
+            idx += 1
+            bf.idx = idx
+        end_phase(bf)
+        if bf.stage == OVER:
+            return
+        start_round(bf)
+
+
+def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
+    """R10/R12: Basic Attack on each legal target, and the Main Ability when ready and not silenced."""
+    foes = bf.target_lists(u.foe)
+    front = u.line == VANGUARD
+    legal: list[Action]
+    if front:
+        bf.targets, legal = foes[0], foes[1]
+    else:
+        bf.targets, legal = foes[2], foes[3]
+    main = u.main
+    if main is not None and u.ready <= bf.round and not u.silence:
+        choose = main.choose
+        if choose == "enemy":
+            i = 4 if front and not main.ignore_lines else 5
+            return legal + (foes[i] or bf.ability_lists(foes)[i])
+        if choose == "ally":
+            own = bf.target_lists(u.side)
+            return legal + (own[5] or bf.ability_lists(own)[5])
+        return legal + [ABILITY_NO_TARGET]
+    return legal  # a shared list: never changed in place
+
+
+def start_round(bf: Battlefield) -> None:
+    """Start phase (R7): ongoing effects and round_start abilities in the previous attack order."""
+    bf.round += 1
+    rnd = bf.round
+    bf.stage = START
+    bf.pending = None
+    if bf.emit is not None:
+        bf.emit({"type": "round_start", "round": rnd})
+    if rnd == 1:
+        order.build(bf, "start")  # R7: from the current SPD, battle-start effects included
+    if bf.ongoing or bf.armed[T_ROUND_START]:
+        for u in list(bf.order):
+            if u.ongoing and u.alive:
+                tick(bf, u)
+            if u.trigger == T_ROUND_START and u.alive:
+                fire(bf, u, None)
+        if check_end(bf):
+            return
+    bf.flex_queue = [u for u in bf.order if u.position == "flex" and u.alive] if bf.flex_units else []
+    bf.flex_index = 0
+    bf.stage = FLEX
+
+
+def tick(bf: Battlefield, u: Unit) -> None:
+    """R7/R14: poison and burn hit (DEF ignored, shields absorb), regeneration heals; an ongoing effect
+    applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
+    rnd = bf.round
+    for a in list(u.effects):
+        if not u.alive:
+            return
+        if a.left <= 0 or a.since >= rnd or not a.impl.ongoing:
+            continue
+        a.left -= 1
+        if a.impl.positive:
+            bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
+        else:
+            hit(bf, bf.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
+        if a.left == 0 and u.alive:
+            bf.drop_effect(u, a, "duration")
+
+
+def end_phase(bf: Battlefield) -> None:
+    """End phase: round_end abilities, then durations tick down and expire (R14); R16 checks."""
+    bf.stage = END
+    bf.pending = None
+    if bf.armed[T_ROUND_END]:
+        for u in list(bf.order):
+            if u.trigger == T_ROUND_END and u.alive:
+                fire(bf, u, None)
+    for u in bf.order:  # expiries never change the order
+        if u.alive and u.effects:
+            expired = None
+            for a in u.effects:
+                if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
+                    continue
+                a.left -= 1
+                if a.left <= 0:
+                    if expired is None:
+                        expired = [a]
+                    else:
+                        expired.append(a)
+            if expired is not None:
+                for a in expired:
+                    bf.drop_effect(u, a, "duration")
+    if bf.emit is not None:
+        bf.emit({"type": "round_end", "round": bf.round})
+    if check_end(bf):
+        return
+    if bf.round >= bf.max_rounds:
+        finish(bf, None, "max_rounds")
+
+
+def act(bf: Battlefield, u: Unit, action: Action) -> None:
+    """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on."""
+    u.acted = bf.round
+    kind, x = action
+    if kind == ATTACK:
+        t = bf.by_id[x]
+        a = u.atk_now
+        if t.shield or t.trigger == T_ON_HIT or bf.emit is not None:
+            hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+        else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
+            amount = a - t.def_now
+            after = t.hp - (amount if amount > 1 else 1)
+            if after > 0:
+                t.hp = after
+                t.snapshot = None
+            else:
+                hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+    else:
+        main = u.main
+        assert main is not None  # the ability is legal only for a character
+        u.ready = bf.round + u.cooldown
+        u.snapshot = None
+        bf.uses += 1
+        bf.use = bf.uses
+        if bf.emit is not None:
+            bf.emit(
+                {
+                    "type": "ability_used",
+                    "use": bf.use,
+                    "unit": u.uid,
+                    "ability": main.name,
+                    "target": x,
+                    "round": bf.round,
+                    "ready": u.ready,
+                }
+            )
+        run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
+        bf.use = None
+    if u.trigger == T_AFTER and u.alive:
+        fire(bf, u, None)
+    bf.idx += 1
+    chars = bf.chars
+    if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
+        advance(bf)
+    else:
+        check_end(bf)
+
+
+def check_end(bf: Battlefield) -> bool:
+    """R16: a side with no character left loses; both at once is a draw."""
+    chars = bf.chars
+    if chars["a"] and chars["b"]:
+        return False
+    if bf.stage == OVER:
+        return True
+    if not chars["a"] and not chars["b"]:
+        finish(bf, None, "mutual_elimination")
+    else:
+        finish(bf, "b" if not chars["a"] else "a", "elimination")
+    return True
+
+
+def finish(bf: Battlefield, winner: str | None, reason: str) -> None:
+    """End the match with a winner (or None) and a reason, and log match_end."""
+    bf.stage = OVER
+    bf.winner = winner
+    bf.reason = reason
+    bf.pending = None
+    bf.legal = []
+    bf.targets = []
+    bf.views = {}  # the views refer back to the match: let it go without the cycle collector
+    if bf.emit is not None:
+        bf.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": bf.round})

@@ -1,0 +1,255 @@
+"""Units on the battlefield and the effects standing on them: printed values, modifiers, effective stats."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from realms.engine.vocabulary import VANGUARD
+
+if TYPE_CHECKING:
+    from realms.engine.cards import CharacterCard
+    from realms.engine.effects.base import Step
+    from realms.engine.observation import UnitInfo
+    from realms.engine.spec import Condition, FactionAbility, MainAbility
+
+ATTACK = "attack"
+ABILITY = "ability"
+
+# Faction ability triggers as small ints on the unit (0: none).
+TRIGGER_CODES = {
+    "battle_start": 1,
+    "round_start": 2,
+    "before_action": 3,
+    "after_action": 4,
+    "on_hit": 5,
+    "ally_defeated": 6,
+    "enemy_defeated": 7,
+    "round_end": 8,
+    "defeats_enemy": 9,
+}
+(
+    T_BATTLE_START, T_ROUND_START, T_BEFORE, T_AFTER, T_ON_HIT, T_ALLY_DEF, T_ENEMY_DEF, T_ROUND_END, T_DEFEATS,
+) = range(1, 10)
+TRIGGER_SLOTS = 10  # codes 0..9
+DEFEAT_TRIGGER_CODES = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
+LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
+LIMIT_ROUND, LIMIT_BATTLE = 1, 2
+
+_FRACTIONS: dict[float, tuple[int, int]] = {}
+
+
+def scaled(value: int, scale: float) -> int:
+    """⌊value × scale⌋, exact for the decimal scale written in the spec."""
+    if not scale:
+        return 0
+    try:
+        num, den = _FRACTIONS[scale]
+    except KeyError:
+        exact = Fraction(repr(float(scale)))
+        num, den = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+    return value * num // den
+
+
+class Standing:
+    """What an effect kind does while it stands on a unit, and whether it counts as a buff or a debuff.
+
+    Every effect kind (realms.engine.effects) is one; the instant kinds (damage, heal, ...) never
+    stand, so for them these do nothing.
+    """
+
+    name = ""
+    positive = False  # a buff (shield, regen too) rather than a debuff
+    ongoing = False  # ticks in start phases (poison, burn, regen) instead of counting down at end phases
+
+    def attach(self, u: Unit, a: Active) -> None:
+        """Change the unit's values as the effect `a` starts to stand on it."""
+
+    def detach(self, u: Unit, a: Active) -> None:
+        """Undo `attach` as `a` ends."""
+
+
+class Active:
+    """An effect standing on a unit: buff, debuff, shield, poison, burn, regen or silence."""
+
+    __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since", "persists", "impl")
+
+    def __init__(
+        self, eid: int, impl: Standing, stat: str, amount: int, left: int, src: str, since: int, persists: bool
+    ) -> None:
+        """A standing effect: id, kind, stat, amount, rounds (ongoing kinds: ticks) left, source id, round
+        applied, and whether it outlives its source (R17)."""
+        self.eid = eid
+        self.impl = impl
+        self.kind = impl.name
+        self.stat = stat
+        self.amount = amount
+        self.left = left
+        self.src = src
+        self.since = since
+        self.persists = persists
+
+    def copy(self) -> Active:
+        """An independent copy (for look-ahead states)."""
+        return Active(self.eid, self.impl, self.stat, self.amount, self.left, self.src, self.since, self.persists)
+
+
+class Unit:
+    """A character or summoned unit on the battlefield, with its current values."""
+
+    __slots__ = (
+        "uid", "side", "foe", "index", "card", "name", "faction", "character_class", "position", "summon", "line",
+        "atk", "defense", "spd", "max_hp", "hp", "atk_mod", "def_mod", "spd_mod", "atk_now", "def_now", "spd_now",
+        "shield", "silence", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
+        "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
+        "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
+        "static",
+    )
+
+    def __init__(
+        self,
+        uid: str,
+        side: str,
+        index: int,
+        line: str,
+        name: str,
+        atk: int,
+        defense: int,
+        spd: int,
+        hp: int,
+        card: CharacterCard | None = None,
+    ) -> None:
+        """A unit with its printed values; `card` None makes a summon (no abilities)."""
+        self.uid = uid
+        self.side = side
+        self.foe = "b" if side == "a" else "a"
+        self.index = index
+        self.card = card
+        self.name = name
+        self.line = line
+        self.atk = atk
+        self.defense = defense
+        self.spd = spd
+        self.max_hp = hp
+        self.hp = hp
+        self.atk_mod = self.def_mod = self.spd_mod = 0
+        self.atk_now = atk if atk > 0 else 0
+        self.def_now = defense if defense > 0 else 0
+        self.spd_now = spd if spd > 0 else 0
+        self.shield = self.silence = self.ongoing = 0
+        self.negatives = self.positives = 0  # standing negative / positive effects
+        self.effects: list[Active] = []
+        self.alive = True
+        self.faction_round = -1
+        self.faction_used = False
+        self.turn = -1
+        self.acted = -1
+        self.attack_action: tuple[str, str | None] = (ATTACK, uid)
+        self.ability_action: tuple[str, str | None] = (ABILITY, uid)
+        self.snapshot: UnitInfo | None = None  # public snapshot, rebuilt after a change
+        self.ready = 1
+        self.main_program: tuple[Step, ...] = ()  # set by the match for characters (`triggers.program`)
+        self.faction_program: tuple[Step, ...] = ()
+        self.main: MainAbility | None
+        self.faction_ability: FactionAbility | None
+        self.condition: Condition | None
+        if card is None:
+            self.summon = True
+            self.faction = ""
+            self.character_class = "summon"
+            self.position = line
+            self.cooldown = 0
+            self.main = None
+            self.faction_ability = None
+            self.trigger = 0
+            self.limit = 0
+            self.condition = None
+            self.counts_summons = False
+        else:
+            fab = card.faction_ability
+            self.summon = False
+            self.faction = card.faction
+            self.character_class = card.character_class
+            self.position = card.position
+            self.cooldown = card.cooldown
+            self.main = card.main
+            self.faction_ability = fab
+            self.trigger = TRIGGER_CODES[fab.trigger]
+            self.limit = LIMIT_CODES[fab.limit]
+            self.condition = None if fab.condition.is_empty() else fab.condition
+            self.counts_summons = fab.include_summons
+        self.static: tuple[Any, ...] = (
+            uid, side, name, card.slug if card is not None else None, self.summon, self.character_class,
+            self.faction, self.position, atk, defense, spd, hp, self.cooldown, self.main, self.faction_ability,
+        )
+
+    def copy(self) -> Unit:
+        """An independent copy (for look-ahead states)."""
+        n = Unit.__new__(Unit)
+        n.uid = self.uid
+        n.side = self.side
+        n.foe = self.foe
+        n.index = self.index
+        n.card = self.card
+        n.name = self.name
+        n.faction = self.faction
+        n.character_class = self.character_class
+        n.position = self.position
+        n.summon = self.summon
+        n.line = self.line
+        n.atk = self.atk
+        n.defense = self.defense
+        n.spd = self.spd
+        n.max_hp = self.max_hp
+        n.hp = self.hp
+        n.atk_mod = self.atk_mod
+        n.def_mod = self.def_mod
+        n.spd_mod = self.spd_mod
+        n.atk_now = self.atk_now
+        n.def_now = self.def_now
+        n.spd_now = self.spd_now
+        n.shield = self.shield
+        n.silence = self.silence
+        n.ongoing = self.ongoing
+        n.alive = self.alive
+        n.cooldown = self.cooldown
+        n.ready = self.ready
+        n.main = self.main
+        n.faction_ability = self.faction_ability
+        n.trigger = self.trigger
+        n.limit = self.limit
+        n.condition = self.condition
+        n.main_program = self.main_program
+        n.faction_program = self.faction_program
+        n.counts_summons = self.counts_summons
+        n.faction_round = self.faction_round
+        n.faction_used = self.faction_used
+        n.turn = self.turn
+        n.acted = self.acted
+        n.attack_action = self.attack_action
+        n.ability_action = self.ability_action
+        n.snapshot = self.snapshot
+        n.negatives = self.negatives
+        n.positives = self.positives
+        n.static = self.static
+        n.effects = [a.copy() for a in self.effects] if self.effects else []
+        return n
+
+    def in_front(self) -> bool:
+        """Whether it stands in the vanguard."""
+        return self.line == VANGUARD
+
+    def shift(self, stat: str, delta: int) -> None:
+        """Add a modifier to one stat and refresh its effective value (never below 0, R11)."""
+        if stat == "atk":
+            v = self.atk_mod = self.atk_mod + delta
+            v += self.atk
+            self.atk_now = v if v > 0 else 0
+        elif stat == "def":
+            v = self.def_mod = self.def_mod + delta
+            v += self.defense
+            self.def_now = v if v > 0 else 0
+        else:
+            v = self.spd_mod = self.spd_mod + delta
+            v += self.spd
+            self.spd_now = v if v > 0 else 0
