@@ -60,8 +60,13 @@ def legends_matches(count: int) -> Any:
     for i in range(count):
         duel = i % 2 == 1
         per_team = 1 if duel else 2
+        # Counters dealt so that teammates never play one after the other (L5): 1 and 3 against 2 and 4.
         teams = [
-            {"players": [{"name": f"P{t}{k}"} for k in range(per_team)]} for t in range(2)
+            {
+                "spirit": ("akin", "yulin")[(t + i) % 2],
+                "players": [{"name": f"P{t}{k}", "counter": t + 1 + 2 * k} for k in range(per_team)],
+            }
+            for t in range(2)
         ]
         setup = {"mode": "duel" if duel else "teams", "teams": teams, "catalogue": catalogue}
         yield {"setup": setup, "agents": pairing(i, 2 * per_team), "seed": i, "options": {}}
