@@ -8,7 +8,7 @@ from django.db import models
 from cardsdb.choices import Game
 from cardsdb.models import Card, Collection, Faction, TimestampedModel
 from realms.choices import CLASS_POSITIONS, CharacterClass, Position
-from realms.engine.spec import SpecError, parse_faction_ability, parse_main_ability
+from realms.engine.spec import SpecError, cooldown_never_matters, parse_faction_ability, parse_main_ability
 from realms.engine.text import faction_text, main_text
 
 ABILITY_FIELDS = ("main_ability", "faction_ability")
@@ -76,6 +76,11 @@ class Character(Card):
             errors.setdefault("rarity", []).append("Every character has a rarity.")
         for field_name, problems in self.generate_ability_texts().items():
             errors.setdefault(field_name, []).extend(problems)
+        if "main_ability" not in errors and "faction_ability" not in errors and isinstance(self.cooldown, int):
+            parsed = {"main_ability": parse_main_ability(self.main_ability),
+                      "faction_ability": parse_faction_ability(self.faction_ability)}
+            for path, reason in cooldown_never_matters(self.cooldown, parsed):
+                errors.setdefault(path.split(".")[0], []).append(f"{path}: {reason}")
         if errors:
             raise ValidationError(errors)
 

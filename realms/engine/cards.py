@@ -7,7 +7,15 @@ from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
-from realms.engine.spec import Effect, FactionAbility, MainAbility, parse_faction_ability, parse_main_ability
+from realms.engine.spec import (
+    Effect,
+    FactionAbility,
+    MainAbility,
+    SpecError,
+    cooldown_never_matters,
+    parse_faction_ability,
+    parse_main_ability,
+)
 from realms.engine.vocabulary import CLASSES, POSITIONS, RARITIES, STAT_BOUNDS
 from simulate.engine.errors import SetupError
 
@@ -89,6 +97,9 @@ def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
         )
     main = _interned_main(parse_main_ability(data.get("main_ability")))
     faction_ability = _interned_faction(parse_faction_ability(data.get("faction_ability")))
+    pointless = cooldown_never_matters(values["cooldown"], {"main_ability": main, "faction_ability": faction_ability})
+    if pointless:
+        raise SpecError(pointless)
     return CharacterCard(
         slug=values["slug"],
         name=values["name"],

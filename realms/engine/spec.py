@@ -163,6 +163,20 @@ def never_matters(effect: Effect, trigger: str | None) -> str:
     return ""
 
 
+def cooldown_never_matters(cooldown: int, abilities: dict[str, MainAbility | FactionAbility]) -> list[tuple[str, str]]:
+    """R14 for a whole card: on a card with cooldown 1 the Main Ability is ready again every round, so
+    an effect bringing its own cooldown sooner can never change anything."""
+    if cooldown != 1:
+        return []
+    return [
+        (f"{field}.effects[{i}].amount", "the card's cooldown is 1: its ability is ready every round, so "
+         "reducing its own cooldown never changes anything")
+        for field, ability in abilities.items()
+        for i, e in enumerate(ability.effects)
+        if e.kind == "cooldown" and e.target == "self" and e.amount < 0
+    ]
+
+
 def parse_main_ability(raw: Any, path: str = "main_ability") -> MainAbility:
     """Validate a main ability spec and return it as a frozen value; raise SpecError listing every problem."""
     check = Checker()

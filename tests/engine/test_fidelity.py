@@ -270,3 +270,11 @@ def test_g3_every_effect_names_the_ability_use_it_came_from() -> None:
     assert of_type(st, "heal")[-1]["use"] == used["use"]
     trig = of_type(st, "faction_triggered")[0]
     assert of_type(st, "effect_applied")[0]["use"] == trig["use"] != used["use"]
+
+
+def test_r14_a_card_that_reduces_its_own_cooldown_of_1_is_refused() -> None:
+    quick = fab("defeats_enemy", {"kind": "cooldown", "target": "self", "amount": -1})
+    with pytest.raises(SpecError) as err:
+        card("quick", cooldown=1, fab=quick)
+    assert err.value.errors[0][0] == "faction_ability.effects[0].amount"
+    assert card("patient", cooldown=2, fab=quick).cooldown == 2
