@@ -10,6 +10,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from realms.engine.cards import CharacterCard
 from realms.engine.combat import damage_dealt
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect, EffectKind, ValueContext
@@ -25,7 +26,7 @@ RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
 PLAN_CACHE_SIZE = 4096
 
 
-def card_value(card: Any) -> float:
+def card_value(card: CharacterCard) -> float:
     """A card's raw strength for the Formation Round (damage counts most: walls alone never win)."""
     return card.atk * 2.0 + card.def_ * 0.8 + card.hp / 4.0 + card.spd * 0.6 + RARITY_WEIGHT.get(card.rarity, 0.0)
 

@@ -9,6 +9,7 @@ import base64
 import binascii
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from realms.engine.formation import deployment_problems, line_allows
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA
@@ -40,10 +41,10 @@ class Violation:
     card: str | None = None
     expected: int | None = None
     actual: int | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
-        data = {"code": self.code, "message": self.message}
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code, "message": self.message}
         for key in ("slot", "card", "expected", "actual"):
             value = getattr(self, key)
             if value is not None:
@@ -52,7 +53,7 @@ class Violation:
         return data
 
 
-def army_counts(slots: list[Slot], cards: dict[str, ArmyCard]) -> dict:
+def army_counts(slots: list[Slot], cards: dict[str, ArmyCard]) -> dict[str, Any]:
     """Cards per rarity (known cards only) and per line."""
     rarity = Counter(cards[s.card].rarity for s in slots if s.card in cards)
     line = Counter(s.line for s in slots)
@@ -130,7 +131,7 @@ class FormationStep:
         return not self.violations
 
 
-def _deployment_violation(code: str, army: list[Slot], slot: Slot, card: ArmyCard) -> Violation:
+def _deployment_violation(code: str, army: list[_Deployed], slot: Slot, card: ArmyCard) -> Violation:
     """The violation a Formation Round code stands for, with its message and counts."""
     if code == "army_size":
         return Violation(code, f"This army already has {ARMY_SIZE} characters.", card=slot.card,
@@ -195,7 +196,7 @@ def validate_formation(
         slot = Slot(deployment.card, deployment.line)
         card = cards.get(slot.card)
         violations += deployment_violations(armies[deployment.player], slot, card, pools[deployment.player])
-        if not violations:
+        if not violations and card is not None:
             armies[deployment.player].append(_Deployed(card, slot.line))
             other = "b" if turn == "a" else "a"
             # Alternate; once one player has all seven, the other deploys the rest.

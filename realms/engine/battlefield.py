@@ -96,7 +96,7 @@ class Battlefield:
         self.factions: dict[str, dict[str, int]] = {"a": {}, "b": {}}  # living characters per faction
         self.collections: dict[str, list[CharacterCard]] = {}
         self.deployed: dict[str, list[tuple[CharacterCard, str]]] = {}
-        self.deploying = first
+        self.deploying: str = first
         self.target_cache: dict[str, TargetLists | None] = {"a": None, "b": None}
         self.views: dict[str, RealmsObservation] = {}
 

@@ -7,17 +7,16 @@ from dataclasses import dataclass, replace
 from sys import intern
 from typing import Any
 
+from realms.engine.effects.base import Effect
 from realms.engine.spec import (
-    Effect,
     FactionAbility,
     MainAbility,
-    SpecError,
     cooldown_never_matters,
     parse_faction_ability,
     parse_main_ability,
 )
 from realms.engine.vocabulary import CLASSES, POSITIONS, RARITIES, STAT_BOUNDS
-from simulate.engine.errors import SetupError
+from simulate.engine.errors import SetupError, SpecError
 
 # Primary keys of the official catalogue (fixtures/catalogue.json), used when a fixture
 # list does not carry its own faction and rarity rows.

@@ -12,9 +12,22 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Protocol
 
 from realms.engine.cards import CharacterCard
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITIES, RARITY_QUOTA
+
+
+class Deployable(Protocol):
+    """What the Formation Round rules read of a card (a CharacterCard, or the catalogue's ArmyCard)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def rarity(self) -> str: ...
+    @property
+    def position(self) -> str: ...
+
 
 DEPLOY = "deploy"
 
@@ -42,7 +55,7 @@ def _feasible(needs: tuple[int, ...], groups: tuple[tuple[int, int, int], ...], 
     return True
 
 
-def can_complete(deployed: Sequence[tuple[CharacterCard, str]], available: Iterable[CharacterCard]) -> bool:
+def can_complete(deployed: Sequence[tuple[Deployable, str]], available: Iterable[Deployable]) -> bool:
     """Whether an army holding `deployed` can still reach the quotas with cards from `available`."""
     have = dict.fromkeys(RARITIES, 0)
     lines = {"vanguard": 0, "rearguard": 0}
@@ -62,14 +75,14 @@ def can_complete(deployed: Sequence[tuple[CharacterCard, str]], available: Itera
         return False
     return _feasible(
         needs,
-        tuple(tuple(groups[r]) for r in RARITIES),  # type: ignore[misc]
+        tuple((groups[r][0], groups[r][1], groups[r][2]) for r in RARITIES),
         LINE_CAPACITY - lines["vanguard"],
         LINE_CAPACITY - lines["rearguard"],
     )
 
 
 def deployment_problems(
-    deployed: Sequence[tuple[CharacterCard, str]], collection: Sequence[CharacterCard], card: CharacterCard, line: str
+    deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable], card: Deployable, line: str
 ) -> list[str]:
     """Codes of every reason deploying `card` in `line` is illegal now (empty list: legal)."""
     problems: list[str] = []

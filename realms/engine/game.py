@@ -10,7 +10,8 @@ from realms.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.options import validate_options
 from realms.engine.render import render_events
 from realms.engine.setup import ArmySetup, normalize_setup
-from realms.engine.state import PLAYERS, RealmsState
+from realms.engine.state import RealmsState
+from realms.engine.vocabulary import PLAYERS
 
 
 class RealmsRules:

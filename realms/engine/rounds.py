@@ -88,12 +88,15 @@ def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
     main = u.main
     if main is not None and u.ready <= bf.round and not u.silence:
         choose = main.choose
+        extra: list[Action]
         if choose == "enemy":
             i = 4 if front and not main.ignore_lines else 5
-            return legal + (foes[i] or bf.ability_lists(foes)[i])
+            extra = foes[i] or bf.ability_lists(foes)[i]
+            return legal + extra
         if choose == "ally":
             own = bf.target_lists(u.side)
-            return legal + (own[5] or bf.ability_lists(own)[5])
+            extra = own[5] or bf.ability_lists(own)[5]
+            return legal + extra
         return legal + [ABILITY_NO_TARGET]
     return legal  # a shared list: never changed in place
 

@@ -120,7 +120,7 @@ def _parse_effect(check: Checker, raw: Any, path: str, choose: str, trigger: str
     return Effect(kind=kind, target=target, **params)
 
 
-def _parse_effects(check: Checker, data: dict, path: str, choose: str, trigger: str | None) -> tuple[Effect, ...]:
+def _parse_effects(check: Checker, data: dict[str, Any], path: str, choose: str, trigger: str | None) -> tuple[Effect, ...]:
     raw = data.get("effects")
     if not isinstance(raw, list) or not raw:
         check.fail(f"{path}.effects", "must be a non-empty list")

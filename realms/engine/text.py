@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from realms.engine.spec import Condition, Effect, FactionAbility, MainAbility
+from realms.engine.effects.base import Effect
+from realms.engine.spec import Condition, FactionAbility, MainAbility
 
 IGNORING = "in any line, ignoring the Vanguard"
 EVEN_AFTER = "even after it falls"

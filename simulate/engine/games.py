@@ -89,4 +89,5 @@ def get_game(name: str) -> GameRules:
         known = ", ".join(sorted(GAMES))
         raise UnknownGameError(f"Unknown game {name!r}; known games: {known}.", [("game", "unknown")])
     module = importlib.import_module(path)
-    return module.RULES
+    rules: GameRules = module.RULES
+    return rules

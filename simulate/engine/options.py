@@ -8,7 +8,7 @@ from typing import Any
 from simulate.engine.errors import OptionsError
 
 
-def merge_options(options: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> tuple[dict, list]:
+def merge_options(options: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Options over their defaults, and an error for each unknown key; OptionsError if not a mapping."""
     if options is None:
         options = {}
