@@ -8,9 +8,17 @@ from PIL import Image
 
 from cardsdb.rendering import CARD_SIZE, hex_to_rgb
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard
-from legends.rendering import draw_legends_card
+from legends.rendering import card_face_renderer, draw_legends_card, render_legends_card
 from tests.conftest import assert_error_shape
-from tests.legends.factories import element, elements, make_defense, make_protector, make_summoning
+from tests.legends.factories import (
+    element,
+    elements,
+    make_defense,
+    make_protector,
+    make_spirit,
+    make_summoning,
+)
+from tests.realms.test_rendering import reference_renderer, same_faces
 
 pytestmark = pytest.mark.django_db
 
@@ -85,10 +93,60 @@ def test_defense_face_shows_both_elements(catalogue, anon_client):
     assert nearest_element(image.getpixel((460, 330))) == "air"
 
 
+def official_cards() -> list:
+    return [card for model in (Spirit, Protector, DefenseCard, SummoningCard) for card in model.objects.all()]
+
+
 def test_every_official_card_renders(catalogue):
-    for model in (Spirit, Protector, DefenseCard, SummoningCard):
-        for card in model.objects.all():
-            assert draw_legends_card(card).size == CARD_SIZE
+    for card in official_cards():
+        assert draw_legends_card(card).size == CARD_SIZE
+
+
+@pytest.fixture
+def reference(tmp_path, monkeypatch):
+    """The renderer as it was before it moved onto the shared drawing toolkit (see tests/realms/test_rendering)."""
+    old = reference_renderer("legends/rendering.py", tmp_path / "reference", monkeypatch)
+    if old.LAYOUT_VERSION != "legends-card-1":
+        pytest.skip("the layout version changed: the reference commit no longer draws the same faces")
+    return old
+
+
+def test_official_faces_are_those_of_the_reference_renderer(catalogue, reference):
+    cards = official_cards()
+    assert len(cards) >= 50
+    assert same_faces(render_legends_card, reference.render_legends_card, cards) == []
+    for card in cards:
+        assert card_face_renderer(card).cache_version == reference.card_face_renderer(card).cache_version
+
+
+def test_faces_with_art_and_odd_data_are_those_of_the_reference_renderer(db, reference):
+    elements()
+    element("metal", name="Metal", color="#fdd835")
+    art, translucent = io.BytesIO(), io.BytesIO()
+    Image.new("RGB", (300, 200), (10, 200, 30)).save(art, format="PNG")
+    Image.new("RGBA", (300, 200), (200, 30, 90, 120)).save(translucent, format="PNG")
+
+    def upload(card, data: io.BytesIO):
+        card.image = SimpleUploadedFile("art.png", data.getvalue(), content_type="image/png")
+        card.save()
+        return card
+
+    broken = make_protector("Broken")
+    Protector.objects.filter(pk=broken.pk).update(effect={"kind": "nonsense"})
+    broken.refresh_from_db()
+    cards = [
+        upload(make_summoning("Painted", attacks=("fire", "water"), effect=("boost", "air")), art),
+        upload(make_summoning("Glass", attacks=("metal", "earth"), effect=("healing", "metal")), translucent),
+        upload(make_defense("Painted Wall", "fire", "water"), translucent),
+        upload(make_protector("Painted Guard"), art),
+        upload(make_spirit("Painted Spirit", color="#26a69a"), translucent),
+        make_spirit("Plain Spirit", color="#fff59d", flavor_text="Quiet. " * 40),
+        make_summoning("An Exceedingly Long Summoning Card Name That Will Not Fit On One Line At All",
+                       attacks=("metal", "metal"), effect=("defense", "metal")),
+        make_defense("Séraphine — Dawn’s Wall 🌞", "metal", "air", slug="seraphine-wall"),
+        broken,
+    ]
+    assert same_faces(render_legends_card, reference.render_legends_card, cards) == []
 
 
 def test_unusual_data_still_renders(db):

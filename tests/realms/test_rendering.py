@@ -1,7 +1,12 @@
 """Echo Realms card faces: PNG output drawn from a character's data."""
 
+import importlib.util
 import io
+import subprocess
+import sys
 import time
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -282,12 +287,93 @@ def test_faction_initials():
     assert faction_initials("🌊") == "?"
 
 
-def test_every_official_character_renders():
+def official_characters() -> list[Character]:
     call_command("loaddata", *official_fixture_files(), verbosity=0)
     characters = list(Character.objects.select_related("race", "faction", "rarity", "card_set"))
     assert len(characters) >= 64, f"only {len(characters)} characters in the official fixtures"
-    for character in characters:
+    return characters
+
+
+def test_every_official_character_renders():
+    for character in official_characters():
         image = decode(render_character_card(character))
         assert image.size == CARD_SIZE, character.slug
         assert image.getpixel((5, 350)) == hex_to_rgb(character.rarity.color), character.slug
         assert image.getpixel(BADGE_POINT) == hex_to_rgb(character.faction.color), character.slug
+
+
+# The renderers as they were before they moved onto the shared drawing toolkit. Faces drawn by the
+# current code must match theirs pixel for pixel for as long as the layout version is the same.
+REFERENCE_COMMIT = "4ec5806d1a5a7758557f47476ed186a196b0f9fd"
+REFERENCE_TOOLKIT = "cardsdb/rendering.py"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _reference_source(path: str) -> str:
+    try:
+        shown = subprocess.run(["git", "show", f"{REFERENCE_COMMIT}:{path}"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60)
+    except OSError as error:
+        pytest.skip(f"git is not available: {error}")
+    if shown.returncode:
+        pytest.skip(f"reference commit not in this checkout: {shown.stderr.strip()}")
+    return shown.stdout
+
+
+def _load(name: str, source: str, directory: Path, monkeypatch) -> ModuleType:
+    directory.mkdir(parents=True, exist_ok=True)
+    file = directory / f"{name}.py"
+    file.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def reference_renderer(path: str, directory: Path, monkeypatch) -> ModuleType:
+    """The renderer at `path` as of REFERENCE_COMMIT, drawing with the toolkit as of then (copies in `directory`)."""
+    _load("reference_toolkit", _reference_source(REFERENCE_TOOLKIT), directory, monkeypatch)
+    source = _reference_source(path).replace("from cardsdb.rendering import", "from reference_toolkit import")
+    return _load(f"reference_{path.replace('/', '_').removesuffix('.py')}", source, directory, monkeypatch)
+
+
+def same_faces(render, reference, cards) -> list[str]:
+    """The slugs of the cards whose PNG differs from the reference's (pixels first, then the encoding)."""
+    differing = []
+    for card in cards:
+        png, expected = render(card), reference(card)
+        image = decode(png)
+        if image.size != CARD_SIZE or image.tobytes() != decode(expected).tobytes() or png != expected:
+            differing.append(card.slug)
+    return differing
+
+
+@pytest.fixture
+def reference(tmp_path, monkeypatch) -> ModuleType:
+    old = reference_renderer("realms/rendering.py", tmp_path, monkeypatch)
+    if old.render_character_card.cache_version != render_character_card.cache_version:
+        pytest.skip("the layout version changed: the reference commit no longer draws the same faces")
+    return old
+
+
+def test_official_faces_are_those_of_the_reference_renderer(reference):
+    characters = official_characters()
+    assert same_faces(render_character_card, reference.render_character_card, characters) == []
+
+
+def test_faces_with_art_and_odd_data_are_those_of_the_reference_renderer(reference, make_character, settings,
+                                                                          tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    translucent = io.BytesIO()
+    Image.new("RGBA", (240, 320), (200, 30, 90, 120)).save(translucent, format="PNG")
+    cards = [
+        make_character(image=SimpleUploadedFile("art.png", solid_png(ART_COLOUR), content_type="image/png")),
+        make_character(image=SimpleUploadedFile("glass.png", translucent.getvalue(), content_type="image/png")),
+        make_character(name="Azrakor the Unending " * 5, flavor_text="It will not fit. " * 30,
+                       main_ability={**RUNE_STORM, "text": "Deals 200% ATK to all enemies. " * 20}),
+        make_character(name="Séraphine — Dawn’s Mercy 🌞", character_class="assassin", position="flex",
+                       faction_ability={"name": "", "text": ""}, cooldown=0, rarity="common"),
+    ]
+    cards += [make_character(character_class=klass) for klass in ("tank", "warrior", "archer", "support", "")]
+    assert same_faces(render_character_card, reference.render_character_card, cards) == []
