@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | cksum | cut -d' ' -f1)
+# The engines are compiled at install (setup.py): a change to their source reinstalls, so the tests always
+# run against what the source says.
+ENGINE_SOURCES := $(sort $(wildcard realms/engine/*.py realms/engine/*/*.py legends/engine/*.py simulate/engine/*.py))
+STAMP  := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES) | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1:8000
 
 .PHONY: run test install migrate load lint superuser lock bench clean
@@ -15,7 +18,7 @@ test: $(STAMP)
 
 install: $(STAMP)
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]"
@@ -30,6 +33,7 @@ load: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 superuser: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser
@@ -45,4 +49,5 @@ bench: $(STAMP)
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) db.sqlite3 test_db*.sqlite3 media .test-media
+	rm -rf $(VENV) db.sqlite3 test_db*.sqlite3 media .test-media build
+	find realms legends simulate -name '*.so' -delete

@@ -64,7 +64,8 @@ class GreedyAgent:
         enemies = observation.enemies() if plan.needs_enemies else None
         allies = observation.allies() if plan.needs_allies else None
         averages = _averages(actor, enemies or [], allies or []) if plan.needs_averages else None
-        static = plan.static(side, my_atk, rnd, actor, enemies, allies, averages)
+        ctx = ValueContext(side, rnd, averages)
+        static = plan.static(ctx, my_atk, actor, enemies, allies)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
             if static > best_value:
                 for action in legal_actions:
@@ -87,7 +88,7 @@ class GreedyAgent:
                         k += 1
                     else:
                         v = observation.unit(x)
-                    value = chosen_value(side, my_atk, rnd, actor, enemies, allies, averages, static, v)
+                    value = chosen_value(ctx, my_atk, enemies, static, v)
                 if value > best_value:
                     best, best_value = action, value
         return best
@@ -146,11 +147,12 @@ class GreedyAgent:
                 side, rnd = actor.side, obs.round
                 allies = obs.allies() if plan.needs_allies else None
                 averages = _averages(actor, enemies, allies or []) if plan.needs_averages else None
-                static = plan.static(side, my_atk, rnd, actor, enemies, allies, averages)
+                ctx = ValueContext(side, rnd, averages)
+                static = plan.static(ctx, my_atk, actor, enemies, allies)
             if x is None or not plan.has_chosen:
                 out.append((static, action))
             else:
-                value = plan.chosen(side, my_atk, rnd, actor, enemies, allies, averages, static, obs.unit(x))
+                value = plan.chosen(ctx, my_atk, enemies, static, obs.unit(x))
                 out.append((value, action))
         return out
 
@@ -201,9 +203,9 @@ class _Part:
 class _Plan:
     """A Main Ability planned for the greedy heuristic.
 
-    `static(side, my_atk, rnd, actor, enemies, allies, averages)` is the value of the effects that
-    do not depend on the chosen unit; `chosen(<the same>, total, unit)` adds to `total` those that
-    do, for `unit` chosen. `enemies` and `allies` (lists of UnitInfo) are needed only when
+    `static(ctx, my_atk, actor, enemies, allies)` is the value of the effects that do not depend on
+    the chosen unit; `chosen(ctx, my_atk, enemies, total, unit)` adds to `total` those that do, for
+    `unit` chosen. `enemies` and `allies` (lists of UnitInfo) are needed only when
     `needs_enemies` / `needs_allies`, `averages` (see `_averages`) only when `needs_averages`.
     """
 
@@ -244,11 +246,10 @@ class _Plan:
         self.needs_round = any(eff.kind in ("silence", "cooldown") for eff in main.effects)  # they read the round
 
     def static(
-        self, side: str, my_atk: int, rnd: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
-        allies: list[UnitInfo] | None, averages: tuple[float, float, float, float] | None,
+        self, ctx: ValueContext, my_atk: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
+        allies: list[UnitInfo] | None,
     ) -> float:
         """The value of the effects that do not depend on the chosen unit."""
-        ctx = ValueContext(side, rnd, averages)
         total = 0.0
         for part in self.fixed:
             sel = part.target
@@ -285,12 +286,10 @@ class _Plan:
         return total
 
     def chosen(
-        self, side: str, my_atk: int, rnd: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
-        allies: list[UnitInfo] | None, averages: tuple[float, float, float, float] | None, total: float,
-        unit: UnitInfo,
+        self, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, total: float, unit: UnitInfo
     ) -> float:
         """`total` plus the value of the effects on the chosen `unit` (or on every enemy of its line)."""
-        ctx = ValueContext(side, rnd, averages)
+        side = ctx.side
         for part in self.aimed:
             power = part.power(my_atk)
             if part.target == "target":

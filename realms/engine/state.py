@@ -50,9 +50,23 @@ STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
 Decider = Callable[[RealmsObservation, list[Action]], Any]
 
 
+_SPECS: dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]] = {}
+
+
+def ability_specs(card: CharacterCard) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A card's two ability specs as the log writes them (worked out once per card; never changed)."""
+    entry = _SPECS.get(id(card))
+    if entry is None or entry[0] is not card:
+        if len(_SPECS) >= 4096:
+            _SPECS.clear()
+        entry = _SPECS[id(card)] = (card, main_spec(card.main), faction_spec(card.faction_ability))
+    return entry[1], entry[2]
+
+
 def unit_card(u: Unit) -> dict[str, Any]:
     """A unit's full card as match_start logs it (G3): printed values and both ability specs."""
     card = u.card
+    main, faction = ability_specs(card) if card is not None else (None, None)
     return {
         "id": u.uid,
         "side": u.side,
@@ -68,8 +82,8 @@ def unit_card(u: Unit) -> dict[str, Any]:
         "spd": u.spd,
         "hp": u.hp,
         "cooldown": u.cooldown,
-        "main_ability": main_spec(card.main) if card else None,
-        "faction_ability": faction_spec(card.faction_ability) if card else None,
+        "main_ability": main,
+        "faction_ability": faction,
     }
 
 
@@ -290,15 +304,10 @@ class RealmsState(Battlefield):
 
     def clone(self, seed: int) -> RealmsState:
         """An independent copy without a log and with its own generator (for look-ahead agents)."""
-        c = RealmsState.__new__(RealmsState)
+        c = RealmsState(self.options, seed, keep_log=False, agents=self.agent_names)
         nus = [u.copy() for u in self.units]
-        c.options = self.options
-        c.seed = seed
-        c.rng = random.Random(seed)
-        c.agent_names = self.agent_names
+        c.rng = random.Random(seed)  # as new: the constructor's own draws are not the copy's
         c.agent_seeds = self.agent_seeds
-        c.log = None
-        c.emit = None
         c.tie_random = self.tie_random
         c.max_rounds = self.max_rounds
         c.first = self.first

@@ -185,7 +185,8 @@ class Unit:
 
     def copy(self) -> Unit:
         """An independent copy (for look-ahead states)."""
-        n = Unit.__new__(Unit)
+        n = Unit(self.uid, self.side, self.index, self.line, self.name, self.atk, self.defense, self.spd,
+                 self.max_hp, self.card)
         n.uid = self.uid
         n.side = self.side
         n.foe = self.foe
