@@ -8,7 +8,7 @@ from typing import Any
 import realms.engine.agents  # noqa: F401  (registers the Echo Realms agents)
 from realms.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.options import validate_options
-from realms.engine.render import render_events
+from realms.engine.playbyplay import render_events
 from realms.engine.setup import ArmySetup, normalize_setup
 from realms.engine.state import RealmsState
 from realms.engine.vocabulary import PLAYERS
