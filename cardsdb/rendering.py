@@ -1,37 +1,39 @@
-"""Drawing primitives shared by the card-face renderers of both games (Pillow)."""
+"""The drawing toolkit of both games' card faces (Pillow): colours, text, shapes, art, PNG, cache.
+
+A game's renderer keeps only its layouts and its data: it draws on a `Canvas` in card coordinates,
+encodes the result with `to_png` and serves it through `cached_card_png`.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from io import BytesIO
+from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpResponse
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 CARD_SIZE = (500, 700)
+# Faces are drawn at twice their size, then halved: Pillow does not anti-alias shapes, this smooths edges.
+SCALE = 2
 ELLIPSIS = "…"
+CAP = 0.7  # cap height of the bundled font, as a share of its size
 
 RGB = tuple[int, int, int]
+Box = tuple[float, float, float, float]
+Point = tuple[float, float]
 
-# The bundled font covers little beyond ASCII; these stand-ins keep common typography legible.
-_SUBSTITUTES = {
-    "—": "-", "–": "-", "‐": "-", "‑": "-", "−": "-", "•": "·", "×": "x", "÷": "/",
-    "′": "'", "″": '"', "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\t": " ",
-    "→": "->", "←": "<-", "½": "1/2", "¼": "1/4", "¾": "3/4", "ß": "ss", "æ": "ae", "Æ": "AE",
-    "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "þ": "th",
-}
+WHITE: RGB = (255, 255, 255)
+BLACK: RGB = (0, 0, 0)
 
 
-@lru_cache(maxsize=64)
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font: present on every machine, no system fonts needed."""
-    # Basic layout whether or not libraqm is installed, so text renders the same everywhere.
-    return ImageFont.load_default(size=size).font_variant(layout_engine=ImageFont.Layout.BASIC)
+# --- colours --------------------------------------------------------------------------------------
 
 
 def hex_to_rgb(color: str, default: RGB = (158, 158, 158)) -> RGB:
@@ -59,6 +61,25 @@ def luminance(color: Sequence[int]) -> float:
 def text_color_on(background: Sequence[int], dark: RGB = (24, 22, 20), light: RGB = (255, 255, 255)) -> RGB:
     """Black or white, whichever reads better on `background`."""
     return dark if luminance(background) > 0.6 else light
+
+
+# --- text -----------------------------------------------------------------------------------------
+
+
+# The bundled font covers little beyond ASCII; these stand-ins keep common typography legible.
+_SUBSTITUTES = {
+    "—": "-", "–": "-", "‐": "-", "‑": "-", "−": "-", "•": "·", "×": "x", "÷": "/",
+    "′": "'", "″": '"', "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\t": " ",
+    "→": "->", "←": "<-", "½": "1/2", "¼": "1/4", "¾": "3/4", "ß": "ss", "æ": "ae", "Æ": "AE",
+    "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "þ": "th",
+}
+
+
+@lru_cache(maxsize=64)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """Pillow's bundled scalable font: present on every machine, no system fonts needed."""
+    # Basic layout whether or not libraqm is installed, so text renders the same everywhere.
+    return ImageFont.load_default(size=size).font_variant(layout_engine=ImageFont.Layout.BASIC)
 
 
 @lru_cache(maxsize=4096)
@@ -198,23 +219,57 @@ def fit_text(
     return text_font, lines
 
 
-def draw_wrapped(
-    draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, text_font, width: int,
-    fill=(20, 20, 20), max_bottom: int | None = None, spacing: int = 4,
-) -> int:
-    """Draw wrapped text from `xy`; returns the y below the last line drawn (ellipsis when cut short)."""
-    x, y = xy
-    line_height = text_font.size + spacing
-    lines = wrap_text(draw, text, text_font, width)
-    for index, line in enumerate(lines):
-        if max_bottom is not None and y + line_height > max_bottom:
-            break
-        last_fitting = max_bottom is not None and y + 2 * line_height > max_bottom
-        if last_fitting and index + 1 < len(lines):
-            line = ellipsize(draw, line, text_font, width, force=True)
-        draw.text((x, y), line, font=text_font, fill=fill)
-        y += line_height
-    return y
+# --- shapes ---------------------------------------------------------------------------------------
+
+
+def scaled(box: Box, points: Sequence[Point]) -> list[Point]:
+    """Points given as shares (0..1) of `box`, in the box's coordinates."""
+    x0, y0, x1, y1 = box
+    return [(x0 + (x1 - x0) * x, y0 + (y1 - y0) * y) for x, y in points]
+
+
+def scaled_box(box: Box, part: Box) -> Box:
+    """The part of `box` given as shares (0..1) of it."""
+    (left, top), (right, bottom) = scaled(box, [part[:2], part[2:]])
+    return left, top, right, bottom
+
+
+def inset(box: Box, share: float) -> Box:
+    """`box` shrunk on every side by `share` of its width and height."""
+    x0, y0, x1, y1 = box
+    dx, dy = (x1 - x0) * share, (y1 - y0) * share
+    return x0 + dx, y0 + dy, x1 - dx, y1 - dy
+
+
+def rotated(points: Sequence[Point], center: Point, degrees: float) -> list[Point]:
+    """Points turned about `center` (clockwise on the card, whose y axis points down)."""
+    angle = math.radians(degrees)
+    cos, sin = math.cos(angle), math.sin(angle)
+    cx, cy = center
+    return [(cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos) for x, y in points]
+
+
+def star(center: Point, outer: float, inner: float, points: int = 4) -> list[Point]:
+    """The corners of a star with `points` tips, the first pointing up."""
+    cx, cy = center
+    corners = []
+    for index in range(points * 2):
+        radius = outer if index % 2 == 0 else inner
+        angle = math.pi * index / points - math.pi / 2
+        corners.append((cx + radius * math.cos(angle), cy + radius * math.sin(angle)))
+    return corners
+
+
+def triangle(center: Point, radius: float, up: bool = True) -> list[Point]:
+    """The corners of a triangle around `center`, pointing up or down."""
+    x, y = center
+    r = radius
+    if up:
+        return [(x, y - r), (x + r * 0.92, y + r * 0.62), (x - r * 0.92, y + r * 0.62)]
+    return [(x, y + r), (x + r * 0.92, y - r * 0.62), (x - r * 0.92, y - r * 0.62)]
+
+
+# --- images ---------------------------------------------------------------------------------------
 
 
 def vertical_gradient(size: tuple[int, int], top: Sequence[int], bottom: Sequence[int]) -> Image.Image:
@@ -258,9 +313,184 @@ def to_png(image: Image.Image) -> bytes:
     return buffer.getvalue()
 
 
+# --- the canvas -----------------------------------------------------------------------------------
+
+
+class Canvas:
+    """Draws in card coordinates onto an image SCALE times larger (optionally a sub-region of the card)."""
+
+    def __init__(self, image: Image.Image, origin: Point = (0, 0)):
+        self.image = image
+        self.origin = origin
+        self.draw = ImageDraw.Draw(image)
+        # Single translucent shapes blend straight onto the RGB image.
+        self.blend = ImageDraw.Draw(image, "RGBA") if image.mode == "RGB" else self.draw
+
+    @classmethod
+    def new(cls, background: RGB, size: tuple[int, int] = CARD_SIZE) -> Canvas:
+        """A blank card face (or a `size` of card) filled with `background`."""
+        return cls(Image.new("RGB", (size[0] * SCALE, size[1] * SCALE), background))
+
+    def finish(self) -> Image.Image:
+        """The face at its real size."""
+        return self.image.reduce(SCALE)
+
+    # coordinates
+
+    @staticmethod
+    def px(value: float) -> int:
+        return round(value * SCALE)
+
+    def pt(self, x: float, y: float) -> tuple[int, int]:
+        return self.px(x - self.origin[0]), self.px(y - self.origin[1])
+
+    def box(self, box: Box) -> tuple[int, int, int, int]:
+        return (*self.pt(box[0], box[1]), *self.pt(box[2], box[3]))
+
+    # shapes
+
+    def rect(self, box: Box, fill=None, outline=None, width: float = 0, radius: float = 0) -> None:
+        draw = self.blend if isinstance(fill, tuple) and len(fill) == 4 else self.draw
+        draw.rounded_rectangle(self.box(box), radius=self.px(radius), fill=fill, outline=outline, width=self.px(width))
+
+    def circle(self, center: Point, radius: float, fill=None, outline=None, width: float = 0) -> None:
+        x, y = center
+        self.draw.ellipse(self.box((x - radius, y - radius, x + radius, y + radius)), fill=fill, outline=outline,
+                          width=self.px(width))
+
+    def arc(self, center: Point, radius: float, start: float, end: float, fill, width: float) -> None:
+        x, y = center
+        self.draw.arc(self.box((x - radius, y - radius, x + radius, y + radius)), start, end, fill=fill,
+                      width=self.px(width))
+
+    def polygon(self, points: Sequence[Point], fill=None, outline=None, width: float = 0) -> None:
+        corners = [self.pt(x, y) for x, y in points]
+        if fill is not None:
+            self.draw.polygon(corners, fill=fill)
+        if outline is not None:
+            # Drawn as a closed line with rounded joints: Pillow's own outline has ragged corners.
+            self.draw.line([*corners, corners[0], corners[1]], fill=outline, width=self.px(width), joint="curve")
+
+    def line(self, points: Sequence[Point], fill, width: float) -> None:
+        self.draw.line([self.pt(x, y) for x, y in points], fill=fill, width=self.px(width), joint="curve")
+
+    def gradient(self, box: Box, top: RGB, bottom: RGB, radius: float = 0) -> None:
+        """A vertical gradient filling `box`, its corners rounded by `radius`."""
+        x0, y0, x1, y1 = self.box(box)
+        band = vertical_gradient((x1 - x0, y1 - y0), top, bottom)
+        if not radius:
+            self.image.paste(band, (x0, y0))
+            return
+        mask = Image.new("L", band.size, 0)
+        ImageDraw.Draw(mask).rounded_rectangle((0, 0, band.width - 1, band.height - 1), radius=self.px(radius),
+                                               fill=255)
+        self.image.paste(band, (x0, y0), mask)
+
+    def shapes(self, box: Box, color: RGB, alpha: int, paint: Callable[[Canvas], None]) -> None:
+        """Lay `color` at `alpha` through shapes that `paint` draws (in card coordinates, fill 255)."""
+        x0, y0, x1, y1 = self.box(box)
+        mask = Image.new("L", (x1 - x0, y1 - y0), 0)
+        paint(Canvas(mask, origin=(self.origin[0] + box[0], self.origin[1] + box[1])))
+        self.image.paste(color, (x0, y0, x1, y1), mask.point(lambda value: value * alpha // 255))
+
+    def art(self, image_field, box: Box, radius: float = 0, backdrop: RGB | None = None) -> bool:
+        """Paste uploaded art to fill `box`; False when there is none.
+
+        Transparent art lies over what is drawn there, or over `backdrop`; `radius` rounds its corners.
+        """
+        region = self.box(box)
+        if not radius and backdrop is None:
+            return paste_art(self.image, image_field, region)
+        x0, y0, x1, y1 = region
+        tile = self.image.crop(region) if backdrop is None else Image.new("RGB", (x1 - x0, y1 - y0), backdrop)
+        if not paste_art(tile, image_field, (0, 0, tile.width, tile.height)):
+            return False
+        mask = Image.new("L", tile.size, 0)
+        ImageDraw.Draw(mask).rounded_rectangle((0, 0, tile.width - 1, tile.height - 1), radius=self.px(radius),
+                                               fill=255)
+        self.image.paste(tile, (x0, y0), mask)
+        return True
+
+    # text (sizes in card units; `bold` thickens the strokes)
+
+    def text(self, xy: Point, text: str, size: float, fill, anchor: str = "la", bold: float = 0) -> None:
+        self.draw.text(self.pt(*xy), printable(text), font=font(self.px(size)), fill=fill, anchor=anchor,
+                       stroke_width=bold * SCALE, stroke_fill=fill)
+
+    def caps(self, center: Point, text: str, size: float, fill, bold: float = 0, align: str = "m") -> None:
+        """Text whose capitals are vertically centred on `center` (align: l, m or r horizontally)."""
+        self.text((center[0], center[1] + size * CAP / 2), text, size, fill, anchor=f"{align}s", bold=bold)
+
+    def tracked(self, center: Point, text: str, size: float, fill, tracking: float, bold: float = 0) -> None:
+        """Letter-spaced capitals centred on `center`."""
+        text = printable(text)
+        widths = [self.length(char, size) for char in text]
+        x = center[0] - (sum(widths) + tracking * (len(text) - 1)) / 2
+        for char, width in zip(text, widths, strict=True):
+            self.caps((x, center[1]), char, size, fill, bold=bold, align="l")
+            x += width + tracking
+
+    def length(self, text: str, size: float) -> float:
+        return self.draw.textlength(printable(text), font=font(self.px(size))) / SCALE
+
+    def wrap(self, text: str, size: float, width: float) -> list[str]:
+        return wrap_text(self.draw, text, font(self.px(size)), self.px(width))
+
+    def ellipsize(self, text: str, size: float, width: float, force: bool = False) -> str:
+        return ellipsize(self.draw, text, font(self.px(size)), self.px(width), force=force)
+
+    def fit(self, text: str, width: float, height: float, sizes: Sequence[int], spacing: float,
+            max_lines: int | None = None) -> tuple[float, list[str]]:
+        """The size (from `sizes`, descending) and lines of `text` wrapped to fit the box; see fit_text."""
+        text_font, lines = fit_text(self.draw, text, self.px(width), self.px(height),
+                                    [self.px(size) for size in sizes], self.px(spacing), max_lines)
+        return text_font.size / SCALE, lines
+
+    def fitted_line(self, xy: Point, text: str, width: float, sizes: Sequence[int], fill, anchor: str = "lm",
+                    bold: float = 0) -> None:
+        """One line of text at the largest of `sizes` that fits `width`, cut short with an ellipsis if none does."""
+        text = printable(text)
+        for size in sizes:
+            if self.draw.textlength(text, font=font(self.px(size))) <= self.px(width):
+                break
+        else:
+            text = ellipsize(self.draw, text, font(self.px(size)), self.px(width))
+        self.text(xy, text, size, fill, anchor=anchor, bold=bold)
+
+    def paragraph(self, box: Box, text: str, sizes: Sequence[int], fill, spacing: float = 5,
+                  align: str = "left") -> None:
+        """Wrapped text, as large as fits the box, vertically centred (align: left or center)."""
+        width, height = box[2] - box[0], box[3] - box[1]
+        text_font, lines = fit_text(self.draw, text, self.px(width), self.px(height),
+                                    [self.px(s) for s in sizes], self.px(spacing))
+        line_height = text_font.size + self.px(spacing)
+        left, top = self.pt(box[0], box[1])
+        middle = self.pt((box[0] + box[2]) / 2, box[1])[0]
+        y = top + (self.px(height) - (len(lines) * line_height - self.px(spacing))) // 2
+        for line in lines:
+            if align == "center":
+                self.draw.text((middle, y), line, font=text_font, fill=fill, anchor="ma")
+            else:
+                self.draw.text((left, y), line, font=text_font, fill=fill)
+            y += line_height
+
+
+# --- serving --------------------------------------------------------------------------------------
+
+
+def layout_version(version: str) -> Callable[[Callable[[Any], bytes]], Callable[[Any], bytes]]:
+    """Tag a renderer with the layout `version` that cached_card_png puts in its cache keys and ETags."""
+
+    def tag(render: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+        render.cache_version = version  # type: ignore[attr-defined]
+        return render
+
+    return tag
+
+
 def cached_card_png(request, card, render) -> HttpResponse:
     """Serve a card face, rendered once per version of the card (its updated_at and art)."""
-    # A renderer may carry a `cache_version` so a new card layout is not hidden behind old caches.
+    # A renderer may carry a `cache_version` (layout_version) so a new layout is not hidden behind old caches.
     layout = getattr(render, "cache_version", "")
     version = f"{card.pk}:{card.updated_at.isoformat()}:{card.image.name}:{layout}"
     etag = '"' + hashlib.sha256(version.encode()).hexdigest()[:32] + '"'

@@ -8,30 +8,29 @@ their alchemical triangle, any other element a disc with its initial.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from cardsdb.rendering import (
+    BLACK,
     CARD_SIZE,
     RGB,
-    ellipsize,
-    fit_text,
-    font,
+    WHITE,
+    Box,
+    Canvas,
+    Point,
     hex_to_rgb,
+    layout_version,
     luminance,
     mix,
-    paste_art,
-    printable,
     text_color_on,
     to_png,
-    vertical_gradient,
+    triangle,
 )
 from legends.engine.protectors import KINDS, SpecError, parse_protector_effect
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard
 
-# Drawn at twice the size, then halved: Pillow does not anti-alias shapes, this smooths their edges.
-SCALE = 2
 W, H = CARD_SIZE
 M = 16  # outer margin
 
@@ -39,100 +38,8 @@ BODY: RGB = (27, 29, 36)
 FRAME: RGB = (201, 167, 74)
 LIGHT: RGB = (240, 236, 226)
 INK: RGB = (34, 30, 26)
-WHITE: RGB = (255, 255, 255)
-BLACK: RGB = (0, 0, 0)
 DANGER: RGB = (198, 40, 40)
 DEFAULT_ELEMENT: RGB = (120, 120, 120)
-
-Box = tuple[float, float, float, float]
-Point = tuple[float, float]
-
-
-class Pen:
-    """Draws in card coordinates on an image SCALE times larger."""
-
-    def __init__(self, background: RGB):
-        self.image = Image.new("RGB", (W * SCALE, H * SCALE), background)
-        self.draw = ImageDraw.Draw(self.image)
-
-    @staticmethod
-    def px(value: float) -> int:
-        return round(value * SCALE)
-
-    def box(self, box: Box) -> tuple[int, int, int, int]:
-        return tuple(self.px(v) for v in box)  # type: ignore[return-value]
-
-    def rect(self, box: Box, fill=None, outline=None, width: float = 0, radius: float = 0) -> None:
-        self.draw.rounded_rectangle(self.box(box), radius=self.px(radius), fill=fill, outline=outline,
-                                    width=self.px(width))
-
-    def gradient(self, box: Box, top: RGB, bottom: RGB, radius: float = 0) -> None:
-        x0, y0, x1, y1 = self.box(box)
-        band = vertical_gradient((x1 - x0, y1 - y0), top, bottom)
-        mask = Image.new("L", band.size, 0)
-        ImageDraw.Draw(mask).rounded_rectangle((0, 0, band.width - 1, band.height - 1), radius=self.px(radius),
-                                               fill=255)
-        self.image.paste(band, (x0, y0), mask)
-
-    def polygon(self, points: Sequence[Point], fill=None, outline=None, width: float = 0) -> None:
-        scaled = [(self.px(x), self.px(y)) for x, y in points]
-        if fill is not None:
-            self.draw.polygon(scaled, fill=fill)
-        if outline is not None:
-            self.draw.line([*scaled, scaled[0], scaled[1]], fill=outline, width=self.px(width), joint="curve")
-
-    def line(self, points: Sequence[Point], fill, width: float) -> None:
-        self.draw.line([(self.px(x), self.px(y)) for x, y in points], fill=fill, width=self.px(width), joint="curve")
-
-    def circle(self, center: Point, radius: float, fill=None, outline=None, width: float = 0) -> None:
-        x, y = center
-        self.draw.ellipse(self.box((x - radius, y - radius, x + radius, y + radius)), fill=fill, outline=outline,
-                          width=self.px(width))
-
-    def text(self, xy: Point, text: str, size: float, fill, anchor: str = "la", bold: float = 0) -> None:
-        self.draw.text((self.px(xy[0]), self.px(xy[1])), printable(text), font=font(self.px(size)), fill=fill,
-                       anchor=anchor, stroke_width=round(bold * SCALE), stroke_fill=fill)
-
-    def fitted_line(self, xy: Point, text: str, width: float, sizes: Sequence[int], fill, anchor: str = "lm",
-                    bold: float = 0) -> None:
-        """One line of text at the largest of `sizes` that fits `width`, cut short with an ellipsis if none does."""
-        text = printable(text)
-        for size in sizes:
-            if self.draw.textlength(text, font=font(self.px(size))) <= self.px(width):
-                break
-        else:
-            text = ellipsize(self.draw, text, font(self.px(size)), self.px(width))
-        self.text(xy, text, size, fill, anchor=anchor, bold=bold)
-
-    def paragraph(self, box: Box, text: str, sizes: Sequence[int], fill, spacing: float = 5,
-                  align: str = "left") -> None:
-        """Wrapped text, as large as fits the box, vertically centred."""
-        width, height = box[2] - box[0], box[3] - box[1]
-        text_font, lines = fit_text(self.draw, text, self.px(width), self.px(height),
-                                    [self.px(s) for s in sizes], self.px(spacing))
-        line_height = text_font.size + self.px(spacing)
-        y = self.px(box[1]) + (self.px(height) - (len(lines) * line_height - self.px(spacing))) // 2
-        for line in lines:
-            if align == "center":
-                self.draw.text((self.px((box[0] + box[2]) / 2), y), line, font=text_font, fill=fill, anchor="ma")
-            else:
-                self.draw.text((self.px(box[0]), y), line, font=text_font, fill=fill)
-            y += line_height
-
-    def art(self, card, box: Box, radius: float = 8) -> bool:
-        """Paste the card's uploaded art into `box`; False when there is none."""
-        x0, y0, x1, y1 = self.box(box)
-        tile = Image.new("RGB", (x1 - x0, y1 - y0), BODY)
-        if not paste_art(tile, card.image, (0, 0, tile.width, tile.height)):
-            return False
-        mask = Image.new("L", tile.size, 0)
-        ImageDraw.Draw(mask).rounded_rectangle((0, 0, tile.width - 1, tile.height - 1), radius=self.px(radius),
-                                               fill=255)
-        self.image.paste(tile, (x0, y0), mask)
-        return True
-
-    def finish(self) -> Image.Image:
-        return self.image.reduce(SCALE)
 
 
 def element_rgb(element: Element) -> RGB:
@@ -142,52 +49,44 @@ def element_rgb(element: Element) -> RGB:
 # --- symbols --------------------------------------------------------------------------------------
 
 
-def _triangle(center: Point, radius: float, up: bool) -> list[Point]:
-    x, y = center
-    r = radius
-    if up:
-        return [(x, y - r), (x + r * 0.92, y + r * 0.62), (x - r * 0.92, y + r * 0.62)]
-    return [(x, y + r), (x + r * 0.92, y - r * 0.62), (x - r * 0.92, y - r * 0.62)]
-
-
-def draw_element_symbol(pen: Pen, element: Element, center: Point, radius: float, color: RGB) -> None:
+def draw_element_symbol(canvas: Canvas, element: Element, center: Point, radius: float, color: RGB) -> None:
     """The element's symbol: alchemical triangles for the four classical elements, else a lettered disc."""
     x, y = center
     stroke = max(3.0, radius * 0.16)
     shapes = {"fire": (True, False), "water": (False, False), "air": (True, True), "earth": (False, True)}
     if element.slug in shapes:
         up, barred = shapes[element.slug]
-        pen.polygon(_triangle(center, radius, up), outline=color, width=stroke)
+        canvas.polygon(triangle(center, radius, up), outline=color, width=stroke)
         if barred:
             bar_y = y + radius * (0.12 if up else -0.12)
-            pen.line([(x - radius * 0.62, bar_y), (x + radius * 0.62, bar_y)], fill=color, width=stroke)
+            canvas.line([(x - radius * 0.62, bar_y), (x + radius * 0.62, bar_y)], fill=color, width=stroke)
         return
-    pen.circle(center, radius * 0.85, outline=color, width=stroke)
-    pen.text(center, (element.name[:1] or "?").upper(), radius, color, anchor="mm", bold=1)
+    canvas.circle(center, radius * 0.85, outline=color, width=stroke)
+    canvas.text(center, (element.name[:1] or "?").upper(), radius, color, anchor="mm", bold=1)
 
 
-def _shield(pen: Pen, center: Point, r: float, color: RGB) -> None:
+def _shield(canvas: Canvas, center: Point, r: float, color: RGB) -> None:
     x, y = center
-    pen.polygon([(x - r * 0.8, y - r * 0.75), (x, y - r), (x + r * 0.8, y - r * 0.75), (x + r * 0.75, y + r * 0.1),
-                 (x, y + r), (x - r * 0.75, y + r * 0.1)], fill=color)
+    canvas.polygon([(x - r * 0.8, y - r * 0.75), (x, y - r), (x + r * 0.8, y - r * 0.75),
+                    (x + r * 0.75, y + r * 0.1), (x, y + r), (x - r * 0.75, y + r * 0.1)], fill=color)
 
 
-def _cross(pen: Pen, center: Point, r: float, color: RGB) -> None:
+def _cross(canvas: Canvas, center: Point, r: float, color: RGB) -> None:
     x, y = center
     t = r * 0.32
-    pen.rect((x - t, y - r * 0.9, x + t, y + r * 0.9), fill=color, radius=t * 0.4)
-    pen.rect((x - r * 0.9, y - t, x + r * 0.9, y + t), fill=color, radius=t * 0.4)
+    canvas.rect((x - t, y - r * 0.9, x + t, y + r * 0.9), fill=color, radius=t * 0.4)
+    canvas.rect((x - r * 0.9, y - t, x + r * 0.9, y + t), fill=color, radius=t * 0.4)
 
 
-def _chevrons(pen: Pen, center: Point, r: float, color: RGB) -> None:
+def _chevrons(canvas: Canvas, center: Point, r: float, color: RGB) -> None:
     x, y = center
     for dy in (-0.45, 0.35):
         cy = y + r * dy
-        pen.line([(x - r * 0.8, cy + r * 0.45), (x, cy - r * 0.35), (x + r * 0.8, cy + r * 0.45)], fill=color,
-                 width=r * 0.28)
+        canvas.line([(x - r * 0.8, cy + r * 0.45), (x, cy - r * 0.35), (x + r * 0.8, cy + r * 0.45)], fill=color,
+                    width=r * 0.28)
 
 
-EFFECT_GLYPHS: dict[str, Callable[[Pen, Point, float, RGB], None]] = {
+EFFECT_GLYPHS: dict[str, Callable[[Canvas, Point, float, RGB], None]] = {
     "defense": _shield,
     "healing": _cross,
     "boost": _chevrons,
@@ -202,44 +101,44 @@ EFFECT_LINES = {
 # --- shared parts ---------------------------------------------------------------------------------
 
 
-def _frame(pen: Pen, accent: RGB) -> None:
-    pen.rect((0, 0, W, H), fill=accent)
-    pen.rect((6, 6, W - 6, H - 6), fill=BODY, radius=14)
+def _frame(canvas: Canvas, accent: RGB) -> None:
+    canvas.rect((0, 0, W, H), fill=accent)
+    canvas.rect((6, 6, W - 6, H - 6), fill=BODY, radius=14)
 
 
-def _header(pen: Pen, name: str) -> None:
-    pen.rect((M, M, W - M, 66), fill=mix(BODY, WHITE, 0.08), radius=10)
-    pen.fitted_line((W / 2, 41), name, W - 2 * M - 24, (34, 30, 26, 22, 18), LIGHT, anchor="mm", bold=0.5)
+def _header(canvas: Canvas, name: str) -> None:
+    canvas.rect((M, M, W - M, 66), fill=mix(BODY, WHITE, 0.08), radius=10)
+    canvas.fitted_line((W / 2, 41), name, W - 2 * M - 24, (34, 30, 26, 22, 18), LIGHT, anchor="mm", bold=0.5)
 
 
-def _footer(pen: Pen, card, label: str, extra: str = "") -> None:
+def _footer(canvas: Canvas, card, label: str, extra: str = "") -> None:
     y = H - 34
-    pen.text((M + 8, y), f"{card.card_set.code}  ·  {extra}" if extra else card.card_set.code, 16,
-             mix(LIGHT, BODY, 0.35), anchor="lm")
-    pen.text((W - M - 8, y), label, 18, FRAME, anchor="rm", bold=0.4)
+    canvas.text((M + 8, y), f"{card.card_set.code}  ·  {extra}" if extra else card.card_set.code, 16,
+                mix(LIGHT, BODY, 0.35), anchor="lm")
+    canvas.text((W - M - 8, y), label, 18, FRAME, anchor="rm", bold=0.5)
 
 
-def _element_band(pen: Pen, box: Box, element: Element, caption: str, pointer: str) -> None:
+def _element_band(canvas: Canvas, box: Box, element: Element, caption: str, pointer: str) -> None:
     """A band in the element's colour: symbol, caption and name; `pointer` (up/down) marks the attacking edge."""
     color = element_rgb(element)
-    pen.gradient(box, mix(color, WHITE, 0.12), mix(color, BLACK, 0.22), radius=12)
+    canvas.gradient(box, mix(color, WHITE, 0.12), mix(color, BLACK, 0.22), radius=12)
     ink = text_color_on(color)
     x0, y0, x1, y1 = box
     cy = (y0 + y1) / 2
     radius = min(62.0, (y1 - y0) * 0.36)
     badge = (x0 + 24 + radius, cy)
-    pen.circle(badge, radius * 1.25, fill=mix(color, BLACK, 0.3))
-    draw_element_symbol(pen, element, badge, radius, WHITE)
+    canvas.circle(badge, radius * 1.25, fill=mix(color, BLACK, 0.3))
+    draw_element_symbol(canvas, element, badge, radius, WHITE)
     text_x = badge[0] + radius * 1.25 + 22
-    pen.text((text_x, cy - 26), caption, 20, mix(ink, color, 0.25), anchor="ls", bold=0.3)
-    pen.fitted_line((text_x, cy + 14), element.name.upper(), x1 - text_x - 44, (60, 52, 44, 36, 28), ink,
-                    anchor="lm", bold=1)
+    canvas.text((text_x, cy - 26), caption, 20, mix(ink, color, 0.25), anchor="ls", bold=0.5)
+    canvas.fitted_line((text_x, cy + 14), element.name.upper(), x1 - text_x - 44, (60, 52, 44, 36, 28), ink,
+                       anchor="lm", bold=1)
     # A notch on the attacking edge: the card is laid with this edge toward the opponents.
     tip_x, size = x1 - 36, 14
     if pointer == "up":
-        pen.polygon([(tip_x, y0 + 14), (tip_x + size, y0 + 14 + size), (tip_x - size, y0 + 14 + size)], fill=ink)
+        canvas.polygon([(tip_x, y0 + 14), (tip_x + size, y0 + 14 + size), (tip_x - size, y0 + 14 + size)], fill=ink)
     else:
-        pen.polygon([(tip_x, y1 - 14), (tip_x + size, y1 - 14 - size), (tip_x - size, y1 - 14 - size)], fill=ink)
+        canvas.polygon([(tip_x, y1 - 14), (tip_x + size, y1 - 14 - size), (tip_x - size, y1 - 14 - size)], fill=ink)
 
 
 # --- the four kinds of cards ----------------------------------------------------------------------
@@ -247,67 +146,67 @@ def _element_band(pen: Pen, box: Box, element: Element, caption: str, pointer: s
 
 def draw_summoning_card(card: SummoningCard) -> Image.Image:
     """Attack 1 on top, the effect across the middle, attack 2 at the bottom."""
-    pen = Pen(BODY)
-    _frame(pen, FRAME)
-    _header(pen, card.name)
-    _element_band(pen, (M, 74, W - M, 244), card.attack_1, "ATTACK", "up")
-    _element_band(pen, (M, 456, W - M, 626), card.attack_2, "ATTACK", "down")
+    canvas = Canvas.new(BODY)
+    _frame(canvas, FRAME)
+    _header(canvas, card.name)
+    _element_band(canvas, (M, 74, W - M, 244), card.attack_1, "ATTACK", "up")
+    _element_band(canvas, (M, 456, W - M, 626), card.attack_2, "ATTACK", "down")
 
     effect_box = (M, 252, W - M, 448)
     color = element_rgb(card.effect_element)
-    pen.rect(effect_box, fill=LIGHT, radius=12)
-    pen.rect((M, 252, M + 10, 448), fill=color, radius=4)
+    canvas.rect(effect_box, fill=LIGHT, radius=12)
+    canvas.rect((M, 252, M + 10, 448), fill=color, radius=4)
     x0, y0, x1, y1 = effect_box
-    if pen.art(card, (x1 - 150, y0 + 12, x1 - 12, y1 - 12)):
+    if canvas.art(card.image, (x1 - 150, y0 + 12, x1 - 12, y1 - 12), radius=8, backdrop=BODY):
         x1 -= 150
     tile = (x0 + 28, y0 + 34, x0 + 156, y0 + 162)
-    pen.rect(tile, fill=color, radius=18)
+    canvas.rect(tile, fill=color, radius=18)
     glyph = EFFECT_GLYPHS.get(card.effect_kind, _shield)
-    glyph(pen, ((tile[0] + tile[2]) / 2, (tile[1] + tile[3]) / 2), 44, text_color_on(color))
+    glyph(canvas, ((tile[0] + tile[2]) / 2, (tile[1] + tile[3]) / 2), 44, text_color_on(color))
     text_x = tile[2] + 22
     width = x1 - text_x - 14
     kind_ink = mix(color, BLACK, 0.45) if text_color_on(color) == WHITE else INK
-    pen.fitted_line((text_x, y0 + 62), card.get_effect_kind_display().upper(), width, (50, 44, 38, 32), kind_ink,
-                    bold=1)
+    canvas.fitted_line((text_x, y0 + 62), card.get_effect_kind_display().upper(), width, (50, 44, 38, 32), kind_ink,
+                       bold=1)
     symbol_ink = mix(color, BLACK, 0.35) if luminance(color) > 0.6 else color
-    draw_element_symbol(pen, card.effect_element, (text_x + 13, y0 + 106), 14, symbol_ink)
-    pen.fitted_line((text_x + 36, y0 + 108), card.effect_element.name, width - 36, (34, 30, 26), INK, bold=0.4)
+    draw_element_symbol(canvas, card.effect_element, (text_x + 13, y0 + 106), 14, symbol_ink)
+    canvas.fitted_line((text_x + 36, y0 + 108), card.effect_element.name, width - 36, (34, 30, 26), INK, bold=0.5)
     line = EFFECT_LINES.get(card.effect_kind, "").format(element=card.effect_element.name)
-    pen.paragraph((text_x, y0 + 128, x1 - 14, y1 - 16), line, (20, 18, 16), mix(INK, LIGHT, 0.25))
-    _footer(pen, card, "SUMMONING", f"x{card.copies} in the deck")
-    return pen.finish()
+    canvas.paragraph((text_x, y0 + 128, x1 - 14, y1 - 16), line, (20, 18, 16), mix(INK, LIGHT, 0.25))
+    _footer(canvas, card, "SUMMONING", f"x{card.copies} in the deck")
+    return canvas.finish()
 
 
 def draw_defense_card(card: DefenseCard) -> Image.Image:
     """The two required elements side by side, joined by a plus."""
-    pen = Pen(BODY)
-    _frame(pen, FRAME)
-    _header(pen, card.name)
+    canvas = Canvas.new(BODY)
+    _frame(canvas, FRAME)
+    _header(canvas, card.name)
     art_box = (M, 74, W - M, 300)
-    if not pen.art(card, art_box, radius=12):
-        pen.gradient(art_box, mix(element_rgb(card.element_1), BODY, 0.35), mix(element_rgb(card.element_2), BODY, 0.35),
-                     radius=12)
-        _wall(pen, art_box)
+    if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
+        canvas.gradient(art_box, mix(element_rgb(card.element_1), BODY, 0.35),
+                        mix(element_rgb(card.element_2), BODY, 0.35), radius=12)
+        _wall(canvas, art_box)
     top, bottom = 310, 530
     half = (W - 2 * M - 10) / 2
     for index, element in enumerate(card.elements):
         x0 = M + index * (half + 10)
         color = element_rgb(element)
         box = (x0, top, x0 + half, bottom)
-        pen.gradient(box, mix(color, WHITE, 0.12), mix(color, BLACK, 0.22), radius=12)
+        canvas.gradient(box, mix(color, WHITE, 0.12), mix(color, BLACK, 0.22), radius=12)
         center = ((box[0] + box[2]) / 2, top + 82)
-        pen.circle(center, 62, fill=mix(color, BLACK, 0.3))
-        draw_element_symbol(pen, element, center, 48, WHITE)
-        pen.fitted_line(((box[0] + box[2]) / 2, bottom - 42), element.name.upper(), half - 24, (40, 34, 28, 22),
-                        text_color_on(color), anchor="mm", bold=1)
-    pen.circle((W / 2, (top + bottom) / 2), 30, fill=LIGHT, outline=BODY, width=5)
-    pen.text((W / 2, (top + bottom) / 2 - 2), "+", 48, INK, anchor="mm", bold=1)
-    pen.paragraph((M + 12, 540, W - M - 12, 640), card.rules_text or "", (22, 20, 18), LIGHT, align="center")
-    _footer(pen, card, "DEFENSE")
-    return pen.finish()
+        canvas.circle(center, 62, fill=mix(color, BLACK, 0.3))
+        draw_element_symbol(canvas, element, center, 48, WHITE)
+        canvas.fitted_line(((box[0] + box[2]) / 2, bottom - 42), element.name.upper(), half - 24, (40, 34, 28, 22),
+                           text_color_on(color), anchor="mm", bold=1)
+    canvas.circle((W / 2, (top + bottom) / 2), 30, fill=LIGHT, outline=BODY, width=5)
+    canvas.text((W / 2, (top + bottom) / 2 - 2), "+", 48, INK, anchor="mm", bold=1)
+    canvas.paragraph((M + 12, 540, W - M - 12, 640), card.rules_text or "", (22, 20, 18), LIGHT, align="center")
+    _footer(canvas, card, "DEFENSE")
+    return canvas.finish()
 
 
-def _wall(pen: Pen, box: Box) -> None:
+def _wall(canvas: Canvas, box: Box) -> None:
     """A brick pattern standing in for missing art."""
     x0, y0, x1, y1 = box
     ink = (255, 255, 255)
@@ -320,57 +219,57 @@ def _wall(pen: Pen, box: Box) -> None:
         while x < x1 - 20:
             left, right = max(x, x0 + 20), min(x + 66, x1 - 20)
             if right - left > 8:
-                pen.rect((left, y + 3, right, y + height - 3), outline=ink, width=2, radius=3)
+                canvas.rect((left, y + 3, right, y + height - 3), outline=ink, width=2, radius=3)
             x += 72
 
 
 def draw_protector_card(card: Protector) -> Image.Image:
     """Art (or an emblem), when the effect runs, the effect in plain words, and a duel warning for Spy."""
-    pen = Pen(BODY)
-    _frame(pen, FRAME)
-    _header(pen, card.name)
+    canvas = Canvas.new(BODY)
+    _frame(canvas, FRAME)
+    _header(canvas, card.name)
     art_box = (M, 74, W - M, 330)
-    if not pen.art(card, art_box, radius=12):
-        pen.gradient(art_box, mix(FRAME, BODY, 0.45), mix(FRAME, BODY, 0.85), radius=12)
-        _shield(pen, (W / 2, 202), 92, mix(FRAME, WHITE, 0.25))
-        _shield(pen, (W / 2, 202), 70, mix(FRAME, BODY, 0.6))
+    if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
+        canvas.gradient(art_box, mix(FRAME, BODY, 0.45), mix(FRAME, BODY, 0.85), radius=12)
+        _shield(canvas, (W / 2, 202), 92, mix(FRAME, WHITE, 0.25))
+        _shield(canvas, (W / 2, 202), 70, mix(FRAME, BODY, 0.6))
     try:
         effect = parse_protector_effect(card.effect)
         hook = effect.when.replace("_", " ")
     except SpecError:
         effect, hook = None, "-"
-    pen.rect((M, 340, W - M, 384), fill=mix(BODY, WHITE, 0.1), radius=10)
-    pen.text((M + 14, 362), f"WHEN: {hook.upper()}", 18, FRAME, anchor="lm", bold=0.4)
+    canvas.rect((M, 340, W - M, 384), fill=mix(BODY, WHITE, 0.1), radius=10)
+    canvas.text((M + 14, 362), f"WHEN: {hook.upper()}", 18, FRAME, anchor="lm", bold=0.5)
     if not card.duel_legal:
         badge = (W - M - 150, 346, W - M - 8, 378)
-        pen.rect(badge, fill=DANGER, radius=8)
-        pen.text(((badge[0] + badge[2]) / 2, 362), "TEAMS ONLY", 17, WHITE, anchor="mm", bold=0.4)
-    pen.rect((M, 392, W - M, 640), fill=LIGHT, radius=12)
-    pen.paragraph((M + 18, 404, W - M - 18, 628), card.rules_text or "", (28, 26, 24, 22, 20, 18), INK)
+        canvas.rect(badge, fill=DANGER, radius=8)
+        canvas.text(((badge[0] + badge[2]) / 2, 362), "TEAMS ONLY", 17, WHITE, anchor="mm", bold=0.5)
+    canvas.rect((M, 392, W - M, 640), fill=LIGHT, radius=12)
+    canvas.paragraph((M + 18, 404, W - M - 18, 628), card.rules_text or "", (28, 26, 24, 22, 20, 18), INK)
     kind = effect.kind.replace("_", " ") if effect and effect.kind in KINDS else ""
-    _footer(pen, card, "PROTECTOR", kind)
-    return pen.finish()
+    _footer(canvas, card, "PROTECTOR", kind)
+    return canvas.finish()
 
 
 def draw_spirit_card(card: Spirit) -> Image.Image:
     """The team's spirit: its colour, name and art."""
     color = hex_to_rgb(card.color, (126, 87, 194))
-    pen = Pen(BODY)
-    _frame(pen, color)
-    _header(pen, card.name)
+    canvas = Canvas.new(BODY)
+    _frame(canvas, color)
+    _header(canvas, card.name)
     art_box = (M, 74, W - M, 520)
-    if not pen.art(card, art_box, radius=12):
-        pen.gradient(art_box, mix(color, WHITE, 0.2), mix(color, BODY, 0.6), radius=12)
+    if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
+        canvas.gradient(art_box, mix(color, WHITE, 0.2), mix(color, BODY, 0.6), radius=12)
         center = (W / 2, 290)
         for radius, amount in ((150, 0.15), (110, 0.3), (70, 0.5)):
-            pen.circle(center, radius, outline=mix(color, WHITE, amount), width=6)
-        pen.text(center, card.name[:1].upper(), 96, WHITE, anchor="mm", bold=2)
-    pen.fitted_line((W / 2, 548), card.rules_text or "The spirit this team protects.", W - 2 * M - 24,
-                    (22, 20, 18, 16), FRAME, anchor="mm", bold=0.4)
+            canvas.circle(center, radius, outline=mix(color, WHITE, amount), width=6)
+        canvas.text(center, card.name[:1].upper(), 96, WHITE, anchor="mm", bold=2)
+    canvas.fitted_line((W / 2, 548), card.rules_text or "The spirit this team protects.", W - 2 * M - 24,
+                       (22, 20, 18, 16), FRAME, anchor="mm", bold=0.5)
     if card.flavor_text:
-        pen.paragraph((M + 12, 568, W - M - 12, 644), card.flavor_text, (20, 18, 16), LIGHT, align="center")
-    _footer(pen, card, "SPIRIT")
-    return pen.finish()
+        canvas.paragraph((M + 12, 568, W - M - 12, 644), card.flavor_text, (20, 18, 16), LIGHT, align="center")
+    _footer(canvas, card, "SPIRIT")
+    return canvas.finish()
 
 
 DRAWERS: dict[type, Callable] = {
@@ -409,9 +308,10 @@ def card_face_renderer(card) -> Callable[[object], bytes]:
     A card's face changes when an element is renamed or recoloured, though the card row does not.
     """
 
+    printed = "|".join(f"{e.slug}:{e.name}:{e.color}" for e in _printed_elements(card))
+
+    @layout_version(f"{LAYOUT_VERSION}:{printed}")
     def render(face_card) -> bytes:
         return render_legends_card(face_card)
 
-    printed = "|".join(f"{e.slug}:{e.name}:{e.color}" for e in _printed_elements(card))
-    render.cache_version = f"{LAYOUT_VERSION}:{printed}"  # type: ignore[attr-defined]
     return render

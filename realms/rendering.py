@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -12,28 +10,28 @@ from django.core.exceptions import ObjectDoesNotExist
 from PIL import Image, ImageDraw
 
 from cardsdb.rendering import (
+    BLACK,
+    CAP,
     CARD_SIZE,
     RGB,
-    fit_text,
-    font,
+    WHITE,
+    Box,
+    Canvas,
     hex_to_rgb,
+    inset,
+    layout_version,
     luminance,
     mix,
-    paste_art,
     printable,
+    rotated,
+    scaled,
+    scaled_box,
+    star,
     text_color_on,
     to_png,
     vertical_gradient,
-    wrap_text,
 )
-from cardsdb.rendering import ellipsize as _ellipsize
 
-# Drawn at twice the size, then halved: Pillow does not anti-alias shapes, this smooths their edges.
-SCALE = 2
-CAP = 0.7  # cap height of the bundled font, as a share of its size
-
-WHITE: RGB = (255, 255, 255)
-BLACK: RGB = (0, 0, 0)
 PARCHMENT: RGB = (244, 237, 221)
 INK: RGB = (36, 30, 24)
 SOFT_INK: RGB = (104, 94, 80)
@@ -60,101 +58,12 @@ STATS_SHOWN = (
 )
 POSITION_ICONS = {"vanguard": "shield", "rearguard": "arrow", "flex": "swap"}
 
-Box = tuple[float, float, float, float]
-Point = tuple[float, float]
 
-
-class Canvas:
-    """Draws in card coordinates onto an image SCALE times larger (optionally a sub-region of the card)."""
-
-    def __init__(self, image: Image.Image, origin: Point = (0, 0)):
-        self.image = image
-        self.origin = origin
-        self.draw = ImageDraw.Draw(image)
-        # Single translucent shapes blend straight onto the RGB image.
-        self.blend = ImageDraw.Draw(image, "RGBA") if image.mode == "RGB" else self.draw
-
-    @classmethod
-    def new(cls, size: tuple[int, int], background: RGB) -> Canvas:
-        return cls(Image.new("RGB", (size[0] * SCALE, size[1] * SCALE), background))
-
-    @staticmethod
-    def px(value: float) -> int:
-        return round(value * SCALE)
-
-    def pt(self, x: float, y: float) -> tuple[int, int]:
-        return self.px(x - self.origin[0]), self.px(y - self.origin[1])
-
-    def box(self, box: Box) -> tuple[int, int, int, int]:
-        return (*self.pt(box[0], box[1]), *self.pt(box[2], box[3]))
-
-    def rect(self, box: Box, fill=None, outline=None, width: float = 0, radius: float = 0) -> None:
-        draw = self.blend if isinstance(fill, tuple) and len(fill) == 4 else self.draw
-        draw.rounded_rectangle(self.box(box), radius=self.px(radius), fill=fill, outline=outline, width=self.px(width))
-
-    def circle(self, center: Point, radius: float, fill=None, outline=None, width: float = 0) -> None:
-        x, y = center
-        self.draw.ellipse(self.box((x - radius, y - radius, x + radius, y + radius)), fill=fill, outline=outline,
-                          width=self.px(width))
-
-    def arc(self, center: Point, radius: float, start: float, end: float, fill, width: float) -> None:
-        x, y = center
-        self.draw.arc(self.box((x - radius, y - radius, x + radius, y + radius)), start, end, fill=fill,
-                      width=self.px(width))
-
-    def polygon(self, points: Sequence[Point], fill) -> None:
-        self.draw.polygon([self.pt(x, y) for x, y in points], fill=fill)
-
-    def line(self, points: Sequence[Point], fill, width: float) -> None:
-        self.draw.line([self.pt(x, y) for x, y in points], fill=fill, width=self.px(width), joint="curve")
-
-    def text(self, xy: Point, text: str, size: float, fill, anchor: str = "la", bold: float = 0) -> None:
-        self.draw.text(self.pt(*xy), printable(text), font=font(self.px(size)), fill=fill, anchor=anchor,
-                       stroke_width=bold * SCALE, stroke_fill=fill)
-
-    def caps(self, center: Point, text: str, size: float, fill, bold: float = 0, align: str = "m") -> None:
-        """Text whose capitals are vertically centred on `center` (align: l, m or r horizontally)."""
-        self.text((center[0], center[1] + size * CAP / 2), text, size, fill, anchor=f"{align}s", bold=bold)
-
-    def tracked(self, center: Point, text: str, size: float, fill, tracking: float, bold: float = 0) -> None:
-        """Letter-spaced capitals centred on `center`."""
-        text = printable(text)
-        widths = [self.length(char, size) for char in text]
-        x = center[0] - (sum(widths) + tracking * (len(text) - 1)) / 2
-        for char, width in zip(text, widths, strict=True):
-            self.caps((x, center[1]), char, size, fill, bold=bold, align="l")
-            x += width + tracking
-
-    def length(self, text: str, size: float) -> float:
-        return self.draw.textlength(printable(text), font=font(self.px(size))) / SCALE
-
-    def wrap(self, text: str, size: float, width: float) -> list[str]:
-        return wrap_text(self.draw, text, font(self.px(size)), self.px(width))
-
-    def ellipsize(self, text: str, size: float, width: float, force: bool = False) -> str:
-        return _ellipsize(self.draw, text, font(self.px(size)), self.px(width), force=force)
-
-    def fit(self, text: str, width: float, height: float, sizes: Sequence[int], spacing: float,
-            max_lines: int | None = None) -> tuple[float, list[str]]:
-        text_font, lines = fit_text(self.draw, text, self.px(width), self.px(height),
-                                    [self.px(size) for size in sizes], self.px(spacing), max_lines)
-        return text_font.size / SCALE, lines
-
-    def shapes(self, box: Box, color: RGB, alpha: int, paint: Callable[[Canvas], None]) -> None:
-        """Lay `color` at `alpha` through shapes that `paint` draws (in card coordinates, fill 255)."""
-        x0, y0, x1, y1 = self.box(box)
-        mask = Image.new("L", (x1 - x0, y1 - y0), 0)
-        paint(Canvas(mask, origin=(self.origin[0] + box[0], self.origin[1] + box[1])))
-        self.image.paste(color, (x0, y0, x1, y1), mask.point(lambda value: value * alpha // 255))
-
-
+# Bumped whenever the layout changes, so cached_card_png serves no stale faces.
+@layout_version("realms-card-1")
 def render_character_card(character) -> bytes:
     """The character's card face as PNG bytes, CARD_SIZE pixels."""
     return to_png(draw_character_card(character))
-
-
-# Bumped whenever the layout changes, so cached_card_png serves no stale faces.
-render_character_card.cache_version = "realms-card-1"  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -172,7 +81,7 @@ def draw_character_card(character) -> Image.Image:
         rarity=hex_to_rgb(rarity.color, DEFAULT_RARITY) if rarity else DEFAULT_RARITY,
         faction=hex_to_rgb(faction.color, DEFAULT_FACTION) if faction else DEFAULT_FACTION,
     )
-    canvas = Canvas.new(CARD_SIZE, colors.rarity)
+    canvas = Canvas.new(colors.rarity)
     _draw_body(canvas, colors)
     _draw_header(canvas, character, colors)
     _draw_art(canvas, character, colors)
@@ -180,7 +89,7 @@ def draw_character_card(character) -> Image.Image:
     _draw_abilities(canvas, character, colors)
     _draw_stats(canvas, character)
     _draw_footer(canvas, character)
-    return canvas.image.reduce(SCALE)
+    return canvas.finish()
 
 
 # --- frame and body ---------------------------------------------------------------------------------
@@ -190,9 +99,7 @@ def _draw_body(canvas: Canvas, colors: Palette) -> None:
     # The canvas background is the rarity colour; the body sits inside a thin dark edge.
     canvas.rect((FRAME, FRAME, W - FRAME, H - FRAME), fill=EDGE, radius=12)
     inner = (FRAME + 2, FRAME + 2, W - FRAME - 2, H - FRAME - 2)
-    x0, y0, x1, y1 = canvas.box(inner)
-    body = vertical_gradient((x1 - x0, y1 - y0), mix(BODY, colors.faction, 0.38), mix(BODY, BLACK, 0.25))
-    canvas.image.paste(body, (x0, y0))
+    canvas.gradient(inner, mix(BODY, colors.faction, 0.38), mix(BODY, BLACK, 0.25))
     # A light bevel on the rarity band makes it read as a printed frame.
     canvas.rect((1, 1, W - 1, H - 1), outline=mix(colors.rarity, WHITE, 0.35), width=1.5, radius=6)
     canvas.rect((FRAME - 3, FRAME - 3, W - FRAME + 3, H - FRAME + 3), outline=mix(colors.rarity, BLACK, 0.3),
@@ -283,11 +190,9 @@ def _vignette_mask(size: tuple[int, int], strength: int) -> Image.Image:
 
 def _draw_art(canvas: Canvas, character, colors: Palette) -> None:
     x0, y0, x1, y1 = ART
-    region = canvas.box(ART)
-    size = (region[2] - region[0], region[3] - region[1])
     canvas.rect((x0 - 2, y0 - 2, x1 + 2, y1 + 2), fill=EDGE, radius=3)
-    if not paste_art(canvas.image, character.image, region):
-        _draw_placeholder(canvas, character, colors, size)
+    if not canvas.art(character.image, ART):
+        _draw_placeholder(canvas, character, colors)
     canvas.rect(ART, outline=mix(colors.rarity, BLACK, 0.2), width=1.5)
 
     # Position ribbon (bottom left) and rarity gem (bottom right) over the art, translucent.
@@ -310,10 +215,11 @@ def _draw_art(canvas: Canvas, character, colors: Palette) -> None:
     canvas.caps((gem[0] + 29, cy), rarity_name, 12, LIGHT_TEXT, bold=0.5, align="l")
 
 
-def _draw_placeholder(canvas: Canvas, character, colors: Palette, size: tuple[int, int]) -> None:
+def _draw_placeholder(canvas: Canvas, character, colors: Palette) -> None:
     """No art uploaded: a faction-coloured backdrop with the class emblem and name."""
     x0, y0, x1, y1 = ART
-    origin = canvas.box(ART)[:2]
+    region = canvas.box(ART)
+    origin, size = region[:2], (region[2] - region[0], region[3] - region[1])
     backdrop = vertical_gradient(size, mix(colors.faction, WHITE, 0.12), mix(colors.faction, BLACK, 0.62))
     backdrop.paste(mix(colors.faction, WHITE, 0.55), (0, 0, *size), _glow_mask(size, 120))
     # Faint diagonal hatching gives the backdrop some texture.
@@ -341,18 +247,6 @@ def _draw_placeholder(canvas: Canvas, character, colors: Palette, size: tuple[in
 # --- drawn icons (the bundled font has no symbols) -------------------------------------------------------
 
 
-def _scaled(box: Box, points: Sequence[Point]) -> list[Point]:
-    x0, y0, x1, y1 = box
-    return [(x0 + (x1 - x0) * x, y0 + (y1 - y0) * y) for x, y in points]
-
-
-def _rotated(points: Sequence[Point], center: Point, degrees: float) -> list[Point]:
-    angle = math.radians(degrees)
-    cos, sin = math.cos(angle), math.sin(angle)
-    cx, cy = center
-    return [(cx + (x - cx) * cos - (y - cy) * sin, cy + (x - cx) * sin + (y - cy) * cos) for x, y in points]
-
-
 SHIELD = [(0.5, 0.0), (0.95, 0.14), (0.92, 0.52), (0.8, 0.76), (0.5, 1.0), (0.2, 0.76), (0.08, 0.52), (0.05, 0.14)]
 BOLT = [(0.62, 0.0), (0.12, 0.56), (0.46, 0.56), (0.34, 1.0), (0.88, 0.4), (0.54, 0.4), (0.7, 0.0)]
 BLADE = [(0.5, 0.0), (0.56, 0.08), (0.56, 0.66), (0.44, 0.66), (0.44, 0.08)]
@@ -363,27 +257,27 @@ def _icon(canvas: Canvas, kind: str, box: Box, fill) -> None:
     """A small symbol drawn with shapes."""
     x0, y0, x1, y1 = box
     if kind == "shield":
-        canvas.polygon(_scaled(box, SHIELD), fill)
+        canvas.polygon(scaled(box, SHIELD), fill)
     elif kind == "bolt":
-        canvas.polygon(_scaled(box, BOLT), fill)
+        canvas.polygon(scaled(box, BOLT), fill)
     elif kind == "heart":
         radius = (x1 - x0) * 0.26
         canvas.circle((x0 + (x1 - x0) * 0.28, y0 + (y1 - y0) * 0.32), radius, fill=fill)
         canvas.circle((x0 + (x1 - x0) * 0.72, y0 + (y1 - y0) * 0.32), radius, fill=fill)
-        canvas.polygon(_scaled(box, [(0.04, 0.42), (0.96, 0.42), (0.5, 0.95)]), fill)
+        canvas.polygon(scaled(box, [(0.04, 0.42), (0.96, 0.42), (0.5, 0.95)]), fill)
     elif kind == "sword":
-        canvas.line(_scaled(box, [(0.12, 0.88), (0.9, 0.1)]), fill, (x1 - x0) * 0.16)
-        canvas.line(_scaled(box, [(0.1, 0.5), (0.5, 0.9)]), fill, (x1 - x0) * 0.14)
-        canvas.polygon(_scaled(box, [(0.78, 0.04), (1.0, 0.0), (0.96, 0.22)]), fill)
+        canvas.line(scaled(box, [(0.12, 0.88), (0.9, 0.1)]), fill, (x1 - x0) * 0.16)
+        canvas.line(scaled(box, [(0.1, 0.5), (0.5, 0.9)]), fill, (x1 - x0) * 0.14)
+        canvas.polygon(scaled(box, [(0.78, 0.04), (1.0, 0.0), (0.96, 0.22)]), fill)
     elif kind == "arrow":
-        canvas.line(_scaled(box, [(0.1, 0.9), (0.72, 0.28)]), fill, (x1 - x0) * 0.13)
-        canvas.polygon(_scaled(box, [(0.98, 0.02), (0.86, 0.52), (0.48, 0.14)]), fill)
-        canvas.polygon(_scaled(box, [(0.04, 0.62), (0.2, 0.62), (0.2, 0.8), (0.38, 0.8), (0.38, 0.96),
+        canvas.line(scaled(box, [(0.1, 0.9), (0.72, 0.28)]), fill, (x1 - x0) * 0.13)
+        canvas.polygon(scaled(box, [(0.98, 0.02), (0.86, 0.52), (0.48, 0.14)]), fill)
+        canvas.polygon(scaled(box, [(0.04, 0.62), (0.2, 0.62), (0.2, 0.8), (0.38, 0.8), (0.38, 0.96),
                                      (0.04, 0.96)]), fill)
     else:  # "swap": either line, for Flex
-        canvas.line(_scaled(box, [(0.5, 0.22), (0.5, 0.78)]), fill, (x1 - x0) * 0.14)
-        canvas.polygon(_scaled(box, [(0.5, 0.0), (0.88, 0.34), (0.12, 0.34)]), fill)
-        canvas.polygon(_scaled(box, [(0.5, 1.0), (0.88, 0.66), (0.12, 0.66)]), fill)
+        canvas.line(scaled(box, [(0.5, 0.22), (0.5, 0.78)]), fill, (x1 - x0) * 0.14)
+        canvas.polygon(scaled(box, [(0.5, 0.0), (0.88, 0.34), (0.12, 0.34)]), fill)
+        canvas.polygon(scaled(box, [(0.5, 1.0), (0.88, 0.66), (0.12, 0.66)]), fill)
 
 
 def _emblem(layer: Canvas, character_class: str, box: Box) -> None:
@@ -393,63 +287,41 @@ def _emblem(layer: Canvas, character_class: str, box: Box) -> None:
     fill = 255
     if character_class == "tank":
         # A rimmed heraldic shield, its right half left open ("per pale").
-        layer.polygon(_scaled(box, SHIELD), fill)
-        layer.polygon(_scaled(_inset(box, 0.09), SHIELD), 0)
-        layer.polygon(_scaled(_inset(box, 0.16), SHIELD)[:5], fill)
+        layer.polygon(scaled(box, SHIELD), fill)
+        layer.polygon(scaled(inset(box, 0.09), SHIELD), 0)
+        layer.polygon(scaled(inset(box, 0.16), SHIELD)[:5], fill)
     elif character_class == "warrior":
-        layer.polygon(_scaled(box, BLADE), fill)
-        layer.rect(_scaled_box(box, (0.26, 0.66, 0.74, 0.72)), fill=fill, radius=size * 0.02)
-        layer.rect(_scaled_box(box, (0.465, 0.72, 0.535, 0.9)), fill=fill)
+        layer.polygon(scaled(box, BLADE), fill)
+        layer.rect(scaled_box(box, (0.26, 0.66, 0.74, 0.72)), fill=fill, radius=size * 0.02)
+        layer.rect(scaled_box(box, (0.465, 0.72, 0.535, 0.9)), fill=fill)
         layer.circle((x0 + size * 0.5, y0 + size * 0.93), size * 0.05, fill=fill)
     elif character_class == "mage":
-        star = _star((x0 + size * 0.46, y0 + size * 0.54), size * 0.44, size * 0.1)
-        layer.polygon(star, fill)
-        layer.polygon(_star((x0 + size * 0.84, y0 + size * 0.16), size * 0.14, size * 0.035), fill)
-        layer.polygon(_star((x0 + size * 0.14, y0 + size * 0.14), size * 0.08, size * 0.02), fill)
+        layer.polygon(star((x0 + size * 0.46, y0 + size * 0.54), size * 0.44, size * 0.1), fill)
+        layer.polygon(star((x0 + size * 0.84, y0 + size * 0.16), size * 0.14, size * 0.035), fill)
+        layer.polygon(star((x0 + size * 0.14, y0 + size * 0.14), size * 0.08, size * 0.02), fill)
     elif character_class == "archer":
         layer.arc((x0 + size * 0.1, y0 + size * 0.5), size * 0.46, -72, 72, fill=fill, width=size * 0.07)
         layer.line([(x0 + size * 0.24, y0 + size * 0.07), (x0 + size * 0.24, y0 + size * 0.93)], fill, size * 0.015)
         layer.line([(x0 + size * 0.12, y0 + size * 0.5), (x0 + size * 0.86, y0 + size * 0.5)], fill, size * 0.035)
-        layer.polygon(_scaled(box, [(1.0, 0.5), (0.82, 0.41), (0.85, 0.5), (0.82, 0.59)]), fill)
-        layer.polygon(_scaled(box, [(0.2, 0.5), (0.08, 0.42), (0.04, 0.42), (0.14, 0.5), (0.04, 0.58), (0.08, 0.58)]),
+        layer.polygon(scaled(box, [(1.0, 0.5), (0.82, 0.41), (0.85, 0.5), (0.82, 0.59)]), fill)
+        layer.polygon(scaled(box, [(0.2, 0.5), (0.08, 0.42), (0.04, 0.42), (0.14, 0.5), (0.04, 0.58), (0.08, 0.58)]),
                       fill)
     elif character_class == "assassin":
         center = (x0 + size * 0.5, y0 + size * 0.5)
         for degrees in (-38, 38):
-            parts = [_scaled(box, DAGGER), _scaled(box, [(0.32, 0.62), (0.68, 0.62), (0.68, 0.68), (0.32, 0.68)]),
-                     _scaled(box, [(0.465, 0.68), (0.535, 0.68), (0.535, 0.9), (0.465, 0.9)])]
+            parts = [scaled(box, DAGGER), scaled(box, [(0.32, 0.62), (0.68, 0.62), (0.68, 0.68), (0.32, 0.68)]),
+                     scaled(box, [(0.465, 0.68), (0.535, 0.68), (0.535, 0.9), (0.465, 0.9)])]
             for part in parts:
-                layer.polygon(_rotated(part, center, degrees), fill)
-            pommel = _rotated([(x0 + size * 0.5, y0 + size * 0.93)], center, degrees)[0]
+                layer.polygon(rotated(part, center, degrees), fill)
+            pommel = rotated([(x0 + size * 0.5, y0 + size * 0.93)], center, degrees)[0]
             layer.circle(pommel, size * 0.04, fill=fill)
     elif character_class == "support":
         center = (x0 + size * 0.5, y0 + size * 0.5)
         layer.circle(center, size * 0.46, outline=fill, width=size * 0.05)
-        layer.rect(_scaled_box(box, (0.41, 0.2, 0.59, 0.8)), fill=fill, radius=size * 0.03)
-        layer.rect(_scaled_box(box, (0.2, 0.41, 0.8, 0.59)), fill=fill, radius=size * 0.03)
+        layer.rect(scaled_box(box, (0.41, 0.2, 0.59, 0.8)), fill=fill, radius=size * 0.03)
+        layer.rect(scaled_box(box, (0.2, 0.41, 0.8, 0.59)), fill=fill, radius=size * 0.03)
     else:
-        layer.polygon(_scaled(box, [(0.5, 0.05), (0.95, 0.5), (0.5, 0.95), (0.05, 0.5)]), fill)
-
-
-def _inset(box: Box, share: float) -> Box:
-    x0, y0, x1, y1 = box
-    dx, dy = (x1 - x0) * share, (y1 - y0) * share
-    return x0 + dx, y0 + dy, x1 - dx, y1 - dy
-
-
-def _scaled_box(box: Box, part: Box) -> Box:
-    (left, top), (right, bottom) = _scaled(box, [part[:2], part[2:]])
-    return left, top, right, bottom
-
-
-def _star(center: Point, outer: float, inner: float, points: int = 4) -> list[Point]:
-    cx, cy = center
-    corners = []
-    for index in range(points * 2):
-        radius = outer if index % 2 == 0 else inner
-        angle = math.pi * index / points - math.pi / 2
-        corners.append((cx + radius * math.cos(angle), cy + radius * math.sin(angle)))
-    return corners
+        layer.polygon(scaled(box, [(0.5, 0.05), (0.95, 0.5), (0.5, 0.95), (0.05, 0.5)]), fill)
 
 
 # --- type line ------------------------------------------------------------------------------------------
