@@ -1,39 +1,14 @@
-"""Echo Realms enumerations."""
+"""Echo Realms enumerations, made from the rule vocabulary (realms/engine/vocabulary.py)."""
 
 from django.db import models
 
+from realms.engine.vocabulary import CLASS_POSITIONS, CLASSES, FLEX, LINES, PLAYERS, REARGUARD, VANGUARD
 
-class CharacterClass(models.TextChoices):
-    TANK = "tank", "Tank"
-    WARRIOR = "warrior", "Warrior"
-    MAGE = "mage", "Mage"
-    ARCHER = "archer", "Archer"
-    ASSASSIN = "assassin", "Assassin"
-    SUPPORT = "support", "Support"
+__all__ = ["CLASS_POSITIONS", "CharacterClass", "Line", "Player", "Position"]
 
-
-class Position(models.TextChoices):
-    VANGUARD = "vanguard", "Vanguard"
-    REARGUARD = "rearguard", "Rearguard"
-    FLEX = "flex", "Flex"
-
-
-class Line(models.TextChoices):
-    VANGUARD = "vanguard", "Vanguard"
-    REARGUARD = "rearguard", "Rearguard"
-
-
-# Catalogue rule R3: the printed positions each class may have.
-CLASS_POSITIONS: dict[str, tuple[str, ...]] = {
-    CharacterClass.TANK: (Position.VANGUARD,),
-    CharacterClass.WARRIOR: (Position.VANGUARD, Position.REARGUARD),
-    CharacterClass.MAGE: (Position.REARGUARD,),
-    CharacterClass.ARCHER: (Position.REARGUARD,),
-    CharacterClass.ASSASSIN: (Position.FLEX,),
-    CharacterClass.SUPPORT: (Position.VANGUARD, Position.REARGUARD),
-}
-
-
-class Player(models.TextChoices):
-    A = "a", "Player A"
-    B = "b", "Player B"
+CharacterClass = models.TextChoices("CharacterClass", [(c.upper(), (c, c.title())) for c in CLASSES])
+Position = models.TextChoices(
+    "Position", [(p.upper(), (p, p.title())) for p in (VANGUARD, REARGUARD, FLEX)]
+)
+Line = models.TextChoices("Line", [(line.upper(), (line, line.title())) for line in LINES])
+Player = models.TextChoices("Player", [(p.upper(), (p, f"Player {p.upper()}")) for p in PLAYERS])

@@ -16,6 +16,7 @@ from realms.engine.army import (
     validate_army,
     validate_formation,
 )
+from realms.engine.vocabulary import ARMY_SIZE
 
 
 def army_report(
@@ -58,7 +59,7 @@ def formation_validate(
         owned = selectors.owned_quantities(collections.get(player))
         pools[player] = [card for slug, card in cards.items() if owned is None or owned.get(slug, 0) > 0]
     steps, armies = validate_formation(first, deployments, cards, pools)
-    complete = all(len(army) == 7 for army in armies.values())
+    complete = all(len(army) == ARMY_SIZE for army in armies.values())
     return {
         "valid": all(step.legal for step in steps),
         "complete": complete,
@@ -76,7 +77,7 @@ def formation_validate(
         "armies": {
             player: {
                 "slots": [{"card": s.card, "line": s.line} for s in army],
-                "code": encode_army([(cards[s.card].id, s.line) for s in army]) if len(army) == 7 else None,
+                "code": encode_army([(cards[s.card].id, s.line) for s in army]) if len(army) == ARMY_SIZE else None,
             }
             for player, army in armies.items()
         },
