@@ -137,7 +137,7 @@ def stress_cards() -> tuple[CharacterCard, ...]:
                 [_dmg("target", scale=0.7), _dmg("random_enemy", scale=0.7), _dmg("highest_atk_enemy", scale=0.7)],
                 "round_end", [_dmg("all_enemies", flat=2, ignore_def=True),
                               {"kind": "summon", "line": "same", "count": 1, "unit": IMP}], ignore_lines=True),
-        _stress("night-blade", "uncommon", "assassin", "flex", (9, 1, 9, 9, 1), "enemy",
+        _stress("night-blade", "uncommon", "assassin", "flex", (9, 1, 9, 9, 2), "enemy",
                 [_dmg("target", scale=1.1), {"kind": "silence", "target": "target", "duration": 2},
                  {"kind": "move", "target": "target", "to": "other"}],
                 "defeats_enemy", [{"kind": "cooldown", "target": "self", "amount": -2},
