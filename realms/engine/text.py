@@ -16,17 +16,15 @@ exception ("in any line, ignoring the Vanguard"), R17's `persists` ("even after 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
-
+from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect
+from realms.engine.effects.damage import amount_words
+from realms.engine.effects.lasting import LastingKind
+from realms.engine.effects.modifier import Modifier
+from realms.engine.effects.words import LINE_NAMES, Mention, join, lasting, percent, rounds
 from realms.engine.spec import Condition, FactionAbility, MainAbility
 
 IGNORING = "in any line, ignoring the Vanguard"
-EVEN_AFTER = "even after it falls"
-
-STAT_NAMES = {"atk": "ATK", "def": "DEF", "spd": "SPD"}
-LINE_NAMES = {"vanguard": "Vanguard", "rearguard": "Rearguard"}
 
 # How each selector is named the first time: (noun, "single" | "group").
 NOUNS: dict[str, tuple[str, str]] = {
@@ -82,71 +80,6 @@ GIVE_KINDS = frozenset({"shield", "buff", "debuff"})
 TIMES = {2: "twice", 3: "three times"}
 
 
-def number(value: float) -> str:
-    """A decimal from the spec without float noise: 1.1 → "1.1", 110.00000000000001 → "110"."""
-    exact = Fraction(repr(float(value))).limit_denominator(10**6)
-    if exact.denominator == 1:
-        return str(exact.numerator)
-    return f"{float(exact):.6f}".rstrip("0").rstrip(".")
-
-
-def percent(fraction: float) -> str:
-    """A scale or fraction as a percentage: 0.7 → "70%"."""
-    return f"{number(float(Fraction(repr(float(fraction))) * 100))}%"
-
-
-def rounds(duration: int) -> str:
-    """ "1 round", "2 rounds"."""
-    return f"{duration} round" if duration == 1 else f"{duration} rounds"
-
-
-def article(word: str) -> str:
-    """ "a" or "an" before a word or a number written in digits (8, 11, 18 are said with a vowel)."""
-    head = word.split("-")[0].split(" ")[0]
-    if head.isdigit():  # amounts are at most 50
-        return "an" if head.startswith("8") or head in ("11", "18") else "a"
-    return "an" if head[:1].lower() in "aeiou" else "a"
-
-
-def plural(name: str) -> str:
-    """The plural of a unit's name (its last word): Skeleton → Skeletons, Wolf Pup → Wolf Pups."""
-    lower = name.lower()
-    if lower.endswith(("s", "x", "z", "ch", "sh")):
-        return name + "es"
-    if lower.endswith("y") and lower[-2:-1] not in ("a", "e", "i", "o", "u", ""):
-        return name[:-1] + "ies"
-    return name + "s"
-
-
-def join(parts: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    if len(parts) <= 2:
-        return " and ".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-@dataclass
-class _Ref:
-    """How a clause names its units: the noun, its object pronoun and its possessive."""
-
-    noun: str  # "the chosen enemy", "itself", "it", "them", "that enemy", "every ally"
-    kind: str  # "self", "single", "group"
-    pronoun: bool  # named by a pronoun ("it", "them"), not by a noun
-    remark: bool = False  # the noun ends in a comma phrase ("..., ignoring the Vanguard")
-
-    def possessive(self, thing: str) -> str:
-        """ "its own cooldown", "its cooldown", "their cooldowns", "the chosen ally's cooldown",
-        "the cooldowns of every ally" (`thing` singular; plural for a group)."""
-        things = thing if thing.endswith("s") else (thing + "s" if self.kind == "group" else thing)
-        if self.kind == "self":
-            return f"its own {thing}"
-        if self.pronoun:
-            return f"{'their' if self.kind == 'group' else 'its'} {things}"
-        if self.noun in ("the chosen enemy", "the chosen ally", "the attacker"):
-            return f"{self.noun}'s {things}"
-        return f"the {things} of {self.noun}"
-
-
 class _Namer:
     """Names the units of each clause in turn: a full noun the first time, a pronoun when the clause
     before named the same units, "that enemy" for a single pick named again later (R12's words on
@@ -159,21 +92,21 @@ class _Namer:
         self.named: set[str] = set()
         self.said_ignoring: set[str] = set()
 
-    def ref(self, sel: str) -> _Ref:
+    def ref(self, sel: str) -> Mention:
         """The reference for selector `sel` in the next clause."""
         previous, self.previous = self.previous, sel
         if sel == "self":
-            return _Ref("itself", "self", False)
+            return Mention("itself", "self", False)
         if sel == "target":
             noun, kind = f"the chosen {self.choose}", "single"
         else:
             noun, kind = NOUNS[sel]
         if sel == previous:
-            return _Ref("them" if kind == "group" else "it", kind, True)
+            return Mention("them" if kind == "group" else "it", kind, True)
         first = sel not in self.named
         self.named.add(sel)
         if not first and sel in PICKS:
-            return _Ref(PICKS[sel], kind, False)
+            return Mention(PICKS[sel], kind, False)
         remark = False
         if self.ignore_lines and first:
             group = "chosen" if sel in ("target", "target_line") else sel
@@ -183,58 +116,11 @@ class _Namer:
                     noun = f"{noun} (chosen {IGNORING})"
                 else:
                     noun, remark = f"{noun} {IGNORING}", True
-        return _Ref(noun, kind, False, remark)
+        return Mention(noun, kind, False, remark)
 
     def pause(self) -> None:
         """A clause that names no unit (a summon): the next one names its units in full."""
         self.previous = None
-
-
-def _damage_amount(e: Effect) -> str:
-    parts = []
-    if e.scale:
-        parts.append(f"{percent(e.scale)} ATK damage")
-    if e.flat:
-        parts.append(f"{e.flat}" if e.scale else f"{e.flat} damage")
-    words = " plus ".join(parts)
-    return f"{words} that ignores DEF" if e.ignore_def else words
-
-
-def _own_atk(on_self: bool) -> str:
-    """Whose ATK a heal or shield counts: the acting character's, said so when it gives to others."""
-    return "its ATK" if on_self else "this character's ATK"
-
-
-def _heal_amount(e: Effect, on_self: bool) -> str:
-    parts = []
-    if e.flat:
-        parts.append(f"{e.flat} HP")
-    if e.scale:
-        parts.append(f"{percent(e.scale)} of {_own_atk(on_self)}")
-    if e.max_hp_fraction:
-        parts.append(f"{percent(e.max_hp_fraction)} of its max HP")
-    return " plus ".join(parts)
-
-
-def _lasting(words: str, e: Effect) -> tuple[str, bool]:
-    """`words` with the effect's R17 remark; whether it ends in a comma phrase."""
-    if e.persists:
-        return f"{words}, {EVEN_AFTER}", True
-    return words, False
-
-
-def _shield_item(e: Effect, on_self: bool) -> tuple[str, bool]:
-    if e.scale and e.flat:
-        shield = f"a shield worth {e.flat} points plus {percent(e.scale)} of {_own_atk(on_self)}"
-    elif e.scale:
-        shield = f"a shield worth {percent(e.scale)} of {_own_atk(on_self)}"
-    else:
-        shield = f"{article(str(e.flat))} {e.flat}-point shield"
-    return _lasting(f"{shield} for {rounds(e.duration)}", e)
-
-
-def _stat_change(e: Effect) -> str:
-    return f"{'+' if e.kind == 'buff' else '-'}{e.amount} {STAT_NAMES[e.stat]}"
 
 
 def _give_items(effects: list[Effect], on_self: bool) -> tuple[list[str], bool]:
@@ -245,8 +131,10 @@ def _give_items(effects: list[Effect], on_self: bool) -> tuple[list[str], bool]:
     i = 0
     while i < len(effects):
         e = effects[i]
-        if e.kind == "shield":
-            text, remark = _shield_item(e, on_self)
+        kind = KINDS[e.kind]
+        if not isinstance(kind, Modifier):
+            assert isinstance(kind, LastingKind)
+            text, remark = kind.item(e, on_self)
             items.append(text)
             i += 1
             continue
@@ -257,11 +145,18 @@ def _give_items(effects: list[Effect], on_self: bool) -> tuple[list[str], bool]:
             and (effects[j + 1].duration, effects[j + 1].persists) == (e.duration, e.persists)
         ):
             j += 1
-        changes = join([_stat_change(x) for x in effects[i : j + 1]])
-        text, remark = _lasting(f"{changes} for {rounds(e.duration)}", e)
+        changes = join([_change(x) for x in effects[i : j + 1]])
+        text, remark = lasting(f"{changes} for {rounds(e.duration)}", e)
         items.append(text)
         i = j + 1
     return items, remark
+
+
+def _change(e: Effect) -> str:
+    """A buff's or debuff's change in words ("+2 ATK")."""
+    kind = KINDS[e.kind]
+    assert isinstance(kind, Modifier)
+    return kind.change(e)
 
 
 def _runs(effects: tuple[Effect, ...]) -> list[list[Effect]]:
@@ -290,12 +185,12 @@ def _damage_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
     if len(run) > 1 and same:
         ref = namer.ref(first.target)
         times = TIMES.get(len(run), f"{len(run)} times")
-        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {_damage_amount(first)}", False
+        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {amount_words(first)}", False
     pieces = []
     remark = False
     for e in run:
         ref = namer.ref(e.target)
-        pieces.append(f"{_damage_amount(e)} to {ref.noun}")
+        pieces.append(f"{amount_words(e)} to {ref.noun}")
         remark = ref.remark
     return "deals " + ", then ".join(pieces), remark
 
@@ -309,41 +204,11 @@ def _give_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
 
 
 def _clause(e: Effect, namer: _Namer) -> tuple[str, bool]:
-    """One effect in words (lower case), and whether it ends in a comma phrase."""
-    kind = e.kind
-    if kind == "summon":
+    """One effect in words (lower case, the kind's own), and whether it ends in a comma phrase."""
+    if e.kind == "summon":
         namer.pause()
-        unit = e.unit
-        assert unit is not None
-        stats = f"(ATK {unit.atk}, DEF {unit.def_}, SPD {unit.spd}, HP {unit.hp})"
-        who = f"{article(unit.name)} {unit.name}" if e.count == 1 else f"{e.count} {plural(unit.name)}"
-        where = f"its {LINE_NAMES[e.line]}" if e.line in LINE_NAMES else "its line"
-        return f"summons {who} {stats} in {where}", False
-    ref = namer.ref(e.target)
-    noun = ref.noun
-    if kind == "heal":
-        return f"heals {noun} for {_heal_amount(e, ref.kind == 'self')}", False
-    if kind in ("poison", "burn"):
-        verb = "poisons" if kind == "poison" else "burns"
-        return _lasting(f"{verb} {noun} for {e.amount} per round for {rounds(e.duration)}", e)
-    if kind == "regen":
-        if ref.kind == "self":
-            return _lasting(f"regenerates {e.amount} HP per round for {rounds(e.duration)}", e)
-        return _lasting(f"gives {noun} regeneration of {e.amount} HP per round for {rounds(e.duration)}", e)
-    if kind == "silence":
-        return _lasting(f"silences {noun} for {rounds(e.duration)}", e)
-    if kind == "cooldown":
-        verb = "reduces" if e.amount < 0 else "increases"
-        return f"{verb} {ref.possessive('cooldown')} by {abs(e.amount)}", False
-    if kind == "move":
-        whose = "their" if ref.kind == "group" else "its"
-        dest = f"{whose} other line" if e.to == "other" else f"{whose} {LINE_NAMES[e.to]}"
-        return f"moves {noun} to {dest}", False
-    if kind == "cleanse":
-        return f"removes {ref.possessive('debuffs')}", False
-    if kind == "dispel":
-        return f"removes {ref.possessive('buffs')}", False
-    raise ValueError(f"no words for effect kind {kind!r}")  # pragma: no cover - spec.EFFECT_KINDS is closed
+        return KINDS[e.kind].words(e, None)
+    return KINDS[e.kind].words(e, namer.ref(e.target))
 
 
 def _effects_text(effects: tuple[Effect, ...], namer: _Namer) -> str:

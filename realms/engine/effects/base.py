@@ -16,6 +16,7 @@ from realms.engine.units import Standing, Unit
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
+    from realms.engine.effects.words import Mention
     from realms.engine.observation import UnitInfo
 
 MAX_DURATION = 5
@@ -176,6 +177,11 @@ class EffectKind(Standing):
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """The greedy agent's value of this effect reaching the ally `v`."""
         return 0.0
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        """The effect as a clause of the card text (lower case, `ref` naming its units), and whether it
+        ends in a comma phrase (realms/engine/text.py joins the clauses)."""
+        raise NotImplementedError
 
 
 # One step of a compiled ability: (selector code, selector, kind, effect).

@@ -7,6 +7,7 @@ from realms.engine.effects.ongoing import OngoingDamage
 
 class Burn(OngoingDamage):
     name = "burn"
+    verb = "burns"
 
 
 KIND = Burn()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
+from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
 
 if TYPE_CHECKING:
@@ -61,6 +62,11 @@ class Cooldown(EffectKind):
                         "use": bf.use,
                     }
                 )
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        verb = "reduces" if eff.amount < 0 else "increases"
+        return f"{verb} {ref.possessive('cooldown')} by {abs(eff.amount)}", False
 
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """An enemy's readiness pushed later."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from realms.engine.combat import damage_dealt, hit
 from realms.engine.effects.base import KILL, MAX_AMOUNT, MAX_SCALE, Checker, Effect, EffectKind, ValueContext
+from realms.engine.effects.words import Mention, percent
 from realms.engine.units import Unit, scaled
 
 if TYPE_CHECKING:
@@ -34,6 +35,17 @@ def blow_value(dmg: int, v: UnitInfo) -> float:
     return (v.atk + 1.0) * (KILL if dmg >= ehp else dmg / ehp)
 
 
+def amount_words(e: Effect) -> str:
+    """ "110% ATK damage", "5 damage that ignores DEF", "50% ATK damage plus 2"."""
+    parts = []
+    if e.scale:
+        parts.append(f"{percent(e.scale)} ATK damage")
+    if e.flat:
+        parts.append(f"{e.flat}" if e.scale else f"{e.flat} damage")
+    words = " plus ".join(parts)
+    return f"{words} that ignores DEF" if e.ignore_def else words
+
+
 class Damage(EffectKind):
     name = "damage"
     keys = frozenset({"scale", "flat", "ignore_def"})
@@ -57,6 +69,10 @@ class Damage(EffectKind):
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Threat times the share of HP + shield removed (a kill counts 1.5)."""
         return blow_value(damage_dealt(power, None if eff.ignore_def else v.def_), v)
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        return f"deals {amount_words(eff)} to {ref.noun}", ref.remark
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Hurting an ally costs its share of threat."""

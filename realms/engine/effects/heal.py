@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
 from realms.engine.effects.damage import parse_power
+from realms.engine.effects.words import Mention, own_atk, percent
 from realms.engine.units import Unit, scaled
 
 if TYPE_CHECKING:
@@ -19,6 +20,18 @@ def urgent_heal_value(amount: int, v: UnitInfo) -> float:
     missing = v.max_hp - v.hp
     urgency = 2.0 if v.hp * 5 < v.max_hp * 2 else 1.0
     return urgency * (v.atk + 1.0) * (amount if amount < missing else missing) / v.max_hp
+
+
+def amount_words(e: Effect, on_self: bool) -> str:
+    """ "4 HP plus 10% of its max HP", "50% of its ATK"."""
+    parts = []
+    if e.flat:
+        parts.append(f"{e.flat} HP")
+    if e.scale:
+        parts.append(f"{percent(e.scale)} of {own_atk(on_self)}")
+    if e.max_hp_fraction:
+        parts.append(f"{percent(e.max_hp_fraction)} of its max HP")
+    return " plus ".join(parts)
 
 
 class Heal(EffectKind):
@@ -36,6 +49,10 @@ class Heal(EffectKind):
         for t in targets:
             if t.alive:
                 bf.heal(src, t, base + (scaled(t.max_hp, frac) if frac else 0), via, None)
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        return f"heals {ref.noun} for {amount_words(eff, ref.kind == 'self')}", False
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         frac = eff.max_hp_fraction

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import MAX_AMOUNT, MAX_DURATION, Checker, Effect, EffectKind
+from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
 
 if TYPE_CHECKING:
@@ -29,6 +30,20 @@ class LastingKind(EffectKind):
     def size(self, src: Unit, eff: Effect) -> int:
         """The effect's amount as it is put on (a shield's comes from the source's ATK)."""
         return eff.amount
+
+    def item(self, eff: Effect, on_self: bool) -> tuple[str, bool]:
+        """What a giving clause gives ("a 4-point shield for 2 rounds", "+2 ATK for 2 rounds"); shields,
+        buffs and debuffs only."""
+        raise NotImplementedError
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        """A clause giving the effect ("gives the chosen ally ...", "gains ..."); the kinds that are not
+        given (poison, silence, ...) say their own verb."""
+        assert ref is not None
+        item, remark = self.item(eff, ref.kind == "self")
+        if ref.kind == "self" and eff.kind != "debuff":
+            return f"gains {item}", remark
+        return f"gives {ref.noun}{',' if ref.remark else ''} {item}", remark
 
     def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
         amount = self.size(src, eff)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, ValueContext
 from realms.engine.effects.lasting import LastingKind
+from realms.engine.effects.words import STAT_NAMES, lasting, rounds
 from realms.engine.units import Active, Unit
 from realms.engine.vocabulary import STATS
 
@@ -23,6 +24,13 @@ class Modifier(LastingKind):
         params = {"stat": check.choice(data, "stat", STATS, path)}
         params.update(super().parse(check, data, path))
         return params
+
+    def change(self, eff: Effect) -> str:
+        """ "+2 ATK", "-1 SPD"."""
+        return f"{'+' if self.sign > 0 else '-'}{eff.amount} {STAT_NAMES[eff.stat]}"
+
+    def item(self, eff: Effect, on_self: bool) -> tuple[str, bool]:
+        return lasting(f"{self.change(eff)} for {rounds(eff.duration)}", eff)
 
     def attach(self, u: Unit, a: Active) -> None:
         u.shift(a.stat, self.sign * a.amount)

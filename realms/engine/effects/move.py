@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
+from realms.engine.effects.words import LINE_NAMES, Mention
 from realms.engine.units import Unit
 from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
 
@@ -36,6 +37,12 @@ class Move(EffectKind):
                     bf.fizzle(src, "move", t, reason, via)
                 continue
             bf.move(t, dest, via, src)
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        whose = "their" if ref.kind == "group" else "its"
+        dest = f"{whose} other line" if eff.to == "other" else f"{whose} {LINE_NAMES[eff.to]}"
+        return f"moves {ref.noun} to {dest}", False
 
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """An enemy pulled out of the rearguard."""

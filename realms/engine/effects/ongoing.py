@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from realms.engine.effects.base import Effect, ValueContext
 from realms.engine.effects.heal import urgent_heal_value
 from realms.engine.effects.lasting import LastingKind
+from realms.engine.effects.words import Mention, lasting, rounds
 
 if TYPE_CHECKING:
     from realms.engine.observation import UnitInfo
@@ -22,6 +23,11 @@ class OngoingDamage(LastingKind):
 
     keys = frozenset({"amount", "duration"})
     ongoing = True
+    verb = ""  # "poisons", "burns"
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        return lasting(f"{self.verb} {ref.noun} for {eff.amount} per round for {rounds(eff.duration)}", eff)
 
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Damage over the coming start phases."""
@@ -38,6 +44,14 @@ class Regen(LastingKind):
     keys = frozenset({"amount", "duration"})
     ongoing = True
     positive = True
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        if ref.kind == "self":
+            return lasting(f"regenerates {eff.amount} HP per round for {rounds(eff.duration)}", eff)
+        return lasting(
+            f"gives {ref.noun} regeneration of {eff.amount} HP per round for {rounds(eff.duration)}", eff
+        )
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         return urgent_heal_value(expected_total(eff), v)

@@ -7,6 +7,7 @@ from realms.engine.effects.ongoing import OngoingDamage
 
 class Poison(OngoingDamage):
     name = "poison"
+    verb = "poisons"
 
 
 KIND = Poison()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from realms.engine.effects.base import Effect, EffectKind
+from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
 
 if TYPE_CHECKING:
@@ -17,6 +18,10 @@ class Removal(EffectKind):
 
     removes_buffs = False
     reason = ""
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        return f"removes {ref.possessive('buffs' if self.removes_buffs else 'debuffs')}", False
 
     def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
         wanted = self.removes_buffs

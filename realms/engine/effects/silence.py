@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from realms.engine.effects.base import Effect, ValueContext
 from realms.engine.effects.lasting import LastingKind
+from realms.engine.effects.words import Mention, lasting, rounds
 from realms.engine.units import Active, Unit
 
 if TYPE_CHECKING:
@@ -16,6 +17,10 @@ class Silence(LastingKind):
     name = "silence"
     keys = frozenset({"duration"})
     has_amount = False
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        assert ref is not None
+        return lasting(f"silences {ref.noun} for {rounds(eff.duration)}", eff)
 
     def attach(self, u: Unit, a: Active) -> None:
         u.silence += 1

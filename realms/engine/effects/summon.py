@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, EffectKind, SummonSpec, ValueContext
+from realms.engine.effects.words import LINE_NAMES, Mention, article, plural
 from realms.engine.order import insert
 from realms.engine.units import Unit
 from realms.engine.vocabulary import LINE_CAPACITY, LINES
@@ -77,6 +78,15 @@ class Summon(EffectKind):
                         "use": bf.use,
                     }
                 )
+
+    def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
+        """ "summons 2 Skeletons (ATK 4, DEF 2, SPD 3, HP 8) in its Vanguard" (names no unit: `ref` None)."""
+        unit = eff.unit
+        assert unit is not None
+        stats = f"(ATK {unit.atk}, DEF {unit.def_}, SPD {unit.spd}, HP {unit.hp})"
+        who = f"{article(unit.name)} {unit.name}" if eff.count == 1 else f"{eff.count} {plural(unit.name)}"
+        where = f"its {LINE_NAMES[eff.line]}" if eff.line in LINE_NAMES else "its line"
+        return f"summons {who} {stats} in {where}", False
 
     def worth(self, eff: Effect, ctx: ValueContext) -> float:
         """The greedy value of the summons: their expected damage over a few rounds against the average enemy."""
