@@ -1,8 +1,8 @@
-"""The shared core: purity, options, agents, runner, determinism, the log, cards and rendering."""
+"""The shared core: options, agents, runner, determinism, the log, cards and rendering (engine purity:
+tests/test_engine_purity.py)."""
 
 from __future__ import annotations
 
-import ast
 import json
 import random
 from pathlib import Path
@@ -29,63 +29,6 @@ from tests.engine.cardset import CARD_DICTS, all_cards
 from tests.engine.helpers import STRIKE, card
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINE_DIRS = [ROOT / "realms" / "engine", ROOT / "legends" / "engine", ROOT / "simulate" / "engine"]
-
-
-def engine_modules() -> list[Path]:
-    return sorted(p for d in ENGINE_DIRS if d.exists() for p in d.rglob("*.py"))
-
-
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
-
-
-# ---------------------------------------------------------------- purity
-
-
-def test_engines_import_nothing_from_django_or_the_django_apps() -> None:
-    modules = engine_modules()
-    assert len(modules) >= 10
-    offenders = []
-    for path in modules:
-        for name in imported_modules(path):
-            top = name.split(".")[0]
-            if top in ("django", "rest_framework", "django_filters", "drf_spectacular", "celery", "cardsdb"):
-                offenders.append((str(path.relative_to(ROOT)), name))
-            if top in ("realms", "legends", "simulate") and not name.startswith(f"{top}.engine"):
-                offenders.append((str(path.relative_to(ROOT)), name))
-    assert offenders == []
-
-
-def test_the_import_scan_would_catch_a_django_import(tmp_path: Path) -> None:
-    sample = tmp_path / "sample.py"
-    sample.write_text("import os\nfrom django.db import models\nimport django.conf as conf\n")
-    assert {"django.db", "django.conf"} <= imported_modules(sample)
-
-
-def test_engines_never_draw_from_the_global_random_module() -> None:
-    """G1: only a seeded random.Random owned by the match (or handed to an agent) is used."""
-    offenders = []
-    for path in engine_modules():
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "random"
-                and node.attr != "Random"
-            ):
-                offenders.append((path.name, node.attr))
-            if isinstance(node, ast.ImportFrom) and node.module == "random":
-                offenders.extend((path.name, a.name) for a in node.names if a.name != "Random")
-    assert offenders == []
 
 
 # ---------------------------------------------------------------- options
