@@ -4,18 +4,21 @@ Both read the match only through the observation (G2) and draw randomness only f
 generator they are handed (their seat's own, never the match's: G2). `random` comes from the
 shared core. Allocation (L10) by default maximises destroyed defenses, then markers placed
 (`default_allocation`); a healing choice (L9 step 1) by default cleans the defense closest to
-falling (`default_heal`).
+falling (`default_heal`). They use the engine's own steps (`legends.engine.showdown`) and each
+protector effect kind's own reckoning (`legends.engine.effects`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
-from legends.engine.observation import DefenseView, LegendsObservation
-from legends.engine.protectors import ProtectorEffect
-from legends.engine.showdown import allocation_value, attack_points, marker_cap
+from legends.engine.cards import SummoningCard
+from legends.engine.observation import LegendsObservation
+from legends.engine.showdown import DefenseLike, Play, allocation_value, attack_points, marker_cap
+from legends.engine.state import LegendsState
+from legends.engine.table import Action
+from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent
 from simulate.engine.rng import child_seed
 
@@ -24,7 +27,7 @@ MARKER_WEIGHT = 1.0
 REDRAW_BASE = 0.3
 
 
-def default_allocation(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
+def default_allocation(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     """L10's default policy: the allocation destroying most defenses, then placing most markers."""
     defenses = obs.defenses[1 - obs.allocation.team] if obs.allocation is not None else obs.defenses[obs.opponent]
     best = legal[0]
@@ -36,7 +39,20 @@ def default_allocation(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
     return best
 
 
-def default_heal(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
+def revealed_plays(obs: LegendsObservation) -> list[Play] | None:
+    """The round's cards as the showdown steps take them, once every one of them is revealed (else None)."""
+    if not obs.plays:
+        return None
+    seats = {p.pid: i for i, p in enumerate(obs.players)}
+    plays: list[Play] = []
+    for v in obs.plays:
+        if v.card is None or v.element is None:
+            return None
+        plays.append(Play(v.seq, seats[v.player], v.player, v.team, v.face_up, v.orientation, v.card, v.element))
+    return plays
+
+
+def default_heal(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     """L9's default healing choice: the marker whose removal leaves the team's defenses furthest from falling.
 
     At the showdown every card is revealed, so the opponents' points after boosts and defenses are
@@ -50,19 +66,18 @@ def default_heal(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
     if heal is None or len(legal) == 1:
         return legal[0]
     team = heal.team
-    opp = 1 - team
+    opponents = 1 - team
     ours = obs.defenses[team]
     shown: dict[str, int] = {}
     for v in obs.last_plays:
-        if v.team == opp and v.orientation == "attack" and v.element is not None:
+        if v.team == opponents and v.orientation == ATTACK and v.element is not None:
             shown[v.element] = shown.get(v.element, 0) + 1
-    revealed = bool(obs.plays) and all(v.card is not None for v in obs.plays)
+    plays = revealed_plays(obs)
     points: dict[str, int] = {}
     cap = 0
-    if revealed:
-        effects = [p.effect for p in obs.protectors]
-        points = attack_points(obs.plays, effects, obs.elements)[3][opp]
-        cap = marker_cap(obs.plays, opp)
+    if plays is not None:
+        points = attack_points(plays, [p.effect for p in obs.protectors], obs.elements)[3][opponents]
+        cap = marker_cap(plays, opponents)
     best = legal[0]
     best_key: tuple[float, int] | None = None
     for action in legal:
@@ -76,64 +91,73 @@ def default_heal(obs: LegendsObservation, legal: Sequence[Any]) -> Any:
                 threat = sum(shown.get(e, 0) for e in d.elements if e not in d.markers)
                 d = d._replace(markers=tuple(markers))
             defenses.append(d)
-        key = (alloc_score(points, cap, defenses) if revealed else 0.0, -threat)
+        key = (alloc_score(points, cap, defenses) if plays is not None else 0.0, -threat)
         if best_key is None or key < best_key:
             best, best_key = action, key
     return best
 
 
-def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseView]) -> float:
+class Targets:
+    """A team's live defenses as allocation targets: each one's missing elements, and per element the number
+    of defenses missing it (what `alloc_score` reads, worked out once)."""
+
+    __slots__ = ("missing", "open_slots")
+
+    def __init__(self, defenses: Sequence[DefenseLike]) -> None:
+        """The targets among `defenses` (destroyed ones left out)."""
+        self.missing: list[list[str]] = []
+        self.open_slots: dict[str, int] = {}
+        for d in defenses:
+            if d.destroyed:
+                continue
+            missing = [e for e in d.elements if e not in d.markers]
+            self.missing.append(missing)
+            for e in missing:
+                self.open_slots[e] = self.open_slots.get(e, 0) + 1
+
+    def score(self, strength: dict[str, int], cap: int) -> float:
+        """The weighted best allocation with `strength` points and `cap` markers (see `alloc_score`)."""
+        if cap <= 0:
+            return 0.0
+        needs = [m for m in self.missing if all(strength.get(e, 0) > 0 for e in m)]
+        placed = 0
+        for e, slots in self.open_slots.items():
+            points = strength.get(e, 0)
+            placed += points if points < slots else slots
+        if placed > cap:
+            placed = cap
+        destroyed = 0
+        count = len(needs)
+        for mask in range(1, 1 << count):
+            used: dict[str, int] = {}
+            total = 0
+            chosen = 0
+            for i in range(count):
+                if mask >> i & 1:
+                    chosen += 1
+                    for e in needs[i]:
+                        used[e] = used.get(e, 0) + 1
+                        total += 1
+            if chosen > destroyed and total <= cap and all(n <= strength[e] for e, n in used.items()):
+                destroyed = chosen
+        return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT
+
+
+def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLike]) -> float:
     """The weighted best allocation a team could make with `strength` points and `cap` markers.
 
     Markers placed are min(cap, sum over elements of min(points, open slots)) whichever defenses
     are completed, so only the set of destroyed defenses needs a search (at most 2^3 subsets).
     """
-    if cap <= 0:
-        return 0.0
-    needs = []
-    open_slots: dict[str, int] = {}
-    for d in defenses:
-        if d.destroyed:
-            continue
-        missing = [e for e in d.elements if e not in d.markers]
-        if all(strength.get(e, 0) > 0 for e in missing):
-            needs.append(missing)
-        for e in missing:
-            open_slots[e] = open_slots.get(e, 0) + 1
-    placed = 0
-    for e, n in open_slots.items():
-        s = strength.get(e, 0)
-        placed += s if s < n else n
-    if placed > cap:
-        placed = cap
-    destroyed = 0
-    k = len(needs)
-    for mask in range(1, 1 << k):
-        used: dict[str, int] = {}
-        total = 0
-        count = 0
-        for i in range(k):
-            if mask >> i & 1:
-                count += 1
-                for e in needs[i]:
-                    used[e] = used.get(e, 0) + 1
-                    total += 1
-        if count > destroyed and total <= cap and all(n <= strength[e] for e, n in used.items()):
-            destroyed = count
-    return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT
+    return Targets(defenses).score(strength, cap)
 
 
-def _effect(effect: ProtectorEffect, kind: str, element: str) -> int:
-    """A protector's parameter when it is of `kind` and applies to `element`, else 0."""
-    if effect.kind != kind or not effect.matches(element):
-        return 0
-    return effect.amount if kind == "boost_first_attack" else effect.count
-
-
-class _Table:
-    """What the greedy agent reads off one observation: visible plays summed up per team and element."""
+class Board:
+    """What the greedy agent reads off one observation: the round's visible plays summed up per team and
+    element, the live defenses as targets, the turns left and the elements the opponents showed."""
 
     def __init__(self, obs: LegendsObservation) -> None:
+        """The summary of `obs`."""
         self.obs = obs
         me = obs.team
         self.me = me
@@ -146,52 +170,53 @@ class _Table:
         self.hidden_attacks = [0, 0]
         self.hidden_effects = [0, 0]
         for v in obs.plays:
-            t = v.team
-            if v.orientation == "attack":
-                self.attack_cards[t] += 1
+            team = v.team
+            if v.orientation == ATTACK:
+                self.attack_cards[team] += 1
                 if v.element is None:
-                    self.hidden_attacks[t] += 1
+                    self.hidden_attacks[team] += 1
                 else:
-                    self.attacks[t][v.element] += 1
-            elif v.card is None:
-                self.hidden_effects[t] += 1
+                    self.attacks[team][v.element] += 1
+            elif v.card is None or v.element is None:
+                self.hidden_effects[team] += 1
             else:
                 kind = v.card.kind
-                table = self.defends if kind == "defense" else self.heals if kind == "healing" else self.boosts
-                table[t][v.element] += 1
+                counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
+                counts[team][v.element] += 1
         self.effects = [p.effect for p in obs.protectors]
         self.live = [[d for d in team if not d.destroyed] for team in obs.defenses]
+        self.targets = [Targets(live) for live in self.live]
         # Per team and element: live defenses missing it, holding it, missing only it.
         self.open = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
         self.held = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
         self.last = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        for t in (0, 1):
-            for d in self.live[t]:
+        for team in (0, 1):
+            for d in self.live[team]:
                 missing = [e for e in d.elements if e not in d.markers]
                 for e in missing:
-                    self.open[t][e] += 1
+                    self.open[team][e] += 1
                 for e in d.markers:
-                    self.held[t][e] += 1
+                    self.held[team][e] += 1
                 if len(missing) == 1:
-                    self.last[t][missing[0]] += 1
-        n = len(obs.order)
+                    self.last[team][missing[0]] += 1
+        count = len(obs.order)
         teams = {p.pid: p.team for p in obs.players}
         self.turns_left = [0, 0]
-        for t in range(obs.turn + 1, n * obs.passes):
-            self.turns_left[teams[obs.order[t % n]]] += 1
+        for turn in range(obs.turn + 1, count * obs.passes):
+            self.turns_left[teams[obs.order[turn % count]]] += 1
         self.shown = dict.fromkeys(elements, 0)  # the opponents' attack elements of the last round
         for v in obs.last_plays:
-            if v.team != me and v.orientation == "attack" and v.element is not None:
+            if v.team != me and v.orientation == ATTACK and v.element is not None:
                 self.shown[v.element] += 1
 
     def strength(self, team: int, attacks: dict[str, int], boosts: dict[str, int]) -> dict[str, int]:
-        """A team's points after boosts and the opposing visible defenses (its piercing protector, their
-        cancelling one)."""
+        """A team's points after boosts and the opposing visible defenses, reckoning with its protector (a first
+        attack's bonus, the defense cards it pierces) and the opposing one (the points it cancels)."""
         effect = self.effects[team]
         other = 1 - team
         against = self.defends[other]
-        cancel_effect = self.effects[other]
-        pierce = effect.count if effect.kind == "pierce_defense" else 0
+        cancelling = self.effects[other]
+        pierce = effect.handler.pierce_budget(effect)
         out = {}
         first_done = False
         for e, n in attacks.items():
@@ -199,15 +224,17 @@ class _Table:
                 out[e] = 0
                 continue
             points = n * (1 + boosts[e])
-            if not first_done and _effect(effect, "boost_first_attack", e):
-                points += effect.amount
-                first_done = True
+            if not first_done:
+                bonus = effect.handler.first_attack_bonus(effect, e)
+                if bonus:
+                    points += bonus
+                    first_done = True
             defends = against[e]
             if pierce and defends and effect.matches(e):
                 pierced = pierce if pierce < defends else defends
                 defends -= pierced
                 pierce -= pierced
-            points -= defends + _effect(cancel_effect, "cancel_attack", e)
+            points -= defends + cancelling.handler.cancel_estimate(cancelling, e)
             out[e] = points if points > 0 else 0
         return out
 
@@ -217,7 +244,7 @@ class _Table:
         attacks = attacks if attacks is not None else self.attacks[team]
         boosts = boosts if boosts is not None else self.boosts[team]
         cap = cards if cards is not None else self.attack_cards[team]  # the cap of L9: attack cards only
-        return alloc_score(self.strength(team, attacks, boosts), cap, self.live[1 - team])
+        return self.targets[1 - team].score(self.strength(team, attacks, boosts), cap)
 
 
 class GreedyAgent:
@@ -225,7 +252,7 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def act(self, observation: LegendsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+    def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The legal action with the best one-turn heuristic value (first one on ties)."""
         if observation.stage == "allocate":
             return default_allocation(observation, legal_actions)
@@ -238,109 +265,108 @@ class GreedyAgent:
                 best, best_value = action, value
         return best
 
-    def scores(self, obs: LegendsObservation, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+    def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands
         for all of them."""
-        table = _Table(obs)
-        me, opp = table.me, 1 - table.me
-        base_attack = table.score(me)
-        base_threat = table.score(opp)
-        values: dict[tuple, float] = {}
-        out: list[tuple[float, Any]] = []
+        board = Board(obs)
+        me, opponents = board.me, 1 - board.me
+        base_attack = board.score(me)
+        base_threat = board.score(opponents)
+        values: dict[tuple[str, str], float] = {}
+        out: list[tuple[float, Action]] = []
         cards = {c.slug: c for c in obs.hand}
-        redraw = self.redraw_choice(obs, legal, table)
+        redraw = self.redraw_choice(obs, legal, board)
         for action in legal:
             kind = action[0]
-            if kind == "redraw":
+            if kind == REDRAW:
                 if action is redraw:
-                    out.append((self.redraw_value(obs, table), action))
+                    out.append((self.redraw_value(obs), action))
                 continue
             card = cards[action[1]]
-            key = ("attack", action[2]) if kind == "attack" else (card.kind, card.element)
+            key = (ATTACK, action[2]) if kind == ATTACK else (card.kind, card.element)
             value = values.get(key)
             if value is None:
-                value = values[key] = self.value(key, table, base_attack, base_threat)
+                value = values[key] = self.value(key, board, base_attack, base_threat)
             out.append((value, action))
         return out
 
-    def value(self, key: tuple[str, str], table: _Table, base_attack: float, base_threat: float) -> float:
+    def value(self, key: tuple[str, str], board: Board, base_attack: float, base_threat: float) -> float:
         """The value of one use of a card: an attack of an element, or an effect of a kind and element."""
         kind, element = key
-        me, opp = table.me, 1 - table.me
-        if kind == "attack":
-            attacks = dict(table.attacks[me])
+        me, opponents = board.me, 1 - board.me
+        if kind == ATTACK:
+            attacks = dict(board.attacks[me])
             attacks[element] += 1
-            gain = table.score(me, attacks=attacks, cards=table.attack_cards[me] + 1) - base_attack
+            gain = board.score(me, attacks=attacks, cards=board.attack_cards[me] + 1) - base_attack
             # Insurance against hidden defenses when the element is needed at all.
-            need = table.open[opp][element]
-            return gain + (0.1 * need * (1 + table.hidden_effects[opp]) / 2 if need else 0.0)
-        if kind == "defense":
+            need = board.open[opponents][element]
+            return gain + (0.1 * need * (1 + board.hidden_effects[opponents]) / 2 if need else 0.0)
+        if kind == DEFENSE:
             saved = 0.0
-            if table.attacks[opp][element]:
-                table.defends[me][element] += 1
-                saved = base_threat - table.score(opp)
-                table.defends[me][element] -= 1
-            exposed = table.open[me][element]
+            if board.attacks[opponents][element]:
+                board.defends[me][element] += 1
+                saved = base_threat - board.score(opponents)
+                board.defends[me][element] -= 1
+            exposed = board.open[me][element]
             expected = 0.0
             if exposed:
-                unknown = table.hidden_attacks[opp] + 0.6 * table.turns_left[opp]
-                expected = 0.25 * unknown * (0.5 + table.shown[element] / 2) / max(1, len(table.obs.elements) - 1)
-                expected *= 1 + table.last[me][element]
+                unknown = board.hidden_attacks[opponents] + 0.6 * board.turns_left[opponents]
+                expected = 0.25 * unknown * (0.5 + board.shown[element] / 2) / max(1, len(board.obs.elements) - 1)
+                expected *= 1 + board.last[me][element]
             return saved + expected
-        if kind == "healing":
-            if table.held[me][element] - table.heals[me][element] <= 0:
+        if kind == HEALING:
+            if board.held[me][element] - board.heals[me][element] <= 0:
                 return 0.0
             threatened = 0.0
-            for d in table.live[me]:
+            for d in board.live[me]:
                 if element in d.markers:
                     for e in d.elements:
-                        if e not in d.markers and (table.attacks[opp][e] or table.shown[e]):
-                            threatened = max(threatened, 1.5 if table.attacks[opp][e] else 0.6)
+                        if e not in d.markers and (board.attacks[opponents][e] or board.shown[e]):
+                            threatened = max(threatened, 1.5 if board.attacks[opponents][e] else 0.6)
             return 0.8 + threatened
         # boost
-        if not table.attacks[me][element]:
-            return 0.02 * table.turns_left[me]
-        boosts = dict(table.boosts[me])
+        if not board.attacks[me][element]:
+            return 0.02 * board.turns_left[me]
+        boosts = dict(board.boosts[me])
         boosts[element] += 1
-        gain = table.score(me, boosts=boosts) - base_attack
-        return gain + 0.15 * table.attacks[me][element] * table.hidden_effects[opp]
+        gain = board.score(me, boosts=boosts) - base_attack
+        return gain + 0.15 * board.attacks[me][element] * board.hidden_effects[opponents]
 
     @staticmethod
-    def keep_value(table: _Table, card: Any) -> float:
+    def keep_value(board: Board, card: SummoningCard) -> float:
         """How worth keeping a card is for later rounds."""
-        me, opp = table.me, 1 - table.me
-        a0, a1 = card.attacks
-        need = table.open[opp][a0]
-        if a1 != a0 and table.open[opp][a1] > need:
-            need = table.open[opp][a1]
+        me, opponents = board.me, 1 - board.me
+        first, second = card.attacks
+        need = board.open[opponents][first]
+        if second != first and board.open[opponents][second] > need:
+            need = board.open[opponents][second]
         best = 0.5 * need
-        e = card.element
-        if card.kind == "healing":
-            other = 1.0 if table.held[me][e] else 0.3
-        elif card.kind == "defense":
-            other = 0.4 * table.open[me][e]
+        element = card.element
+        if card.kind == HEALING:
+            other = 1.0 if board.held[me][element] else 0.3
+        elif card.kind == DEFENSE:
+            other = 0.4 * board.open[me][element]
         else:
             other = 0.3
         return other if other > best else best
 
-    def redraw_choice(self, obs: LegendsObservation, legal: Sequence[Any], table: _Table) -> Any:
+    def redraw_choice(self, obs: LegendsObservation, legal: Sequence[Action], board: Board) -> Action | None:
         """The redraw to consider: the largest draw for a short hand, discarding the least useful cards."""
-        redraws = [a for a in legal if a[0] == "redraw"]
+        redraws = [a for a in legal if a[0] == REDRAW]
         if not redraws:
             return None
         hand = obs.hand
-        size = max(a[2] for a in redraws) if len(hand) <= 3 else 3
-        order = sorted(hand, key=lambda c: (self.keep_value(table, c), c.slug))
-        k = min(size, len(hand))
-        discards = tuple(sorted(c.slug for c in order[:k]))
+        size = max(a[2] for a in redraws) if len(hand) <= REDRAW_SIZE else REDRAW_SIZE
+        order = sorted(hand, key=lambda c: (self.keep_value(board, c), c.slug))
+        discards = tuple(sorted(c.slug for c in order[:min(size, len(hand))]))
         for a in redraws:
             if a[2] == size and a[1] == discards:
                 return a
         return redraws[0]
 
-    def redraw_value(self, obs: LegendsObservation, table: _Table) -> float:
+    def redraw_value(self, obs: LegendsObservation) -> float:
         """Redraw beats a weak play, more so with a short hand."""
-        return REDRAW_BASE + 0.2 * max(0, 3 - len(obs.hand))
+        return REDRAW_BASE + 0.2 * max(0, REDRAW_SIZE - len(obs.hand))
 
 
 class SearchAgent:
@@ -357,12 +383,13 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, determinisations: int = 10, max_candidates: int = 6, horizon: int = 1) -> None:
+        """The search budget."""
         self.determinisations = determinisations
         self.max_candidates = max_candidates
         self.horizon = horizon
         self.greedy = GreedyAgent()
 
-    def act(self, observation: LegendsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+    def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The candidate with the best mean playout value."""
         if observation.stage == "allocate":
             return default_allocation(observation, legal_actions)
@@ -380,36 +407,37 @@ class SearchAgent:
             for i, action in enumerate(candidates):
                 sim = world.clone(seed + i + 1)
                 sim.apply(action)
-                totals[i] += self._playout(sim, observation.team, observation.round)
+                totals[i] += self.playout(sim, observation.team, observation.round)
         best = 0
         for i in range(1, len(candidates)):
             if totals[i] > totals[best] + 1e-9:
                 best = i
         return candidates[best]
 
-    def _playout(self, sim: Any, team: int, start_round: int) -> float:
+    def playout(self, sim: LegendsState, team: int, start_round: int) -> float:
         """Greedy play for every player to the horizon; a win is worth 100, else defenses and markers."""
         greedy = self.greedy
         rng = sim.rng
         stop = start_round + self.horizon
         while not sim.is_terminal() and sim.round < stop:
             legal = sim.legal_actions()
-            if len(legal) == 1:
+            player = sim.current_player()
+            if len(legal) == 1 or player is None:
                 sim.apply(legal[0])
             else:
-                sim.apply(greedy.act(sim.observation(sim.current_player()), legal, rng))
+                sim.apply(greedy.act(sim.observation(player), legal, rng))
         return evaluate(sim, team)
 
 
-def evaluate(sim: Any, team: int) -> float:
+def evaluate(sim: LegendsState, team: int) -> float:
     """A position's value for `team`: wins dominate, then defenses standing and markers on them."""
     if sim.is_terminal():
         if sim.winner is None:
             return 0.0
         return 100.0 if sim.winner == team else -100.0
     value = 0.0
-    for t, sign in ((team, 1.0), (1 - team, -1.0)):
-        for d in sim.defenses[t]:
+    for side, sign in ((team, 1.0), (1 - team, -1.0)):
+        for d in sim.defenses[side]:
             if d.destroyed:
                 value -= sign * 10.0
             else:

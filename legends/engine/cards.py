@@ -17,25 +17,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from legends.engine.protectors import ProtectorEffect, SpecError, parse_protector_effect
+from legends.engine.effects.base import ProtectorEffect
+from legends.engine.protectors import parse_protector_effect
+from legends.engine.vocabulary import ATTACK, DEFAULT_SPIRITS, EFFECT, EFFECT_KINDS, MAX_COPIES, MIN_SPIRITS
+from simulate.engine.errors import SetupError, SpecError
 
-EFFECT_KINDS = ("defense", "healing", "boost")
-MAX_COPIES = 12
-# L5: each team takes the Akin card or the Yulin card. A catalogue that lists no spirits has these two.
-DEFAULT_SPIRITS = (("akin", "Akin"), ("yulin", "Yulin"))
-MIN_SPIRITS = 2  # two teams protect two different spirits
-
-
-class CatalogueError(ValueError):
-    """A catalogue the engine cannot play with; `errors` lists (path, reason) pairs."""
-
-    def __init__(self, errors: list[tuple[str, str]]):
-        self.errors = errors
-        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+# A turn's action as the match offers it: ("attack", slug, element) or ("effect", slug) (see state.py).
+TurnAction = tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -48,6 +40,17 @@ class SummoningCard:
     kind: str
     element: str
     copies: int = 1
+    # L8: the turn actions playing it (an attack with each of its elements, then its effect), built once.
+    actions: tuple[TurnAction, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Build `actions`."""
+        first, second = self.attacks
+        actions: list[TurnAction] = [(ATTACK, self.slug, first)]
+        if second != first:
+            actions.append((ATTACK, self.slug, second))
+        actions.append((EFFECT, self.slug))
+        object.__setattr__(self, "actions", tuple(actions))
 
     def as_dict(self) -> dict[str, Any]:
         """The card in the API's JSON shape."""
@@ -95,6 +98,7 @@ class Catalogue:
     protectors: Mapping[str, ProtectorCard]
     defenses: Mapping[str, DefenseCard]
     designs: tuple[SummoningCard, ...]
+    design_by_slug: Mapping[str, SummoningCard] = field(compare=False, repr=False)
 
     def deck(self) -> list[SummoningCard]:
         """The physical deck: every design repeated `copies` times, in catalogue order."""
@@ -105,14 +109,7 @@ class Catalogue:
 
     def design(self, slug: str) -> SummoningCard:
         """A summoning card design by slug."""
-        return self._by_slug()[slug]
-
-    def _by_slug(self) -> dict[str, SummoningCard]:
-        cache = self.__dict__.get("_slug_cache")
-        if cache is None:
-            cache = {c.slug: c for c in self.designs}
-            object.__setattr__(self, "_slug_cache", cache)
-        return cache
+        return self.design_by_slug[slug]
 
 
 def _text(raw: Mapping[str, Any], key: str, path: str, errors: list[tuple[str, str]]) -> str:
@@ -192,12 +189,16 @@ def parse_summoning(raw: Any, path: str, errors: list[tuple[str, str]]) -> Summo
     if not isinstance(effect, Mapping):
         errors.append((f"{path}.effect", "must be an object {kind, element}"))
     else:
-        kind = effect.get("kind")
-        element = effect.get("element")
-        if kind not in EFFECT_KINDS:
-            errors.append((f"{path}.effect.kind", f"must be one of {', '.join(EFFECT_KINDS)} (got {kind!r})"))
-        if not isinstance(element, str) or not element:
+        raw_kind = effect.get("kind")
+        raw_element = effect.get("element")
+        if raw_kind not in EFFECT_KINDS:
+            errors.append((f"{path}.effect.kind", f"must be one of {', '.join(EFFECT_KINDS)} (got {raw_kind!r})"))
+        else:
+            kind = str(raw_kind)
+        if not isinstance(raw_element, str) or not raw_element:
             errors.append((f"{path}.effect.element", "must be an element slug"))
+        else:
+            element = raw_element
     copies = raw.get("copies", 1)
     if isinstance(copies, bool) or not isinstance(copies, int) or not 1 <= copies <= MAX_COPIES:
         errors.append((f"{path}.copies", f"must be an integer from 1 to {MAX_COPIES} (got {copies!r})"))
@@ -206,7 +207,7 @@ def parse_summoning(raw: Any, path: str, errors: list[tuple[str, str]]) -> Summo
     return SummoningCard(slug=slug, name=str(name), attacks=attacks, kind=kind, element=element, copies=copies)
 
 
-def _list(raw: Mapping[str, Any], key: str, errors: list[tuple[str, str]], required: bool = True) -> list | None:
+def _list(raw: Mapping[str, Any], key: str, errors: list[tuple[str, str]], required: bool = True) -> list[Any] | None:
     value = raw.get(key)
     if value is None:
         if required:
@@ -219,11 +220,11 @@ def _list(raw: Mapping[str, Any], key: str, errors: list[tuple[str, str]], requi
 
 
 def parse_catalogue(raw: Any) -> Catalogue:
-    """The frozen catalogue from its plain-data form; CatalogueError lists every problem."""
+    """The frozen catalogue from its plain-data form; a SetupError lists every problem."""
     if isinstance(raw, Catalogue):
         return raw
     if not isinstance(raw, Mapping):
-        raise CatalogueError([("catalogue", "must be an object with protectors, defenses and deck")])
+        raise _catalogue_error([("catalogue", "must be an object with protectors, defenses and deck")])
     errors: list[tuple[str, str]] = []
     for key in sorted(set(raw) - {"elements", "spirits", "protectors", "defenses", "deck"}, key=str):
         errors.append((f"catalogue.{key}", "is not a known field"))
@@ -260,28 +261,28 @@ def parse_catalogue(raw: Any) -> Catalogue:
 
     protectors: dict[str, ProtectorCard] = {}
     for i, item in enumerate(_list(raw, "protectors", errors) or []):
-        card = parse_protector(item, f"catalogue.protectors[{i}]", errors, known_elements)
-        if card is not None:
-            if card.slug in protectors:
-                errors.append((f"catalogue.protectors[{i}].slug", f"{card.slug!r} appears twice"))
-            protectors[card.slug] = card
+        protector = parse_protector(item, f"catalogue.protectors[{i}]", errors, known_elements)
+        if protector is not None:
+            if protector.slug in protectors:
+                errors.append((f"catalogue.protectors[{i}].slug", f"{protector.slug!r} appears twice"))
+            protectors[protector.slug] = protector
     defenses: dict[str, DefenseCard] = {}
     for i, item in enumerate(_list(raw, "defenses", errors) or []):
-        card = parse_defense(item, f"catalogue.defenses[{i}]", errors)
-        if card is not None:
-            if card.slug in defenses:
-                errors.append((f"catalogue.defenses[{i}].slug", f"{card.slug!r} appears twice"))
-            defenses[card.slug] = card
+        defense = parse_defense(item, f"catalogue.defenses[{i}]", errors)
+        if defense is not None:
+            if defense.slug in defenses:
+                errors.append((f"catalogue.defenses[{i}].slug", f"{defense.slug!r} appears twice"))
+            defenses[defense.slug] = defense
     designs: list[SummoningCard] = []
     seen: set[str] = set()
     deck = _list(raw, "deck", errors)
     for i, item in enumerate(deck or []):
-        card = parse_summoning(item, f"catalogue.deck[{i}]", errors)
-        if card is not None:
-            if card.slug in seen:
-                errors.append((f"catalogue.deck[{i}].slug", f"{card.slug!r} appears twice (raise its copies)"))
-            seen.add(card.slug)
-            designs.append(card)
+        design = parse_summoning(item, f"catalogue.deck[{i}]", errors)
+        if design is not None:
+            if design.slug in seen:
+                errors.append((f"catalogue.deck[{i}].slug", f"{design.slug!r} appears twice (raise its copies)"))
+            seen.add(design.slug)
+            designs.append(design)
     if deck is not None and not deck:
         errors.append(("catalogue.deck", "must hold at least one summoning card"))
 
@@ -294,11 +295,16 @@ def parse_catalogue(raw: Any) -> Catalogue:
     else:
         elements = tuple(sorted(used))
     if errors:
-        raise CatalogueError(errors)
+        raise _catalogue_error(errors)
     return Catalogue(
         elements=elements, spirits=spirits, spirit_names=spirit_names, protectors=protectors,
-        defenses=defenses, designs=tuple(designs),
+        defenses=defenses, designs=tuple(designs), design_by_slug={c.slug: c for c in designs},
     )
+
+
+def _catalogue_error(errors: list[tuple[str, str]]) -> SetupError:
+    """A catalogue the engine cannot play with (part of a setup): every (path, reason) at once."""
+    return SetupError("; ".join(f"{path}: {reason}" for path, reason in errors), errors)
 
 
 # ---------------------------------------------------------------- fixture loader
@@ -317,11 +323,11 @@ def catalogue_from_fixture(entries: Iterable[Mapping[str, Any]]) -> dict[str, An
     )
     element_slugs = {pk: slug for _, pk, slug in elements}
 
-    def of(model: str) -> list[tuple[int, dict, dict]]:
+    def of(model: str) -> list[tuple[int, dict[str, Any], dict[str, Any]]]:
         found = [(e["pk"], e["fields"], cards.get(e["pk"], {})) for e in rows if e.get("model") == model]
         return sorted(found, key=lambda item: item[0])
 
-    def named(pk: int, card: dict) -> dict[str, Any]:
+    def named(pk: int, card: dict[str, Any]) -> dict[str, Any]:
         return {"slug": card.get("slug", str(pk)), "name": card.get("name", str(pk))}
 
     return {

@@ -11,6 +11,10 @@ player) has it, and the showdown's `reveal` shows it to everyone.
 
 from __future__ import annotations
 
+from typing import Any
+
+from legends.engine.vocabulary import ALLOCATE, REDRAW
+
 SCHEMA_VERSION = 2
 
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -55,15 +59,11 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "match_end": ("winner", "reason", "rounds", "visible_to"),
 }
 
-# Fields of each team in match_start.teams.
-TEAM_FIELDS = ("team", "spirit", "protector", "defenses", "players")
-
-
-def action_json(action: tuple) -> list:
+def action_json(action: tuple[Any, ...]) -> list[Any]:
     """An action as plain JSON data (tuples become lists), as `decision` events log it."""
     kind = action[0]
-    if kind == "redraw":
+    if kind == REDRAW:
         return [kind, list(action[1]), action[2]]
-    if kind == "allocate":
-        return [kind, [list(p) for p in action[1]]]
+    if kind == ALLOCATE:
+        return [kind, [list(placement) for placement in action[1]]]
     return list(action)

@@ -2,7 +2,8 @@
 
 Entry points:
 - `play_match("legends", setup=..., agents=..., seed=..., options=...)` (core runner): the
-  core seats agents for the four ids of `RULES.players` ("t0p0", "t0p1", "t1p0", "t1p1").
+  core asks `RULES.players_for(setup)` which seats the setup has ("t0p0", "t0p1", "t1p0", "t1p1" in
+  teams mode; "t0p0" and "t1p0" in a duel) and seats agents for those.
 - `play_legends_match(setup=..., agents=..., seed=..., options=...)`: the same match, with the
   agents given for the players the setup actually seats (4 in teams mode, 2 in a duel), as a
   list in setup order (team 0 first) or a mapping by player id. Use this one for duels.
@@ -22,7 +23,8 @@ from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from legends.engine.options import validate_options
 from legends.engine.render import render_events
 from legends.engine.start import normalize_setup, setup_players
-from legends.engine.state import PLAYERS, LegendsState
+from legends.engine.state import LegendsState
+from legends.engine.vocabulary import PLAYER_IDS
 from simulate.engine.agents import Agent
 from simulate.engine.runner import MatchResult, play_match
 
@@ -32,7 +34,7 @@ class LegendsRules:
 
     name = "legends"
     schema_version = SCHEMA_VERSION
-    players = PLAYERS
+    players = PLAYER_IDS
     event_fields = EVENT_FIELDS
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -42,9 +44,12 @@ class LegendsRules:
     def new_state(
         self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool, agents: Mapping[str, str] | None = None
     ) -> LegendsState:
-        """A match at its first decision: setup checked (SetupError lists every violation), cards drawn, dealt."""
-        state = LegendsState(options, seed, keep_log, agents)
-        state.start(normalize_setup(setup, state.rng))
+        """A match at its first decision: the setup checked (SetupError lists every violation), missing cards
+        drawn from the match generator (L6), the players dealt."""
+        rng = random.Random(seed)
+        start = normalize_setup(setup, rng)
+        state = LegendsState(start.mode, start.catalogue, options, seed, keep_log=keep_log, agents=agents, rng=rng)
+        state.start(start)
         return state
 
     def render(self, events: Sequence[dict[str, Any]]) -> str:

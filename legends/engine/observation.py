@@ -4,21 +4,24 @@ An observation holds the player's own hand; what is public (defenses and their m
 protectors, counters, hand and pile sizes, the discard pile, face-up cards, every card once a
 showdown revealed it); face-down cards of other players as their orientation only (attack or
 effect, no card, no element), teammates included; and the face-down cards a Spy revealed to
-the player's team (L13); at a healing choice, the heal and its options. It keeps no
-reference to the match state, so an agent cannot reach hidden cards through it. `sandbox(seed)` builds a look-ahead match from the observation
-alone: every card the player cannot see is sampled from the cards it has not seen.
+the player's team (L13); at a healing choice, the heal and its options. It is made of tuples and
+frozen cards only and keeps no reference to the match state, so an agent cannot reach hidden cards
+through it. `sandbox(seed)` builds a look-ahead match from the observation alone: every card the
+player cannot see is sampled from the cards it has not seen.
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from legends.engine.cards import Catalogue, DefenseCard, ProtectorCard, SummoningCard
+from legends.engine.showdown import Placement, Play
+from legends.engine.table import ALLOCATE_STAGE, HEAL_STAGE, STAGE_NAMES, Table
+from legends.engine.vocabulary import ATTACK
 
 if TYPE_CHECKING:
-    from legends.engine.showdown import Play
     from legends.engine.state import LegendsState
 
 
@@ -36,8 +39,8 @@ class PlayView(NamedTuple):
     @property
     def kind(self) -> str | None:
         """'attack', the effect kind, or None for a hidden effect."""
-        if self.orientation == "attack":
-            return "attack"
+        if self.orientation == ATTACK:
+            return ATTACK
         return self.card.kind if self.card is not None else None
 
 
@@ -50,10 +53,6 @@ class DefenseView(NamedTuple):
     elements: tuple[str, str]
     markers: tuple[str, ...]
     destroyed: bool
-
-    def missing(self) -> list[str]:
-        """The elements it still requires."""
-        return [e for e in self.elements if e not in self.markers]
 
 
 class PlayerView(NamedTuple):
@@ -85,23 +84,16 @@ class HealView(NamedTuple):
     via: str
     source: str
     seq: int | None
-    options: tuple[tuple[str, str], ...]
+    options: tuple[Placement, ...]
 
 
-def _view(p: Play, visible: bool) -> PlayView:
-    if visible:
-        return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
-    return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None)
+# How a look-ahead match is built from an observation (the state's determinisation): the state making an
+# observation hands it over, so that what a player sees needs nothing of the match to play on.
+Lookahead = Callable[["LegendsObservation", int], "LegendsState"]
 
 
-class LegendsObservation:
+class LegendsObservation(NamedTuple):
     """One player's view of the match at a decision (a snapshot)."""
-
-    __slots__ = (
-        "player", "team", "mode", "round", "max_rounds", "max_actions", "stage", "players", "order", "turn",
-        "passes", "hand", "draw_pile", "discard", "plays", "last_plays", "defenses", "protectors", "spirits",
-        "spy_used", "spied", "spied_by_opponents", "allocation", "heal", "catalogue", "elements",
-    )
 
     player: str
     team: int
@@ -129,6 +121,7 @@ class LegendsObservation:
     heal: HealView | None
     catalogue: Catalogue
     elements: tuple[str, ...]
+    lookahead: Lookahead
 
     @property
     def opponent(self) -> int:
@@ -147,10 +140,9 @@ class LegendsObservation:
 
     def turns_left(self, team: int) -> int:
         """How many turns of `team` remain this round after the current one."""
-        n = len(self.order)
-        total = n * self.passes
-        by_pid = {p.pid: p.team for p in self.players}
-        return sum(1 for t in range(self.turn + 1, total) if by_pid[self.order[t % n]] == team)
+        count = len(self.order)
+        teams = {p.pid: p.team for p in self.players}
+        return sum(1 for turn in range(self.turn + 1, count * self.passes) if teams[self.order[turn % count]] == team)
 
     def teammates(self) -> list[str]:
         """The other players of the observer's team."""
@@ -202,63 +194,72 @@ class LegendsObservation:
                 pool[v.card.slug] -= 1
         out: list[SummoningCard] = []
         for c in self.catalogue.designs:
-            n = pool[c.slug]
-            if n > 0:
-                out.extend([c] * n)
+            copies = pool[c.slug]
+            if copies > 0:
+                out.extend([c] * copies)
         return out
 
     def sandbox(self, seed: int) -> LegendsState:
         """A look-ahead match built from this observation only: hidden cards sampled from `unseen()`
         (face-down attacks get one of their card's elements at random), without log, seeded."""
-        from legends.engine.sandbox import determinise
-
-        return determinise(self, random.Random(seed), seed)
+        return self.lookahead(self, seed)
 
 
-def observe(state: LegendsState, pid: str) -> LegendsObservation:
-    """The observation of player `pid` (G2)."""
-    seat = state.by_pid[pid]
+def play_view(p: Play, visible: bool) -> PlayView:
+    """A play as an observer sees it: whole when `visible`, else its orientation only."""
+    if visible:
+        return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
+    return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None)
+
+
+def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
+    """The observation of player `pid` (G2); `lookahead` builds its sandboxes."""
+    seat = table.by_pid[pid]
     team = seat.team
-    known = state.known[team]
-    o = LegendsObservation.__new__(LegendsObservation)
-    o.player = pid
-    o.team = team
-    o.mode = state.mode
-    o.round = state.round
-    o.max_rounds = state.max_rounds
-    o.max_actions = state.options.get("max_actions", 0)
-    o.stage = state.phase()
-    o.players = tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in state.seats)
-    o.order = tuple(state.seats[i].pid for i in state.order)
-    o.turn = state.turn
-    o.passes = state.passes
-    o.hand = tuple(seat.hand)
-    o.draw_pile = len(state.draw)
-    o.discard = tuple(state.discard)
-    shown = state.revealed  # the showdown has revealed every card of the round
-    o.plays = tuple(_view(p, shown or p.face_up or p.pid == pid or p.seq in known) for p in state.plays)
-    o.last_plays = tuple(_view(p, True) for p in state.last_plays)
-    o.defenses = tuple(
-        tuple(DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed) for d in defs)
-        for defs in state.defenses
-    )
-    o.protectors = state.protectors
-    o.spirits = state.spirits
-    o.spy_used = tuple(state.spy_used)
-    o.spied = tuple(sorted(known))
-    o.spied_by_opponents = tuple(sorted(state.known[1 - team]))
-    o.allocation = None
-    o.heal = None
-    if o.stage == "allocate":
-        t = state.alloc_queue[0]
-        cards = sum(1 for p in state.plays if p.team == t and p.orientation == "attack")
-        o.allocation = AllocationView(t, dict(state.points[t]), cards, state.alloc_cap)
-    elif o.stage == "heal":
-        task = state.heal_queue[0]
+    known = table.known[team]
+    stage = table.stage
+    shown = table.revealed  # the showdown has revealed every card of the round
+    allocation: AllocationView | None = None
+    heal: HealView | None = None
+    if stage == ALLOCATE_STAGE:
+        deciding = table.alloc_queue[0]
+        cards = sum(1 for p in table.plays if p.team == deciding and p.orientation == ATTACK)
+        allocation = AllocationView(deciding, dict(table.points[deciding]), cards, table.alloc_cap)
+    elif stage == HEAL_STAGE:
+        task = table.heal_queue[0]
         p = task.play
-        o.heal = HealView(task.team, state.current_player() or "", task.element, task.via,
-                          p.card.slug if p is not None else state.protectors[task.team].slug,
-                          p.seq if p is not None else None, tuple(state.heal_choices))
-    o.catalogue = state.catalogue
-    o.elements = state.elements
-    return o
+        heal = HealView(task.team, table.healer(task).pid, task.element, task.via,
+                        p.card.slug if p is not None else table.protectors[task.team].slug,
+                        p.seq if p is not None else None, tuple(table.heal_choices))
+    return LegendsObservation(
+        player=pid,
+        team=team,
+        mode=table.mode,
+        round=table.round,
+        max_rounds=table.max_rounds,
+        max_actions=table.options.get("max_actions", 0),
+        stage=STAGE_NAMES[stage],
+        players=tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in table.seats),
+        order=tuple(table.seats[i].pid for i in table.order),
+        turn=table.turn,
+        passes=table.passes,
+        hand=tuple(seat.hand),
+        draw_pile=len(table.draw),
+        discard=tuple(table.discard),
+        plays=tuple(play_view(p, shown or p.face_up or p.pid == pid or p.seq in known) for p in table.plays),
+        last_plays=tuple(play_view(p, True) for p in table.last_plays),
+        defenses=tuple(
+            tuple(DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed) for d in defenses)
+            for defenses in table.defenses
+        ),
+        protectors=table.protectors,
+        spirits=table.spirits,
+        spy_used=tuple(table.spy_used),
+        spied=tuple(sorted(known)),
+        spied_by_opponents=tuple(sorted(table.known[1 - team])),
+        allocation=allocation,
+        heal=heal,
+        catalogue=table.catalogue,
+        elements=table.elements,
+        lookahead=lookahead,
+    )

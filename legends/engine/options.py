@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from legends.engine.vocabulary import (
+    MAX_ACTIONS_DEFAULT,
+    MAX_ACTIONS_LIMIT,
+    MAX_ROUNDS_DEFAULT,
+    MAX_ROUNDS_LIMIT,
+)
 from simulate.engine.options import check_int, merge_options, raise_if_errors
 
-MAX_ROUNDS_LIMIT = 200
-MAX_ACTIONS_LIMIT = 100_000
-
 DEFAULTS: dict[str, Any] = {
-    "max_rounds": 30,  # L12: reached without a winner -> draw
-    "max_actions": 5_000,  # hard cap on decisions (turns and allocations) -> draw
+    "max_rounds": MAX_ROUNDS_DEFAULT,  # L12: reached without a winner -> draw
+    "max_actions": MAX_ACTIONS_DEFAULT,  # hard cap on decisions (turns, heals and allocations) -> draw
 }
 
 

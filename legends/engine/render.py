@@ -56,7 +56,7 @@ def _match_start(e: Event, n: _Names) -> list[str]:
     return lines
 
 
-def _action(action: list) -> str:
+def _action(action: list[Any]) -> str:
     kind = action[0]
     if kind == "attack":
         return f"attack {action[1]} ({action[2]})"

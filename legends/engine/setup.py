@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from legends.engine.vocabulary import DUEL, MODES, ModeRules
+from simulate.engine.errors import SetupError
+
 MAX_TEAMS = 8
 MAX_PLAYERS = 8
 MAX_DEFENSES = 10
@@ -36,36 +39,22 @@ CODES = {
 }
 
 
-@dataclass(frozen=True)
-class ModeRules:
-    """The numbers a mode fixes (L5)."""
-
-    teams: int
-    players_per_team: int
-    defenses_per_team: int
-
-    @property
-    def counters(self) -> int:
-        """Turn counters in play: numbered 1..counters."""
-        return self.teams * self.players_per_team
+# One violation of a setup rule: code, message, and where it applies (team, player, card).
+Violation = dict[str, Any]
 
 
-MODES: dict[str, ModeRules] = {
-    "teams": ModeRules(teams=2, players_per_team=2, defenses_per_team=3),
-    "duel": ModeRules(teams=2, players_per_team=1, defenses_per_team=2),
-}
-
-
-class SetupFormatError(ValueError):
+class SetupFormatError(SetupError):
     """A setup that is not shaped as the spec says; `errors` lists (path, reason) pairs."""
 
-    def __init__(self, errors: list[tuple[str, str]]):
-        self.errors = errors
-        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors))
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        """Every (path, reason) pair, joined as the message."""
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in errors), errors)
 
 
 @dataclass(frozen=True)
 class Player:
+    """One player as given: a name and a turn counter."""
+
     name: str
     counter: int
 
@@ -91,22 +80,29 @@ class SetupCatalogue:
 
 @dataclass(frozen=True)
 class SetupReport:
-    violations: tuple[dict, ...]
-    to_draw: tuple[dict, ...]
+    """What the validator found: every violation, and the cards left to draw at match time."""
+
+    violations: tuple[Violation, ...]
+    to_draw: tuple[dict[str, Any], ...]
 
     @property
     def valid(self) -> bool:
+        """Whether the setup breaks no rule."""
         return not self.violations
 
 
 @dataclass
 class _Parser:
+    """Collects every structural problem of a setup instead of stopping at the first."""
+
     errors: list[tuple[str, str]] = field(default_factory=list)
 
     def fail(self, path: str, reason: str) -> None:
+        """Note one problem at `path`."""
         self.errors.append((path, reason))
 
     def slug(self, value: Any, path: str) -> str | None:
+        """A card slug, or None (noted) when it is not one."""
         if not isinstance(value, str) or not value.strip():
             self.fail(path, "must be a card slug (a non-empty string)")
             return None
@@ -115,11 +111,13 @@ class _Parser:
             return None
         return value
 
-    def optional_slug(self, data: dict, key: str, path: str) -> str | None:
+    def optional_slug(self, data: dict[str, Any], key: str, path: str) -> str | None:
+        """The slug at `key`, None when absent."""
         value = data.get(key)
         return None if value is None else self.slug(value, f"{path}.{key}")
 
     def player(self, raw: Any, path: str) -> Player | None:
+        """One player, or None (noted)."""
         if not isinstance(raw, dict):
             self.fail(path, "must be an object")
             return None
@@ -139,9 +137,12 @@ class _Parser:
         elif isinstance(counter, bool) or not isinstance(counter, int):
             self.fail(f"{path}.counter", "must be an integer")
             ok = False
-        return Player(name=name.strip(), counter=counter) if ok else None
+        if not ok or not isinstance(name, str) or not isinstance(counter, int):
+            return None
+        return Player(name=name.strip(), counter=counter)
 
     def team(self, raw: Any, path: str) -> Team | None:
+        """One team, or None (noted)."""
         if not isinstance(raw, dict):
             self.fail(path, "must be an object")
             return None
@@ -189,7 +190,7 @@ def parse_teams(raw: Any, path: str = "teams") -> tuple[Team, ...]:
     return tuple(team for team in teams if team is not None)
 
 
-def team_as_dict(team: Team) -> dict:
+def team_as_dict(team: Team) -> dict[str, Any]:
     """The JSON form of a team (omitted cards stay null)."""
     return {
         "spirit": team.spirit,
@@ -200,11 +201,11 @@ def team_as_dict(team: Team) -> dict:
 
 
 def _violation(code: str, message: str, team: int | None = None, player: int | None = None,
-               card: str | None = None) -> dict:
+               card: str | None = None) -> Violation:
     return {"code": code, "message": message, "team": team, "player": player, "card": card}
 
 
-def _check_spirits(teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+def _check_spirits(teams: Sequence[Team], catalogue: SetupCatalogue, out: list[Violation]) -> None:
     holders: dict[str, int] = {}
     for index, team in enumerate(teams):
         if team.spirit is None:
@@ -222,7 +223,7 @@ def _check_spirits(teams: Sequence[Team], catalogue: SetupCatalogue, out: list[d
             holders[team.spirit] = index
 
 
-def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[Violation]) -> None:
     holders: dict[str, int] = {}
     for index, team in enumerate(teams):
         slug = team.protector
@@ -231,7 +232,7 @@ def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogu
         if slug not in catalogue.protectors:
             out.append(_violation("unknown_card", f"{slug!r} is not a protector card.", index, card=slug))
             continue
-        if mode == "duel" and not catalogue.protectors[slug]:
+        if mode == DUEL and not catalogue.protectors[slug]:
             out.append(_violation(
                 "protector_not_allowed", f"The protector {slug!r} is removed from the two-player variant.",
                 index, card=slug,
@@ -247,7 +248,7 @@ def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogu
             holders[slug] = index
 
 
-def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[dict]) -> None:
+def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCatalogue, out: list[Violation]) -> None:
     holders: dict[str, int] = {}
     for index, team in enumerate(teams):
         if team.defenses is None:
@@ -273,7 +274,7 @@ def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCat
                 holders[slug] = index
 
 
-def _check_players(rules: ModeRules, teams: Sequence[Team], out: list[dict]) -> None:
+def _check_players(rules: ModeRules, teams: Sequence[Team], out: list[Violation]) -> None:
     for index, team in enumerate(teams):
         if len(team.players) != rules.players_per_team:
             out.append(_violation(
@@ -283,7 +284,7 @@ def _check_players(rules: ModeRules, teams: Sequence[Team], out: list[dict]) -> 
             ))
 
 
-def _check_counters(rules: ModeRules, teams: Sequence[Team], out: list[dict]) -> None:
+def _check_counters(rules: ModeRules, teams: Sequence[Team], out: list[Violation]) -> None:
     holders: dict[int, tuple[int, int]] = {}
     valid_counters: dict[int, list[int]] = {}
     for t, team in enumerate(teams):
@@ -331,7 +332,7 @@ def validate_setup(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue) 
     if mode not in MODES:
         raise SetupFormatError([("mode", f"must be one of {', '.join(MODES)} (got {mode!r})")])
     rules = MODES[mode]
-    violations: list[dict] = []
+    violations: list[Violation] = []
     if len(teams) != rules.teams:
         violations.append(_violation(
             "team_count", f"A setup has exactly {rules.teams} teams (got {len(teams)}).",
@@ -342,7 +343,7 @@ def validate_setup(mode: str, teams: Sequence[Team], catalogue: SetupCatalogue) 
     _check_defenses(rules, teams, catalogue, violations)
     _check_counters(rules, teams, violations)
 
-    to_draw: list[dict] = []
+    to_draw: list[dict[str, Any]] = []
     for index, team in enumerate(teams):
         if team.protector is None:
             to_draw.append({"team": index, "kind": "protector", "count": 1})

@@ -8,13 +8,13 @@ log events, so the steps can be tested on hand-worked numbers without playing a 
    defense, when several hold an X marker, is the decision of the player who played the card:
    `heal_options` lists the choices, `apply_heal` carries one out.
 2. `boost_step`: each boost of element X gives +1 strength to every X attack of its team
-   (stackable); a boost with no matching attack does nothing. A `boost_first_attack`
-   protector adds its amount to the team's first matching attack in turn order.
+   (stackable); a boost with no matching attack does nothing. Then each protector's `boost`
+   (a `boost_first_attack` protector adds its amount to the team's first matching attack).
 3. `defense_step`: each defense card of element X cancels one strength point of the opposing
-   team's X attacks, one card at a time; a `pierce_defense` protector of the attacking team
-   makes its first matching defense cards cancel nothing; a `cancel_attack` protector cancels
-   like that many free defense cards. `attack_points` runs steps 2 and 3 together (the match
-   and the agents use the same numbers).
+   team's X attacks, one card at a time; the attacking team's protector may pierce its first
+   matching defense cards (`pierce_budget`), so that they cancel nothing; then each protector's
+   `cancel` (a `cancel_attack` protector cancels like that many free defense cards).
+   `attack_points` runs steps 2 and 3 together (the match and the agents use the same numbers).
 4. `allocation_options`: the remaining strength points are markers; a team places at most as
    many as the attack cards it played (`marker_cap`, the only cap there is: nothing raises it),
    each on an opposing defense that requires the element and does not hold it yet (L10: the
@@ -25,34 +25,24 @@ log events, so the steps can be tested on hand-worked numbers without playing a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from legends.engine.cards import DefenseCard, SummoningCard
-from legends.engine.protectors import ANY_ELEMENT, ProtectorEffect
+from legends.engine.vocabulary import (
+    ANY_ELEMENT,
+    ATTACK,
+    BOOST,
+    DEFENSE,
+    EFFECT,
+    HEALING,
+    VIA_CARD,
+    VIA_PROTECTOR,
+)
 
-ATTACK = "attack"
-EFFECT = "effect"
+if TYPE_CHECKING:
+    from legends.engine.cards import DefenseCard, SummoningCard
+    from legends.engine.effects.base import ProtectorEffect
 
 Placement = tuple[str, str]  # (defense slug, element)
-
-
-class PlayLike(Protocol):
-    """What the steps read of a played card: a `Play`, or an observation's revealed `PlayView`."""
-
-    @property
-    def seq(self) -> int: ...
-
-    @property
-    def team(self) -> int: ...
-
-    @property
-    def orientation(self) -> str: ...
-
-    @property
-    def element(self) -> Any: ...
-
-    @property
-    def card(self) -> Any: ...
 
 
 class Play:
@@ -62,6 +52,7 @@ class Play:
 
     def __init__(self, seq: int, seat: int, pid: str, team: int, face_up: bool, orientation: str,
                  card: SummoningCard, element: str) -> None:
+        """The card of turn `seq` (0-based in its round), played by seat `seat` (player `pid`)."""
         self.seq = seq
         self.seat = seat
         self.pid = pid
@@ -81,12 +72,29 @@ class Play:
         return f"<play #{self.seq} {self.pid} {face} {self.kind} {self.element} {self.card.slug}>"
 
 
+class DefenseLike(Protocol):
+    """What the allocation and healing steps read of a defense: a `Defense`, or an observation's view."""
+
+    @property
+    def slug(self) -> str: ...
+
+    @property
+    def elements(self) -> tuple[str, str]: ...
+
+    @property
+    def markers(self) -> Sequence[str]: ...
+
+    @property
+    def destroyed(self) -> bool: ...
+
+
 class Defense:
     """A defense card in play: the element markers lying on it, and whether it is destroyed."""
 
     __slots__ = ("card", "slug", "team", "elements", "markers", "destroyed")
 
     def __init__(self, card: DefenseCard, team: int, markers: Sequence[str] = (), destroyed: bool = False) -> None:
+        """`card` in play for `team`, holding `markers`."""
         self.card = card
         self.slug = card.slug
         self.team = team
@@ -98,13 +106,51 @@ class Defense:
         """An independent copy (look-ahead states)."""
         return Defense(self.card, self.team, self.markers, self.destroyed)
 
-    def missing(self) -> list[str]:
-        """The elements it requires and does not hold yet."""
-        return [e for e in self.elements if e not in self.markers]
-
     def __repr__(self) -> str:
         state = "destroyed" if self.destroyed else f"markers={self.markers}"
         return f"<defense {self.slug} {self.elements} {state}>"
+
+
+class BoostRecord:
+    """Step 2: a boost card (`play`) or a protector (`play` None) adding `amount` to the attacks `attacks`
+    (their seqs; empty when nothing matched)."""
+
+    __slots__ = ("team", "play", "element", "amount", "attacks")
+
+    def __init__(self, team: int, play: Play | None, element: str, amount: int, attacks: list[int]) -> None:
+        """What one boost did."""
+        self.team = team
+        self.play = play
+        self.element = element
+        self.amount = amount
+        self.attacks = attacks
+
+    @property
+    def via(self) -> str:
+        """'card' or 'protector'."""
+        return VIA_CARD if self.play is not None else VIA_PROTECTOR
+
+
+class CancelRecord:
+    """Step 3: a defense card (`play`) or a protector (`play` None) of `team` cancelling `cancelled` point
+    (0 or 1) of the opposing `element` attacks, `left` points remaining; `pierced` when the attacking
+    team's protector pierced the card."""
+
+    __slots__ = ("team", "play", "element", "cancelled", "pierced", "left")
+
+    def __init__(self, team: int, play: Play | None, element: str, cancelled: int, pierced: bool, left: int) -> None:
+        """What one cancellation did."""
+        self.team = team
+        self.play = play
+        self.element = element
+        self.cancelled = cancelled
+        self.pierced = pierced
+        self.left = left
+
+    @property
+    def via(self) -> str:
+        """'card' or 'protector'."""
+        return VIA_CARD if self.play is not None else VIA_PROTECTOR
 
 
 def intact(defenses: Sequence[Defense]) -> list[Defense]:
@@ -115,7 +161,7 @@ def intact(defenses: Sequence[Defense]) -> list[Defense]:
 # ------------------------------------------------------------------ step 1: healing
 
 
-def heal_options(defenses: Sequence[Any], element: str) -> list[Placement]:
+def heal_options(defenses: Sequence[DefenseLike], element: str) -> list[Placement]:
     """Every (defense, element) marker a heal of `element` may remove from the team's live defenses,
     in setup order; `any` (a protector's heal) may remove any marker."""
     out: list[Placement] = []
@@ -130,46 +176,39 @@ def heal_options(defenses: Sequence[Any], element: str) -> list[Placement]:
 
 def apply_heal(defenses: Sequence[Defense], slug: str, element: str) -> None:
     """Remove one `element` marker from the defense `slug`."""
-    next(d for d in defenses if d.slug == slug).markers.remove(element)
+    for d in defenses:
+        if d.slug == slug:
+            d.markers.remove(element)
+            return
 
 
 def healing_cards(plays: Sequence[Play]) -> list[Play]:
     """The healing cards of the round, in turn order (step 1 takes them one at a time)."""
-    return [p for p in plays if p.orientation == EFFECT and p.card.kind == "healing"]
+    return [p for p in plays if p.orientation == EFFECT and p.card.kind == HEALING]
 
 
 # ------------------------------------------------------------------ step 2: boosts
 
 
-def boost_step(
-    plays: Sequence[PlayLike], effects: Sequence[ProtectorEffect | None]
-) -> tuple[dict[int, int], list[dict[str, Any]]]:
+def boost_step(plays: Sequence[Play], effects: Sequence[ProtectorEffect]) -> tuple[dict[int, int], list[BoostRecord]]:
     """Step 2: strength of each attack (by play seq) after boost cards and boosting protectors."""
     strength: dict[int, int] = {p.seq: 1 for p in plays if p.orientation == ATTACK}
-    records: list[dict[str, Any]] = []
+    records: list[BoostRecord] = []
     for p in plays:
-        if p.orientation != EFFECT or p.card.kind != "boost":
+        if p.orientation != EFFECT or p.card.kind != BOOST:
             continue
         boosted = [a.seq for a in plays if a.orientation == ATTACK and a.team == p.team and a.element == p.element]
         for seq in boosted:
             strength[seq] += 1
-        records.append({"team": p.team, "via": "card", "play": p, "element": p.element, "amount": 1,
-                        "attacks": boosted})
+        records.append(BoostRecord(p.team, p, p.element, 1, boosted))
     for team, effect in enumerate(effects):
-        if effect is None or effect.kind != "boost_first_attack":
-            continue
-        first = next((a for a in plays if a.orientation == ATTACK and a.team == team and effect.matches(a.element)),
-                     None)
-        if first is not None:
-            strength[first.seq] += effect.amount
-        records.append({"team": team, "via": "protector", "play": None,
-                        "element": first.element if first is not None else effect.element,
-                        "amount": effect.amount, "attacks": [first.seq] if first is not None else []})
+        record = effect.handler.boost(effect, plays, strength, team)
+        if record is not None:
+            records.append(record)
     return strength, records
 
 
-def team_strength(plays: Sequence[PlayLike], strength: dict[int, int], team: int,
-                  elements: Sequence[str]) -> dict[str, int]:
+def team_strength(plays: Sequence[Play], strength: dict[int, int], team: int, elements: Sequence[str]) -> dict[str, int]:
     """A team's strength points by element (every catalogue element listed, in order)."""
     out = dict.fromkeys(elements, 0)
     for p in plays:
@@ -178,73 +217,50 @@ def team_strength(plays: Sequence[PlayLike], strength: dict[int, int], team: int
     return out
 
 
-def attack_cards(plays: Sequence[PlayLike], team: int) -> int:
-    """How many attack cards a team played this round."""
-    return sum(1 for p in plays if p.team == team and p.orientation == ATTACK)
-
-
-def marker_cap(plays: Sequence[PlayLike], team: int) -> int:
+def marker_cap(plays: Sequence[Play], team: int) -> int:
     """L9 step 4's cap, absolute: the attack cards the team played this round. No protector, boost or
     option raises it; `allocation_options` is the one place that applies it."""
-    return attack_cards(plays, team)
+    return sum(1 for p in plays if p.team == team and p.orientation == ATTACK)
 
 
 # ------------------------------------------------------------------ step 3: defenses
 
 
 def defense_step(
-    plays: Sequence[PlayLike], totals: Sequence[dict[str, int]], effects: Sequence[ProtectorEffect | None],
-    elements: Sequence[str],
-) -> list[dict[str, Any]]:
+    plays: Sequence[Play], totals: Sequence[dict[str, int]], effects: Sequence[ProtectorEffect], elements: Sequence[str]
+) -> list[CancelRecord]:
     """Step 3: every defense card cancels one strength point of the opposing team's attacks of its
-    element, one card at a time (in turn order), unless the attacking team's `pierce_defense`
-    protector pierces it; then cancelling protectors. Mutates `totals`.
-
-    Records have `event` "cancel" (every defense card and protector cancellation) or "pierce"
-    (right before the cancel record of the card it pierced)."""
-    records: list[dict[str, Any]] = []
-    pierce_left = [e.count if e is not None and e.kind == "pierce_defense" else 0 for e in effects]
+    element, one card at a time (in turn order), unless the attacking team's protector pierces it;
+    then cancelling protectors. Mutates `totals`."""
+    records: list[CancelRecord] = []
+    pierce_left = [effect.handler.pierce_budget(effect) for effect in effects]
     for p in plays:
-        if p.orientation != EFFECT or p.card.kind != "defense":
+        if p.orientation != EFFECT or p.card.kind != DEFENSE:
             continue
         attacker = 1 - p.team
         target = totals[attacker]
+        element = p.element
         pierced = False
-        piercing = effects[attacker]
-        if target.get(p.element, 0) > 0 and pierce_left[attacker] and piercing is not None \
-                and piercing.matches(p.element):
+        if target.get(element, 0) > 0 and pierce_left[attacker] and effects[attacker].matches(element):
             pierce_left[attacker] -= 1
             pierced = True
-            records.append({"event": "pierce", "team": attacker, "play": p, "element": p.element})
-        cancelled = 1 if target.get(p.element, 0) > 0 and not pierced else 0
+        cancelled = 1 if target.get(element, 0) > 0 and not pierced else 0
         if cancelled:
-            target[p.element] -= 1
-        records.append({"event": "cancel", "team": p.team, "via": "card", "play": p, "element": p.element,
-                        "cancelled": cancelled, "pierced": pierced, "left": target.get(p.element, 0)})
+            target[element] -= 1
+        records.append(CancelRecord(p.team, p, element, cancelled, pierced, target.get(element, 0)))
     for team, effect in enumerate(effects):
-        if effect is None or effect.kind != "cancel_attack":
-            continue
-        target = totals[1 - team]
-        for _ in range(effect.count):
-            element = effect.element
-            if element == ANY_ELEMENT:  # the strongest opposing element, in catalogue order on ties
-                element = max(elements, key=lambda e: target.get(e, 0)) if elements else ""
-            cancelled = 1 if target.get(element, 0) > 0 else 0
-            if cancelled:
-                target[element] -= 1
-            records.append({"event": "cancel", "team": team, "via": "protector", "play": None, "element": element,
-                            "cancelled": cancelled, "pierced": False, "left": target.get(element, 0)})
+        records.extend(effect.handler.cancel(effect, totals[1 - team], elements, team))
     return records
 
 
 def attack_points(
-    plays: Sequence[PlayLike], effects: Sequence[ProtectorEffect | None], elements: Sequence[str]
-) -> tuple[list[dict[str, Any]], list[dict[str, int]], list[dict[str, Any]], list[dict[str, int]]]:
+    plays: Sequence[Play], effects: Sequence[ProtectorEffect], elements: Sequence[str]
+) -> tuple[list[BoostRecord], list[dict[str, int]], list[CancelRecord], list[dict[str, int]]]:
     """Steps 2 and 3 on revealed plays: (boost records, each team's strength after boosts,
-    cancel/pierce records, each team's points left for allocation)."""
+    cancel records, each team's points left for allocation)."""
     strength, boosts = boost_step(plays, effects)
-    totals = [team_strength(plays, strength, t, elements) for t in (0, 1)]
-    left = [dict(t) for t in totals]
+    totals = [team_strength(plays, strength, team, elements) for team in (0, 1)]
+    left = [dict(points) for points in totals]
     cancels = defense_step(plays, left, effects, elements)
     return boosts, totals, cancels, left
 
@@ -252,7 +268,7 @@ def attack_points(
 # ------------------------------------------------------------------ step 4: allocation
 
 
-def allocation_slots(strength: dict[str, int], defenses: Sequence[Any]) -> list[Placement]:
+def allocation_slots(strength: dict[str, int], defenses: Sequence[DefenseLike]) -> list[Placement]:
     """Every (opposing defense, element) that may take a marker: the element is required, not held,
     and the team has strength left in it."""
     slots: list[Placement] = []
@@ -265,7 +281,9 @@ def allocation_slots(strength: dict[str, int], defenses: Sequence[Any]) -> list[
     return slots
 
 
-def allocation_options(strength: dict[str, int], cap: int, defenses: Sequence[Any]) -> list[tuple[Placement, ...]]:
+def allocation_options(
+    strength: dict[str, int], cap: int, defenses: Sequence[DefenseLike]
+) -> list[tuple[Placement, ...]]:
     """Every legal allocation: at most `cap` markers (`marker_cap`: the attack cards played), at most the
     strength of each element, one marker per (defense, element); the empty allocation first."""
     slots = allocation_slots(strength, defenses)
@@ -289,17 +307,17 @@ def allocation_options(strength: dict[str, int], cap: int, defenses: Sequence[An
     return options
 
 
-def allocation_value(placements: Sequence[Placement], defenses: Sequence[Any]) -> tuple[int, int]:
+def allocation_value(placements: Sequence[Placement], defenses: Sequence[DefenseLike]) -> tuple[int, int]:
     """(defenses it destroys, markers it places): what the default policy maximises (L10)."""
-    by_slug = {d.slug: d for d in defenses}
+    held = {d.slug: len(d.markers) for d in defenses}
     added: dict[str, int] = {}
     for slug, _ in placements:
         added[slug] = added.get(slug, 0) + 1
-    destroyed = sum(1 for slug, n in added.items() if len(by_slug[slug].markers) + n >= 2)
+    destroyed = sum(1 for slug, n in added.items() if held[slug] + n >= 2)
     return destroyed, len(placements)
 
 
-def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[Any]) -> int:
+def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[DefenseLike]) -> int:
     """The index of the default policy's allocation: most destroyed, then most markers (first on ties)."""
     best = 0
     best_value = (-1, -1)

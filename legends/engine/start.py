@@ -25,21 +25,14 @@ from typing import Any
 
 from legends.engine.cards import (
     Catalogue,
-    CatalogueError,
     DefenseCard,
     ProtectorCard,
     parse_catalogue,
     parse_defense,
     parse_protector,
 )
-from legends.engine.setup import (
-    MODES,
-    ModeRules,
-    SetupCatalogue,
-    SetupFormatError,
-    parse_teams,
-    validate_setup,
-)
+from legends.engine.setup import SetupCatalogue, SetupFormatError, parse_teams, validate_setup
+from legends.engine.vocabulary import HAND_SIZE, MODES, TEAMS, ModeRules
 from simulate.engine.errors import SetupError
 
 SETUP_KEYS = ("mode", "teams", "catalogue")
@@ -127,13 +120,13 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
         errors.append(("mode", f"must be one of {', '.join(MODES)} (got {mode!r})"))
     try:
         catalogue = parse_catalogue(setup.get("catalogue"))
-    except CatalogueError as exc:
+    except SetupError as exc:
         errors.extend(exc.errors)
         raise _fail("The setup cannot be played", errors) from exc
     raw_teams = setup.get("teams")
     if not isinstance(raw_teams, list):
         errors.append(("teams", "must be a list of teams"))
-    if errors:
+    if errors or not isinstance(raw_teams, list) or not isinstance(mode, str):
         raise _fail("The setup cannot be played", errors)
 
     extra_protectors: dict[str, ProtectorCard] = {}
@@ -194,7 +187,7 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
         if protector_slug is None:
             pool = [
                 slug for slug, card in protectors.items()
-                if slug not in used_protectors and (mode == "teams" or card.duel_legal)
+                if slug not in used_protectors and (mode == TEAMS or card.duel_legal)
             ]
             if not pool:
                 raise SetupError(f"No protector is left to draw for team {index}.", [(f"teams[{index}].protector", "draw")])
@@ -224,9 +217,10 @@ def normalize_setup(setup: Any, rng: random.Random) -> MatchStart:
         ))
     deck_size = sum(d.copies for d in catalogue.designs)
     players = rules.teams * rules.players_per_team
-    if deck_size < players * 7:
+    if deck_size < players * HAND_SIZE:
         raise SetupError(
-            f"The summoning deck holds {deck_size} cards; {players} hands of 7 need at least {players * 7}.",
+            f"The summoning deck holds {deck_size} cards; {players} hands of {HAND_SIZE} need at least "
+            f"{players * HAND_SIZE}.",
             [("catalogue.deck", "too small")],
         )
     return MatchStart(mode=mode, rules=rules, catalogue=catalogue, teams=tuple(built), drawn=tuple(drawn))

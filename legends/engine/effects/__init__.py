@@ -1,0 +1,1 @@
+"""The protector effect kinds, one module each (see `base`)."""

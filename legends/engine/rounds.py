@@ -1,0 +1,203 @@
+"""The round (rulings L7, L9-L12): its start, the showdown as the match runs it (reveal, heals, attacks,
+allocations, destruction), its end; and `advance`, which runs these automatic steps until a decision is
+pending or the match is over."""
+
+from __future__ import annotations
+
+from legends.engine import heals, turns
+from legends.engine.showdown import (
+    Placement,
+    allocation_options,
+    attack_points,
+    destroy_step,
+    intact,
+    marker_cap,
+    place,
+)
+from legends.engine.table import (
+    ALLOCATE_STAGE,
+    ALLOCATIONS,
+    ATTACKS,
+    OVER,
+    PLAY_STAGE,
+    TURNS,
+    Table,
+)
+
+
+def advance(table: Table) -> None:
+    """Run the automatic steps until a decision is pending (a turn, a heal, an allocation) or the match ends."""
+    while table.stage != OVER:
+        if table.heal_queue and heals.next_heal(table):
+            return
+        step = table.step
+        if step == TURNS:
+            if table.turn < len(table.order) * table.passes:
+                table.stage = PLAY_STAGE
+                table.legal = None
+                turns.spy_look(table)
+                return
+            reveal(table)
+        elif step == ATTACKS:
+            resolve_attacks(table)
+        elif next_allocation(table):
+            return
+        else:
+            end_showdown(table)
+            if table.stage != OVER:
+                end_round(table)
+            if table.stage != OVER:
+                start_round(table)
+
+
+def start_round(table: Table) -> None:
+    """L7: the counter order, the protectors' round-start heals, then the turns."""
+    table.round += 1
+    seats = table.seats
+    table.order = [s.index for s in sorted(seats, key=lambda s: s.counter)]
+    table.turn = 0
+    table.plays = []
+    table.known = [set(), set()]
+    table.spy_used = [False, False]
+    table.revealed = False
+    table.stage = PLAY_STAGE
+    table.step = TURNS
+    table.legal = None
+    if table.emit is not None:
+        table.emit({"type": "round_start", "round": table.round, "order": [seats[i].pid for i in table.order],
+                    "counters": {s.pid: s.counter for s in seats}, "visible_to": list(table.everyone)})
+    heals.queue_round_start_heals(table)
+
+
+def reveal(table: Table) -> None:
+    """L9 step 0: every face-down card turns up; then the healing cards (step 1)."""
+    table.revealed = True
+    emit = table.emit
+    if emit is not None:
+        emit({"type": "showdown_start", "round": table.round, "visible_to": list(table.everyone)})
+        for p in table.plays:
+            if not p.face_up:
+                emit({"type": "reveal", "round": table.round, "seq": p.seq, "player": p.pid, "team": p.team,
+                      "orientation": p.orientation, "card": p.card.slug, "element": p.element, "kind": p.kind,
+                      "visible_to": list(table.everyone)})
+    heals.queue_healing_cards(table)
+    table.step = ATTACKS
+
+
+def resolve_attacks(table: Table) -> None:
+    """Steps 2 and 3 (boosts, defenses), logged; then the allocations, the team of counter 1 first."""
+    boosts, totals, cancels, left = attack_points(table.plays, table.effects, table.elements)
+    emit = table.emit
+    if emit is not None:
+        round_number = table.round
+        for b in boosts:
+            p = b.play
+            emit({"type": "boost", "round": round_number, "team": b.team, "via": b.via,
+                  "source": p.card.slug if p is not None else table.protectors[b.team].slug,
+                  "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
+                  "element": b.element, "amount": b.amount, "attacks": b.attacks, "visible_to": list(table.everyone)})
+        for team in (0, 1):
+            emit({"type": "strength", "round": round_number, "team": team, "attack_cards": marker_cap(table.plays, team),
+                  "points": dict(totals[team]), "visible_to": list(table.everyone)})
+        for c in cancels:
+            p = c.play
+            if c.pierced and p is not None:
+                attacker = 1 - c.team
+                emit({"type": "pierce", "round": round_number, "team": attacker, "source": table.protectors[attacker].slug,
+                      "element": c.element, "player": p.pid, "seq": p.seq, "visible_to": list(table.everyone)})
+            emit({"type": "cancel", "round": round_number, "team": c.team, "via": c.via,
+                  "source": p.card.slug if p is not None else table.protectors[c.team].slug,
+                  "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
+                  "element": c.element, "cancelled": c.cancelled, "pierced": c.pierced, "left": c.left,
+                  "visible_to": list(table.everyone)})
+    table.points = left
+    first = table.seats[table.order[0]].team
+    table.alloc_queue = [first, 1 - first]
+    table.step = ALLOCATIONS
+
+
+def next_allocation(table: Table) -> bool:
+    """L9 step 4 for each team in turn: True when the team has a choice (its decider decides now); without one
+    the markers are placed at once. False once both teams have allocated."""
+    while table.alloc_queue:
+        team = table.alloc_queue[0]
+        cap = marker_cap(table.plays, team)  # the only cap (L9): nothing raises it
+        options = allocation_options(table.points[team], cap, table.defenses[1 - team])
+        table.alloc_cap = cap
+        if len(options) > 1:
+            table.stage = ALLOCATE_STAGE
+            table.alloc_options = options
+            table.legal = None
+            return True
+        table.alloc_queue.pop(0)
+        place_markers(table, team, options[0], "auto")
+    table.stage = PLAY_STAGE
+    table.alloc_options = []
+    return False
+
+
+def place_markers(table: Table, team: int, placements: tuple[Placement, ...], chosen_by: str) -> None:
+    """Put the team's markers on the opposing defenses, logged."""
+    place(placements, table.defenses[1 - team])
+    if table.emit is not None:
+        table.emit({"type": "allocation", "round": table.round, "team": team,
+                    "player": table.decider(team).pid if chosen_by == "agent" else None,
+                    "points": dict(table.points[team]), "attack_cards": marker_cap(table.plays, team),
+                    "cap": table.alloc_cap, "placements": [list(p) for p in placements],
+                    "placed": len(placements), "chosen_by": chosen_by, "visible_to": list(table.everyone)})
+
+
+def end_showdown(table: Table) -> None:
+    """L9 step 5 and L12: destruction, then victory, a draw, or the end of the round."""
+    emit = table.emit
+    for team in (0, 1):
+        for d in destroy_step(table.defenses[team]):
+            if emit is not None:
+                emit({"type": "destroyed", "round": table.round, "team": team, "defense": d.slug,
+                      "elements": list(d.elements), "by": 1 - team, "visible_to": list(table.everyone)})
+    left = [len(intact(table.defenses[team])) for team in (0, 1)]
+    if emit is not None:
+        emit({"type": "showdown_end", "round": table.round, "defenses": left, "visible_to": list(table.everyone)})
+    if not left[0] and not left[1]:
+        finish(table, None, "mutual_destruction")
+    elif not left[0] or not left[1]:
+        finish(table, 0 if left[0] else 1, "defenses_destroyed")
+
+
+def end_round(table: Table) -> None:
+    """L11: played cards to the discard pile, counters handed on, round-end protector draws; L12's round cap."""
+    emit = table.emit
+    for p in table.plays:
+        table.discard.append(p.card)
+    if emit is not None:
+        emit({"type": "round_end", "round": table.round, "cards": [p.card.slug for p in table.plays],
+              "discard_pile": len(table.discard), "visible_to": list(table.everyone)})
+    table.last_plays = table.plays
+    table.plays = []
+    seats = table.seats
+    count = len(seats)
+    before = {s.pid: s.counter for s in seats} if emit is not None else None
+    for s in seats:  # card 1 goes to the holder of 2, ..., card N to the holder of 1
+        s.counter = s.counter - 1 if s.counter > 1 else count
+    if emit is not None:
+        emit({"type": "counters", "round": table.round, "before": before,
+              "after": {s.pid: s.counter for s in seats}, "visible_to": list(table.everyone)})
+    for team, effect in enumerate(table.effects):
+        if not effect.handler.draws_at_round_end:
+            continue
+        for seat in sorted((s for s in seats if s.team == team), key=lambda s: s.counter):
+            table.draw_cards(seat, effect.handler.round_end_draw(effect, len(seat.hand)), "protector",
+                             table.protectors[team].slug)
+    if table.round >= table.max_rounds:
+        finish(table, None, "max_rounds")
+
+
+def finish(table: Table, winner: int | None, reason: str) -> None:
+    """The match is over: `winner` (None: a draw) and why, logged."""
+    table.stage = OVER
+    table.winner = winner
+    table.reason = reason
+    table.legal = []
+    if table.emit is not None:
+        table.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": table.round,
+                    "visible_to": list(table.everyone)})

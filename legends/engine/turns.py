@@ -1,0 +1,105 @@
+"""A turn (rulings L7, L8, L13): the actions a player may take, playing a card, redrawing, and the Spy's
+look before a face-down turn."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from legends.engine.cards import SummoningCard
+from legends.engine.showdown import Play
+from legends.engine.table import Action, Seat, Table
+from legends.engine.vocabulary import ATTACK, DUEL, DUEL_DRAW, REDRAW, REDRAW_SIZE
+from simulate.engine.errors import IllegalAction
+
+
+def turn_actions(table: Table, seat: Seat) -> list[Action]:
+    """L8: each distinct card of the hand as an attack with either element or as its effect; then every redraw."""
+    legal: list[Action] = []
+    seen: set[str] = set()
+    for card in seat.hand:
+        if card.slug not in seen:
+            seen.add(card.slug)
+            legal.extend(card.actions)
+    legal.extend(redraw_actions(seat.hand, table.redraw_limits[seat.team]))
+    return legal
+
+
+def redraw_actions(hand: list[SummoningCard], limit: int) -> list[Action]:
+    """Every redraw: `size` 3 (up to a redraw_size protector's `limit`), discarding that many cards (the whole
+    hand if fewer), any distinct choice of them (slugs in order)."""
+    slugs = sorted(card.slug for card in hand)
+    distinct = len(set(slugs)) == len(slugs)
+    out: list[Action] = []
+    for size in range(REDRAW_SIZE, limit + 1):
+        choices = combinations(slugs, min(size, len(slugs)))
+        for discards in choices if distinct else dict.fromkeys(choices):
+            out.append((REDRAW, discards, size))
+    return out
+
+
+def take(seat: Seat, slug: str) -> SummoningCard:
+    """Take the card `slug` out of the seat's hand."""
+    hand = seat.hand
+    for i, card in enumerate(hand):
+        if card.slug == slug:
+            return hand.pop(i)
+    raise IllegalAction(slug, [c.slug for c in hand], f"{seat.pid} holds no {slug!r}.")
+
+
+def play_card(table: Table, seat: Seat, action: Action) -> None:
+    """L8: play a card as an attack or as its effect, face up on the first pass (L7); a duel player then
+    draws one."""
+    card = take(seat, action[1])
+    passes_done, _ = divmod(table.turn, len(table.order))
+    face_up = passes_done == 0
+    orientation: str = action[0]
+    element: str = action[2] if orientation == ATTACK else card.element
+    play = Play(table.turn, seat.index, seat.pid, seat.team, face_up, orientation, card, element)
+    table.plays.append(play)
+    emit = table.emit
+    if emit is not None:
+        emit({"type": "turn", "round": table.round, "seq": play.seq, "pass": passes_done + 1,
+              "player": seat.pid, "team": seat.team, "counter": seat.counter,
+              "face": "up" if face_up else "down", "orientation": orientation,
+              "card": card.slug if face_up else None, "element": element if face_up else None,
+              "kind": play.kind if face_up else None, "visible_to": list(table.everyone)})
+        if not face_up:
+            emit({"type": "facedown", "round": table.round, "seq": play.seq, "player": seat.pid,
+                  "card": card.slug, "element": element, "kind": play.kind, "visible_to": [seat.pid]})
+    if table.mode == DUEL:  # the two-player variant draws after every card played (L8)
+        table.draw_cards(seat, DUEL_DRAW, "play")
+
+
+def redraw(table: Table, seat: Seat, action: Action) -> None:
+    """L8: discard the chosen cards (face up), draw `size`; the turn is skipped."""
+    _, discards, size = action
+    for slug in discards:
+        table.discard.append(take(seat, slug))
+    if table.emit is not None:
+        drawn = min(size, len(table.draw) + len(table.discard))
+        table.emit({"type": "redraw", "round": table.round, "seq": table.turn,
+                    "pass": table.turn // len(table.order) + 1, "player": seat.pid, "team": seat.team,
+                    "counter": seat.counter, "discarded": list(discards), "size": size, "drawn": drawn,
+                    "hand": len(seat.hand) + drawn, "visible_to": list(table.everyone)})
+    table.draw_cards(seat, size, REDRAW)
+
+
+def spy_look(table: Table) -> None:
+    """L13: before a face-down turn, a Spy team that has not looked this round sees the latest face-down card
+    an opponent played (one card a round), logged for the Spy team and the card's owner."""
+    if table.turn < len(table.order):
+        return
+    team = table.turn_seat().team
+    if table.spy_used[team]:
+        return
+    effect = table.effects[team]
+    play = effect.handler.look(effect, table.plays, team)
+    if play is None:
+        return
+    table.spy_used[team] = True
+    table.known[team].add(play.seq)
+    if table.emit is not None:
+        seen = [s.pid for s in table.seats if s.team == team or s.pid == play.pid]
+        table.emit({"type": "spy", "round": table.round, "team": team, "protector": table.protectors[team].slug,
+                    "player": play.pid, "seq": play.seq, "card": play.card.slug, "orientation": play.orientation,
+                    "element": play.element, "kind": play.kind, "visible_to": seen})
