@@ -27,9 +27,11 @@ $(STAMP): requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES)
 migrate: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --no-input
 
-# Every official set at once; loading again leaves the database unchanged.
+# Every official set at once, in one transaction: rows that are missing are created, existing rows (staff
+# edits, uploaded art) are never overwritten, so loading again leaves the database unchanged. A new release
+# is brought in on purpose: `manage.py update_official` (a dry run) then `update_official --apply`.
 load: $(STAMP)
-	DEBUG=$${DEBUG:-1} $(PY) manage.py loaddata $(sort $(wildcard fixtures/*.json))
+	DEBUG=$${DEBUG:-1} $(PY) manage.py load_official
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -1,10 +1,12 @@
 """Admin for the shared catalogue: list columns, search, filters, image previews."""
 
 from django.contrib import admin
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Sum
 from django.utils.html import format_html
 
-from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
+from cardsdb import services
+from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, OfficialRecord, Rarity
 
 
 def image_preview(image, size: int = 64) -> str:
@@ -89,3 +91,39 @@ class CollectionEntryAdmin(admin.ModelAdmin):
     search_fields = ["collection__name", "card__name"]
     list_select_related = ["collection", "card"]
     autocomplete_fields = ["card", "collection"]
+
+
+@admin.register(OfficialRecord)
+class OfficialRecordAdmin(admin.ModelAdmin):
+    """The official rows as loaded (manage.py load_official / update_official). A record can be read;
+    recorded again as its row stands now (the action), so that a release may replace a staff edit;
+    deleted, so that its row no longer counts as official; or added for an existing row, which records
+    the row as it stands now (its fingerprint is computed, never typed)."""
+
+    list_display = ["model", "object_pk", "source", "fingerprint", "loaded_at"]
+    list_filter = ["model", "source"]
+    search_fields = ["model", "object_pk", "fingerprint"]
+    actions = ["record_as_it_stands"]
+
+    @admin.action(description="Record the selected rows as they stand now (a release may then update them)")
+    def record_as_it_stands(self, request, queryset):
+        done = 0
+        for record in queryset:
+            try:
+                row = record.recorded_row()
+            except (LookupError, ObjectDoesNotExist):
+                continue
+            record.fingerprint = services.fingerprint(services.row_fields(row))
+            record.save(update_fields=["fingerprint", "loaded_at"])
+            done += 1
+        self.message_user(request, f"{done} rows recorded as they stand now.")
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None:
+            return ["model", "object_pk", "source", "fingerprint", "loaded_at"]
+        return ["fingerprint", "loaded_at"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.fingerprint = services.fingerprint(services.row_fields(obj.recorded_row()))
+        super().save_model(request, obj, form, change)

@@ -1,6 +1,8 @@
 """The shared catalogue: one card identity for both games, and collections."""
 
+from django.apps import apps
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 
@@ -133,3 +135,42 @@ class CollectionEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quantity} x {self.card}"
+
+
+class OfficialRecord(models.Model):
+    """A row of an official set as it was loaded: its model, its key and a fingerprint of its fields.
+
+    `load_official` writes one for every row it loads (or finds already loaded); `update_official` compares
+    a row's current fingerprint with this one to tell a row nobody touched (safe to bring to a new
+    release) from one staff edited (reported as a conflict and left alone).
+    """
+
+    model = models.CharField(max_length=100, help_text="App label and model, e.g. realms.character.")
+    object_pk = models.CharField("key", max_length=64)
+    source = models.CharField(max_length=100, help_text="The fixture file the row was loaded from.")
+    fingerprint = models.CharField(
+        max_length=64, help_text="SHA-256 of the row's fields as loaded (time stamps left out)."
+    )
+    loaded_at = models.DateTimeField(auto_now=True, help_text="When the row was loaded or last updated.")
+
+    class Meta:
+        ordering = ["model", "object_pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "object_pk"], name="unique_official_record")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.object_pk}"
+
+    def clean(self) -> None:
+        super().clean()
+        if self.model and self.object_pk:
+            try:
+                self.recorded_row()
+            except (LookupError, ValueError, ObjectDoesNotExist, ValidationError) as exc:
+                raise ValidationError({"object_pk": f"No {self.model} row has the key {self.object_pk!r}."}) from exc
+
+    def recorded_row(self) -> models.Model:
+        """The row this record is about (LookupError for an unknown model, DoesNotExist for a missing row)."""
+        model = apps.get_model(self.model)
+        return model._base_manager.get(pk=self.object_pk)

@@ -1,10 +1,31 @@
-"""Writes to collections: atomic, and safe when several requests change one entry at once."""
+"""Writes of the shared catalogue.
 
-from django.db import IntegrityError, transaction
+Collections: atomic, and safe when several requests change one entry at once.
+Official content: loading the official sets adds what is missing and never overwrites a row; updating to
+a new release changes only rows nobody edited since they were loaded (see OfficialRecord).
+"""
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+from django.core import serializers as django_serializers
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.management.color import no_style
+from django.core.serializers.base import DeserializedObject
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from cardsdb.models import Card, Collection, CollectionEntry
+from cardsdb.models import Card, Collection, CollectionEntry, OfficialRecord
 
 
 class InsufficientQuantity(Exception):
@@ -59,3 +80,342 @@ def collection_set_quantity(*, collection: Collection, card: Card, quantity: int
     Collection.objects.filter(pk=collection.pk).update(updated_at=timezone.now())
     entry.refresh_from_db()
     return entry
+
+
+# --- Official content: load what is missing, update what nobody edited ------------------------------------
+#
+# Every row of the official fixtures gets an OfficialRecord holding a fingerprint of its fields as loaded.
+# A row whose fingerprint is still the recorded one is unedited, and a new release may replace it; a row
+# whose fingerprint moved was edited (by staff, in the admin or the API), and is only ever reported.
+
+OFFICIAL_FIXTURE_NAMES = ("catalogue.json", "realms_starter.json", "legends_official.json")
+
+# What happens to a row of the release, in the order reports list them.
+CREATE, UPDATE, CONFLICT, HELD, RETIRED, UNCHANGED = "create", "update", "conflict", "held", "retired", "unchanged"
+ACTIONS = (CREATE, UPDATE, CONFLICT, HELD, RETIRED, UNCHANGED)
+
+
+class OfficialFixtureError(Exception):
+    """A fixture file that cannot be read as an official release."""
+
+
+@dataclass(frozen=True)
+class ReleaseRow:
+    """One row of an official fixture file, as the model sees it."""
+
+    source: str
+    label: str
+    pk: str
+    item: DeserializedObject
+    fields: dict[str, Any]
+    fingerprint: str
+
+    @property
+    def model(self) -> type[models.Model]:
+        return type(self.item.object)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    current: Any
+    release: Any
+
+
+@dataclass
+class RowPlan:
+    """What loading or updating does to one row, and why."""
+
+    action: str
+    label: str
+    pk: str
+    name: str
+    reason: str = ""
+    changes: list[FieldChange] = field(default_factory=list)
+    row: ReleaseRow | None = None
+    record: OfficialRecord | None = None
+    # The fingerprint the row's record holds once the plan is applied (None: the record is left as it is).
+    new_fingerprint: str | None = None
+
+
+@dataclass
+class OfficialPlan:
+    rows: list[RowPlan]
+    applied: bool = False
+
+    def count(self, action: str) -> int:
+        return sum(1 for plan in self.rows if plan.action == action)
+
+    def listed(self) -> list[RowPlan]:
+        """Every row the report names (all but the unchanged ones), in a stable order."""
+        order = {action: n for n, action in enumerate(ACTIONS)}
+        return sorted((p for p in self.rows if p.action != UNCHANGED), key=lambda p: (order[p.action], p.label, _key(p.pk)))
+
+
+def official_fixture_paths() -> list[Path]:
+    """The official fixture files, in the order they load (the catalogue before the cards that use it)."""
+    return [Path(settings.BASE_DIR) / "fixtures" / name for name in OFFICIAL_FIXTURE_NAMES]
+
+
+def _key(pk: str) -> tuple[int, str]:
+    return (int(pk), "") if pk.lstrip("-").isdigit() else (0, pk)
+
+
+def _auto_time_fields(model: type[models.Model]) -> set[str]:
+    return {
+        f.name for f in model._meta.local_fields
+        if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
+    }
+
+
+def row_fields(instance: models.Model) -> dict[str, Any]:
+    """The fields of the instance's own table as a fixture lists them, time stamps left out."""
+    data = django_serializers.serialize("python", [instance])[0]["fields"]
+    skipped = _auto_time_fields(type(instance))
+    return {name: value for name, value in data.items() if name not in skipped}
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(fields: dict[str, Any]) -> str:
+    """SHA-256 of a row's fields in canonical JSON (sorted keys), so equal content gives equal prints on
+    every database (PostgreSQL's jsonb reorders keys)."""
+    return hashlib.sha256(_canonical(fields).encode()).hexdigest()
+
+
+def read_release(paths: Iterable[Path | str]) -> list[ReleaseRow]:
+    """Every row of the fixture files, in file order; a row listed twice is refused."""
+    rows: list[ReleaseRow] = []
+    seen: dict[tuple[str, str], str] = {}
+    for path in map(Path, paths):
+        try:
+            with path.open(encoding="utf-8") as stream:
+                items = list(django_serializers.deserialize("json", stream))
+        except (OSError, django_serializers.base.DeserializationError) as exc:
+            raise OfficialFixtureError(f"{path}: {exc}") from exc
+        for item in items:
+            instance = item.object
+            label, pk = instance._meta.label_lower, str(instance.pk)
+            if (label, pk) in seen:
+                raise OfficialFixtureError(f"{path}: {label} {pk} is listed twice (also in {seen[label, pk]}).")
+            seen[label, pk] = path.name
+            fields = row_fields(instance)
+            rows.append(ReleaseRow(path.name, label, pk, item, fields, fingerprint(fields)))
+    return rows
+
+
+def _group(label: str, pk: str) -> tuple[str, str]:
+    """The object a row belongs to: a card's rows in `cardsdb_card` and its game's table are one object."""
+    model = apps.get_model(label)
+    parents = model._meta.get_parent_list()
+    return ((parents[-1] if parents else model)._meta.label_lower, pk)
+
+
+def _display(value: Any, limit: int = 70) -> str:
+    text = _canonical(value) if isinstance(value, dict | list) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _changes(current: dict[str, Any], release: dict[str, Any]) -> list[FieldChange]:
+    return [
+        FieldChange(name, current.get(name), value)
+        for name, value in release.items()
+        if _canonical(current.get(name)) != _canonical(value)
+    ]
+
+
+def _current_rows(rows: list[ReleaseRow], using: str) -> dict[tuple[str, str], models.Model]:
+    by_model: dict[type[models.Model], list[Any]] = defaultdict(list)
+    for row in rows:
+        by_model[row.model].append(row.item.object.pk)
+    found = {}
+    for model, pks in by_model.items():
+        for pk, instance in model._base_manager.using(using).in_bulk(pks).items():
+            found[model._meta.label_lower, str(pk)] = instance
+    return found
+
+
+def _records(using: str) -> dict[tuple[str, str], OfficialRecord]:
+    return {(r.model, r.object_pk): r for r in OfficialRecord.objects.using(using)}
+
+
+def _names(rows: list[ReleaseRow], current: dict[tuple[str, str], models.Model]) -> dict[tuple[str, str], str]:
+    """A readable name per object (a card's child row has no name of its own in a fixture)."""
+    names: dict[tuple[str, str], str] = {}
+    for row in rows:
+        instance = current.get((row.label, row.pk))
+        for text in (row.fields.get("name"), row.fields.get("code"), str(instance) if instance else None):
+            if text:
+                names.setdefault(_group(row.label, row.pk), str(text))
+                break
+    return names
+
+
+def plan_official(rows: list[ReleaseRow], *, update: bool, using: str = DEFAULT_DB_ALIAS) -> OfficialPlan:
+    """Compare the release with the database, row by row, without writing anything.
+
+    Loading (`update=False`) only creates rows that were never loaded and records rows already there;
+    an existing row is never changed. Updating also brings every row nobody edited since it was loaded
+    to the release, and reports edited ones as conflicts; a conflict holds back the object's other rows.
+    """
+    current = _current_rows(rows, using)
+    records = _records(using)
+    names = _names(rows, current)
+    plans: list[RowPlan] = []
+    for row in rows:
+        key = (row.label, row.pk)
+        instance, record = current.get(key), records.get(key)
+        plan = RowPlan(UNCHANGED, row.label, row.pk, names.get(_group(*key), ""), row=row, record=record)
+        plans.append(plan)
+        if instance is None:
+            if record is None:
+                plan.action, plan.new_fingerprint = CREATE, row.fingerprint
+            else:
+                plan.action, plan.reason = CONFLICT, "deleted since it was loaded; left deleted"
+            continue
+        now = row_fields(instance)
+        now_print = fingerprint(now)
+        if not update:
+            if record is None:
+                plan.new_fingerprint = row.fingerprint
+                if now_print != row.fingerprint:
+                    plan.reason = "differs from the release; recorded as loaded, so updates report it"
+            continue
+        changes = _changes(now, row.fields)
+        if now_print == row.fingerprint:
+            if record is None or record.fingerprint != row.fingerprint:
+                plan.new_fingerprint = row.fingerprint
+        elif record is None:
+            plan.action, plan.changes = CONFLICT, changes
+            plan.reason = "already in the database, never loaded as official, and different from the release; kept"
+        elif record.fingerprint != now_print:
+            plan.action, plan.changes = CONFLICT, changes
+            plan.reason = "edited since it was loaded; kept as it is"
+        else:
+            plan.action, plan.changes, plan.new_fingerprint = UPDATE, changes, row.fingerprint
+    conflicted = {_group(p.label, p.pk) for p in plans if p.action == CONFLICT}
+    for plan in plans:
+        if plan.action in (CREATE, UPDATE) and _group(plan.label, plan.pk) in conflicted:
+            plan.action, plan.new_fingerprint = HELD, None
+            plan.reason = "held back: another row of this object is in conflict"
+    if update:
+        released = {(row.label, row.pk) for row in rows}
+        sources = {row.source for row in rows}
+        for key, record in sorted(records.items()):
+            if key not in released and record.source in sources:
+                try:
+                    name = str(record.recorded_row())
+                except (LookupError, ObjectDoesNotExist):
+                    name = ""
+                plans.append(RowPlan(
+                    RETIRED, record.model, record.object_pk, name, record=record,
+                    reason=f"official in {record.source} but not in this release; left in place",
+                ))
+    return OfficialPlan(plans)
+
+
+def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> OfficialPlan:
+    """Write a plan: create and update its rows and their records, in one transaction."""
+    with transaction.atomic(using=using):
+        created: set[type[models.Model]] = set()
+        now = timezone.now()
+        for row_plan in plan.rows:
+            row = row_plan.row
+            if row is None:
+                continue
+            if row_plan.action == CREATE:
+                try:
+                    with transaction.atomic(using=using):
+                        row.item.save(using=using)
+                except IntegrityError as exc:
+                    raise OfficialFixtureError(
+                        f"{row.source}: {row.label} {row.pk} ({row_plan.name}) cannot be created, "
+                        f"another row holds one of its unique values: {exc}"
+                    ) from exc
+                created.add(row.model)
+            elif row_plan.action == UPDATE:
+                _update_row(row, row_plan.changes, now, using)
+        _reset_sequences(created, using)
+        _write_records(plan, using)
+    plan.applied = True
+    return plan
+
+
+def _update_row(row: ReleaseRow, changes: list[FieldChange], now: datetime, using: str) -> None:
+    """Write the release's values of the changed fields (as a fixture load would), and the time of it."""
+    model, instance = row.model, row.item.object
+    values = {model._meta.get_field(c.field).attname: getattr(instance, model._meta.get_field(c.field).attname)
+              for c in changes}
+    values.update({name: now for name in _auto_time_fields(model) if model._meta.get_field(name).auto_now})
+    model._base_manager.using(using).filter(pk=instance.pk).update(**values)
+    for parent in model._meta.get_parent_list():  # a card's game row changed: the card was updated
+        stamps = {name: now for name in _auto_time_fields(parent) if parent._meta.get_field(name).auto_now}
+        if stamps:
+            parent._base_manager.using(using).filter(pk=instance.pk).update(**stamps)
+
+
+def _reset_sequences(models_created: set[type[models.Model]], using: str) -> None:
+    """Rows created with their fixture keys move the id sequences past them (as loaddata does)."""
+    if not models_created:
+        return
+    connection = connections[using]
+    statements = connection.ops.sequence_reset_sql(no_style(), sorted(models_created, key=lambda m: m._meta.label))
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(sql)
+
+
+def _write_records(plan: OfficialPlan, using: str) -> None:
+    new, changed = [], []
+    for row_plan in plan.rows:
+        if row_plan.new_fingerprint is None or row_plan.row is None:
+            continue
+        record = row_plan.record
+        if record is None:
+            new.append(OfficialRecord(
+                model=row_plan.label, object_pk=row_plan.pk, source=row_plan.row.source,
+                fingerprint=row_plan.new_fingerprint,
+            ))
+        elif record.fingerprint != row_plan.new_fingerprint or record.source != row_plan.row.source:
+            record.fingerprint, record.source = row_plan.new_fingerprint, row_plan.row.source
+            changed.append(record)
+    OfficialRecord.objects.using(using).bulk_create(new)
+    for record in changed:
+        record.save(using=using, update_fields=["fingerprint", "source", "loaded_at"])
+
+
+def official_load(*, paths: Iterable[Path | str] | None = None, using: str = DEFAULT_DB_ALIAS) -> OfficialPlan:
+    """Create the official rows that are missing and record every official row; change no existing row."""
+    rows = read_release(official_fixture_paths() if paths is None else paths)
+    with transaction.atomic(using=using):
+        return apply_official(plan_official(rows, update=False, using=using), using=using)
+
+
+def official_update(
+    *, paths: Iterable[Path | str] | None = None, apply: bool = False, using: str = DEFAULT_DB_ALIAS
+) -> OfficialPlan:
+    """Compare a release with the database; with `apply`, bring unedited rows to it (edited ones are kept)."""
+    rows = read_release(official_fixture_paths() if paths is None else paths)
+    if not apply:
+        return plan_official(rows, update=True, using=using)
+    with transaction.atomic(using=using):
+        return apply_official(plan_official(rows, update=True, using=using), using=using)
+
+
+def describe_official_plan(plan: OfficialPlan, *, verbose: bool = False) -> list[str]:
+    """The plan in words: one line per row (and one per field that changes), then the totals."""
+    lines: list[str] = []
+    for row_plan in plan.listed() if not verbose else sorted(plan.rows, key=lambda p: (p.label, _key(p.pk))):
+        head = f"{row_plan.action:<9} {row_plan.label} {row_plan.pk}"
+        if row_plan.name:
+            head += f" ({row_plan.name})"
+        if row_plan.reason:
+            head += f": {row_plan.reason}"
+        lines.append(head)
+        for change in row_plan.changes:
+            lines.append(f"    {change.field}: {_display(change.current)} -> {_display(change.release)}"
+                         if row_plan.action == UPDATE else
+                         f"    {change.field}: database {_display(change.current)}, release {_display(change.release)}")
+    return lines
