@@ -1,14 +1,16 @@
 """The game protocol every rules engine implements, and the registry of games.
 
-The core never imports a game at module level: `GAMES` maps a game name to the module
-holding its `RULES`, imported on first use (games depend on the core, not the reverse).
+A game plugs into the core with one module exposing `RULES` (a `GameRules`); its states are
+`GameState`s and what a player sees of one is an `Observation`. The core never imports a game
+at module level: `GAMES` maps a game name to that module, imported on first use (games depend
+on the core, not the reverse).
 """
 
 from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -19,10 +21,13 @@ GAMES: dict[str, str] = {
     "legends": "legends.engine.game",
 }
 
+# A seat's agent as the runner hands it to a state: (observation, legal actions) -> one of them.
+Decider = Callable[[Any, list[Any]], Any]
+
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a match ended: winner ('a', 'b' or None for a draw), reason, rounds played, survivors."""
+    """How a match ended: the winning side as the game names it (None for a draw), reason, rounds, survivors."""
 
     winner: str | None
     reason: str
@@ -31,8 +36,18 @@ class Outcome:
 
 
 @runtime_checkable
+class Observation(Protocol):
+    """What one player may see of a match now (G2): built by the engine, never the state itself."""
+
+    def sandbox(self, seed: int) -> GameState:
+        """A look-ahead match consistent with what this player sees, without log, seeded from `seed`:
+        a copy of the match when nothing is hidden from the player, otherwise a determinisation (every
+        card the player cannot see dealt at random from the cards it has not seen)."""
+
+
+@runtime_checkable
 class GameState(Protocol):
-    """OpenSpiel-like match state: whose decision, its legal actions, apply, terminal, result."""
+    """OpenSpiel-like match state: whose decision, its legal actions, apply, terminal, outcome."""
 
     rng: random.Random  # the match generator (G1); never handed to an agent (G2)
     agent_seeds: dict[str, int]  # per seat, drawn from `rng` when the match starts (G2); logged
@@ -44,13 +59,13 @@ class GameState(Protocol):
         """The actions the current player may take (never empty while not terminal)."""
 
     def apply(self, action: Any) -> None:
-        """Play one action of the current player; raise IllegalAction if it is not legal."""
+        """Play one action of the current player and run on to the next decision; IllegalAction if not legal."""
 
     def is_terminal(self) -> bool:
         """Whether the match is over."""
 
-    def observation(self, player: str) -> Any:
-        """What `player` may see now (G2), built by the engine; never the state itself."""
+    def observation(self, player: str) -> Observation:
+        """What `player` may see now (G2)."""
 
     def outcome(self) -> Outcome:
         """The result of a finished match."""
@@ -61,14 +76,27 @@ class GameState(Protocol):
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
 
+    def clone(self, seed: int) -> GameState:
+        """An independent copy of the whole state, without log, with a generator seeded from `seed`
+        (look-ahead from a state that is already complete, such as a sandbox)."""
 
+
+@runtime_checkable
+class PlaysDecisions(Protocol):
+    """A state may also take a whole decision in one call, which the runner then uses in its loop."""
+
+    def play_decision(self, agents: Mapping[str, Decider]) -> None:
+        """Ask the current player's decider (unless one action is legal) and apply its action."""
+
+
+@runtime_checkable
 class GameRules(Protocol):
-    """What a game plugs into the core."""
+    """What a game plugs into the core (`RULES` in the module `GAMES` names)."""
 
     name: str
     schema_version: int
-    players: Sequence[str]
-    event_fields: Mapping[str, tuple[str, ...]]
+    players: Sequence[str]  # every seat a match may have, in seat order
+    event_fields: Mapping[str, tuple[str, ...]]  # the fields of each event type
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults filled in; raise OptionsError naming every bad one."""
@@ -76,10 +104,19 @@ class GameRules(Protocol):
     def new_state(
         self, setup: Any, options: dict[str, Any], seed: int, keep_log: bool, agents: Mapping[str, str] | None = None
     ) -> GameState:
-        """A fresh match from a setup, validated options and a seed; `agents` names each seat's agent (logged)."""
+        """A match at its first decision from a setup, validated options and a seed; SetupError if it cannot
+        start. `agents` names each seat's agent (logged)."""
 
     def render(self, events: Sequence[dict[str, Any]]) -> str:
         """The event log as a readable play-by-play."""
+
+
+@runtime_checkable
+class SeatsBySetup(Protocol):
+    """Rules whose seats depend on the setup (fewer players in some modes) also say which a setup has."""
+
+    def players_for(self, setup: Any) -> Sequence[str]:
+        """The seats of this setup, in seat order, for the runner to fill (a subset of `players`)."""
 
 
 def get_game(name: str) -> GameRules:
