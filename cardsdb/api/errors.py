@@ -8,6 +8,16 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from simulate.engine.errors import (
+    InputError,
+    OptionsError,
+    SetupError,
+    SpecError,
+    UnknownAgentError,
+    UnknownGameError,
+)
+from simulate.services import IllegalMatchSetup
+
 
 class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
@@ -25,6 +35,36 @@ class RuleViolations(exceptions.APIException):
     def __init__(self, violations: list[dict], message: str | None = None):
         super().__init__(message or self.default_detail, self.default_code)
         self.violations = violations
+
+
+class InvalidInput(exceptions.ValidationError):
+    """Input refused below the API (by an engine or a service): its own message, fields by dotted path."""
+
+    def __init__(self, message: str, fields: dict[str, list[str]]):
+        super().__init__(fields)
+        self.message = message
+
+
+# The request field the paths of an engine error start from; other input errors give request paths.
+INPUT_ERROR_FIELDS = (
+    (OptionsError, "options"),
+    (UnknownAgentError, "agents"),
+    (SetupError, "setup"),
+    (SpecError, "setup"),
+    (UnknownGameError, "game"),
+)
+
+
+def input_error_fields(exc: InputError) -> dict[str, list[str]]:
+    """{dotted request path: [reasons]} for an engine input error (`teams[0].players` reads `teams.0.players`)."""
+    root = next((field for kind, field in INPUT_ERROR_FIELDS if isinstance(exc, kind)), "")
+    fields: dict[str, list[str]] = {}
+    for path, reason in exc.errors:
+        dotted = path.replace("[", ".").replace("]", "")
+        if root and dotted != root and not dotted.startswith(f"{root}."):
+            dotted = f"{root}.{dotted}" if dotted else root
+        fields.setdefault(dotted or "non_field_errors", []).append(reason)
+    return fields or {root or "non_field_errors": [str(exc)]}
 
 
 def _field_errors(detail) -> dict:
@@ -70,6 +110,10 @@ def exception_handler(exc, context):
     elif isinstance(exc, (ProtectedError, RestrictedError)):
         users = len(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects)
         exc = Conflict(f"Still in use by {users} other object(s); remove those first.", "protected")
+    elif isinstance(exc, InputError):
+        exc = InvalidInput(str(exc), input_error_fields(exc))
+    elif isinstance(exc, IllegalMatchSetup):
+        exc = RuleViolations(exc.violations, str(exc))
 
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -79,8 +123,9 @@ def exception_handler(exc, context):
         response.data = error_body(str(exc.detail), exc.default_code, violations=exc.violations)
     elif isinstance(exc, exceptions.ValidationError):
         fields = _field_errors(exc.detail)
+        message = exc.message if isinstance(exc, InvalidInput) else _first_message(fields)
         # Some input errors carry more than fields, e.g. the position of a query syntax error.
-        response.data = error_body(_first_message(fields), "invalid", fields=fields, **getattr(exc, "extra", {}))
+        response.data = error_body(message, "invalid", fields=fields, **getattr(exc, "extra", {}))
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")

@@ -1,0 +1,37 @@
+"""Engine and service refusals answered in one place (cardsdb.api.errors): 400 in the common shape,
+fields keyed by dotted request path."""
+
+import pytest
+
+from cardsdb.api.errors import exception_handler, input_error_fields
+from simulate.engine.errors import InputError, OptionsError, SetupError, SpecError, UnknownAgentError
+from simulate.services import IllegalMatchSetup
+
+
+@pytest.mark.parametrize("error, fields", [
+    (OptionsError("bad", [("max_rounds", "too big"), ("speed", "unknown")]),
+     {"options.max_rounds": ["too big"], "options.speed": ["unknown"]}),
+    (OptionsError("bad", [("options", "type")]), {"options": ["type"]}),
+    (SetupError("bad", [("teams[0].players[1].counter", "taken"), ("mode", "unknown")]),
+     {"setup.teams.0.players.1.counter": ["taken"], "setup.mode": ["unknown"]}),
+    (SpecError([("effects[0].kind", "unknown")]), {"setup.effects.0.kind": ["unknown"]}),
+    (UnknownAgentError("Unknown agent(s) x.", [("", "Unknown agent(s) x.")]), {"agents": ["Unknown agent(s) x."]}),
+    (InputError("gone", [("armies.b.army", "gone"), ("armies.b.army", "twice")]), {"armies.b.army": ["gone", "twice"]}),
+    (SetupError("Nothing to start from."), {"setup": ["Nothing to start from."]}),
+    (InputError("Refused."), {"non_field_errors": ["Refused."]}),
+])
+def test_engine_error_paths_become_dotted_request_paths(error, fields):
+    assert input_error_fields(error) == fields
+
+
+def test_input_errors_and_rule_violations_answer_400_in_the_common_shape():
+    invalid = exception_handler(OptionsError("Bad match options: max_rounds too big", [("max_rounds", "too big")]), {})
+    assert invalid.status_code == 400
+    assert invalid.data == {"message": "Bad match options: max_rounds too big", "code": "invalid",
+                            "fields": {"options.max_rounds": ["too big"]}}
+    violations = [{"code": "army_size", "message": "Seven, not six.", "side": "b"}]
+    refused = exception_handler(IllegalMatchSetup(violations, "The armies break the army rules."), {})
+    assert refused.status_code == 400
+    assert refused.data == {"message": "The armies break the army rules.", "code": "rule_violations",
+                            "violations": violations}
+
