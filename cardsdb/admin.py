@@ -61,6 +61,12 @@ class CardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
     readonly_fields = ["image_preview", "created_at", "updated_at"]
     prepopulated_fields = {"slug": ["name"]}
 
+    def get_readonly_fields(self, request, obj=None):
+        # A card's game is fixed once it exists (an Echo Realms character stays one); its set must
+        # belong to that game, which Card.clean() checks for this form and the API alike.
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "game"] if obj is not None else fields
+
 
 class CollectionEntryInline(admin.TabularInline):
     model = CollectionEntry

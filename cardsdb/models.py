@@ -66,6 +66,13 @@ class CardSet(models.Model):
         return f"{self.name} ({self.code})"
 
 
+def card_set_message(game: str) -> str:
+    """The one wording of the set/game rule, for whichever game the card belongs to."""
+    label = Game(game).label if game in Game.values else game
+    article = "an" if label[:1].lower() in "aeiou" else "a"
+    return f"Choose {article} {label} card set."
+
+
 class Card(TimestampedModel):
     """A card of either game.
 
@@ -101,6 +108,27 @@ class Card(TimestampedModel):
         elif not self.image:
             self.thumbnail = ""
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """Rules every card of either game keeps; the admin form and the API serializers both call this
+        (through `full_clean()`). A game's own clean() adds its rules after it (Akin Legends cards report
+        card_set_errors() together with theirs)."""
+        super().clean()
+        errors = self.card_set_errors()
+        if errors:
+            raise ValidationError(errors)
+
+    def card_set_errors(self) -> dict[str, list[str]]:
+        """A card's set belongs to the card's game (an Echo Realms character in an Echo Realms set)."""
+        if self.card_set_id is None or not self.game:
+            return {}
+        try:
+            set_game = self.card_set.game
+        except CardSet.DoesNotExist:  # an unknown set is reported by its own field
+            return {}
+        if set_game == self.game:
+            return {}
+        return {"card_set": [card_set_message(self.game)]}
 
 
 class Collection(TimestampedModel):

@@ -39,19 +39,23 @@ def element_names() -> dict[str, str]:
 
 
 class LegendsCard:
-    """What every Akin Legends card shares: game forced on save, no rarity, an Akin Legends set."""
+    """What every Akin Legends card shares: game forced on save, no rarity (its set is checked by Card.clean)."""
 
     def clean_fields(self, exclude=None) -> None:
         # The game is implied by the model, so it is set before the shared fields are checked.
         self.game = Game.LEGENDS
         super().clean_fields(exclude=exclude)
 
+    def clean(self) -> None:
+        # Card.clean() would report the set rule on its own; legends_card_errors() includes it, so every
+        # problem of an Akin Legends card is reported at once.
+        models.Model.clean(self)
+
     def legends_card_errors(self) -> dict[str, list[str]]:
-        errors: dict[str, list[str]] = {}
+        # The set belongs to the card's game: the rule of every card, Card.card_set_errors().
+        errors = self.card_set_errors()
         if self.rarity_id is not None:
             errors["rarity"] = ["Akin Legends cards have no rarity."]
-        if self.card_set_id is not None and self.card_set.game != Game.LEGENDS:
-            errors["card_set"] = ["Choose an Akin Legends card set."]
         return errors
 
     def compose_rules_text(self) -> str | None:
