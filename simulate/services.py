@@ -1,41 +1,37 @@
-"""Playing matches for the API and the command line: resolve inputs, check legality, run, store."""
+"""Playing matches for the API and the command line: prepare a request, run it, store it; batches of them.
+
+Nothing here knows a game. Each game app registers its `GameMatches` from its `ready()`: the
+request it takes, how such a request becomes an engine match (setup, options, agents) and how a
+played match reads. Refusals are an `InputError` (with the request paths at fault) or an
+`IllegalMatchSetup` (with every rule violation); the API maps both in one place.
+"""
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
 from django.utils import timezone
 
-from cardsdb.models import Collection
-from legends import selectors as legends_selectors
-from legends.engine import game as legends_game
-from legends.engine.cards import parse_catalogue
-from legends.engine.setup import SetupFormatError, parse_teams
-from legends.services import setup_validate
-from realms import selectors as realms_selectors
-from realms import services as realms_services
-from realms.engine.army import ArmyCodeError, Slot
-from simulate.adapters import character_snapshot, legends_catalogue
+from simulate.engine import runner
 from simulate.engine.agents import agent_names
-from simulate.engine.runner import MatchResult, play_match, validate_options
+from simulate.engine.errors import InputError, UnknownAgentError, UnknownGameError
+from simulate.engine.runner import MatchResult
 from simulate.models import Batch, Match
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
+
+    from rest_framework.serializers import Serializer
 
 SEED_LIMIT = 2**63 - 1
 MAX_BATCH = 10_000
 
 logger = logging.getLogger(__name__)
-
-
-class MatchRequestError(Exception):
-    """Input that names something unknown or unreachable; `fields` says where."""
-
-    def __init__(self, message: str, fields: dict[str, list[str]]):
-        super().__init__(message)
-        self.fields = fields
 
 
 class IllegalMatchSetup(Exception):
@@ -46,95 +42,96 @@ class IllegalMatchSetup(Exception):
         self.violations = violations
 
 
+@dataclass(frozen=True)
+class PreparedMatch:
+    """A match request made ready for the runner."""
+
+    setup: Any  # the engine setup, catalogue snapshot included
+    agents: Mapping[str, str] | Sequence[str]  # an agent name per seat, as the runner takes them
+    options: dict[str, Any]  # validated, defaults filled in
+    stored_setup: dict[str, Any]  # the setup as a Match row keeps it (plain JSON)
+
+
+class GameMatches(Protocol):
+    """A game app's part in playing matches: its request, its preparation and how a played match reads."""
+
+    game: str  # the game's name in `simulate.engine.games.GAMES`
+    sides: tuple[str, str]  # the two sides as the engine names winners, first side first
+    match_request: type[Serializer]  # the body of POST /api/simulate/<game>/matches/
+    batch_request: type[Serializer]  # a match body plus `count` and `swap_sides`
+
+    def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
+        """The engine match of a validated request (`agents` as given, None for the default), its
+        catalogue read once; InputError naming the request paths at fault, IllegalMatchSetup."""
+
+    def swapped(self, prepared: PreparedMatch) -> PreparedMatch:
+        """The same match with the two sides exchanged (their setups and their agents)."""
+
+    def shown_winner(self, winner: str | None) -> str | int | None:
+        """A stored winner as the API answers it."""
+
+    def result_fields(self, match: Match) -> dict[str, Any]:
+        """Fields of this game's own that the API adds to a played match."""
+
+    def add_command_arguments(self, parser: ArgumentParser) -> None:
+        """This game's own flags of `manage.py simulate` (in a group of its own)."""
+
+    def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
+        """The inputs and agents of a match from the command's arguments; InputError if they do not make one."""
+
+
+GAME_MATCHES: dict[str, GameMatches] = {}
+
+
+def register_game_matches(matches: GameMatches) -> None:
+    """Make a game playable through these services (called from the game app's `ready()`)."""
+    GAME_MATCHES[matches.game] = matches
+
+
+def game_matches(game: str) -> GameMatches:
+    """The registered part of `game`; UnknownGameError for a game that has none."""
+    matches = GAME_MATCHES.get(game)
+    if matches is None:
+        known = ", ".join(sorted(GAME_MATCHES))
+        raise UnknownGameError(f"No matches can be played for game {game!r}; known games: {known}.",
+                               [("game", "unknown")])
+    return matches
+
+
 def new_seed() -> int:
+    """A seed for a request that gives none (returned with the match, so it can be replayed)."""
     return secrets.randbelow(2**31)
 
 
-def _army_slots(side: str, army: dict[str, Any], user) -> tuple[list[Slot], Collection | None]:
-    """The slots of one side's army given as slots, a code or a saved army id."""
-    if "slots" in army:
-        return realms_services.slots_from_data(army["slots"]), None
-    if "code" in army:
-        try:
-            return realms_services.army_from_code(army["code"]), None
-        except ArmyCodeError as exc:
-            raise MatchRequestError(f"armies.{side}.code: {exc}", {f"armies.{side}.code": [str(exc)]}) from exc
-    saved = realms_selectors.army_list(user=user).filter(pk=army["army"]).first()
-    if saved is None:
-        message = f"You have no saved army {army['army']}."
-        raise MatchRequestError(message, {f"armies.{side}.army": [message]})
-    return realms_services.slots_from_data(saved.slots), saved.collection
+def seat_agent_names(agents: Mapping[str, str] | Sequence[str]) -> list[str]:
+    """The agent names of a prepared match, seat by seat."""
+    return list(agents.values()) if isinstance(agents, Mapping) else list(agents)
 
 
-def _collection(side: str, collection_id: int | None, user) -> Collection | None:
-    if collection_id is None:
-        return None
-    collection = realms_selectors.collection_for(user=user, collection_id=collection_id)
-    if collection is None:
-        message = f"You have no collection {collection_id}."
-        raise MatchRequestError(message, {f"formation.collections.{side}": [message]})
-    return collection
+def prepare_match(*, game: str, inputs: Mapping[str, Any], agents: Any = None, user=None) -> PreparedMatch:
+    """A request made ready to play: the game prepares it, then every agent name is checked."""
+    prepared = game_matches(game).prepare(inputs=inputs, agents=agents, user=user)
+    known = agent_names(game)
+    unknown = sorted({name for name in seat_agent_names(prepared.agents) if name not in known})
+    if unknown:
+        message = f"Unknown agent(s) {', '.join(unknown)}; known: {', '.join(known)}."
+        raise UnknownAgentError(message, [("", message)])
+    return prepared
 
 
-@dataclass
-class PreparedMatch:
-    setup: dict[str, Any]
-    stored_setup: dict[str, Any]
-    options: dict[str, Any]
-
-
-def prepare_realms_match(
-    *, armies: dict | None = None, formation: dict | None = None, options: dict | None = None, user=None
-) -> PreparedMatch:
-    """Resolve armies (or formation collections) into engine cards; refuse illegal armies with every violation."""
-    options = dict(options or {})
-    if armies is not None:
-        resolved = {side: _army_slots(side, armies[side], user) for side in ("a", "b")}
-        violations = []
-        for side, (slots, collection) in resolved.items():
-            report = realms_services.army_validate(slots=slots, collection=collection)
-            violations += [{"side": side, **v} for v in report["violations"]]
-        if violations:
-            raise IllegalMatchSetup(violations, "The armies break the army rules.")
-        cards = character_snapshot(s.card for slots, _ in resolved.values() for s in slots)
-        setup = {"armies": {side: [(cards[s.card], s.line) for s in slots] for side, (slots, _) in resolved.items()}}
-        stored = {"armies": {side: [{"card": s.card, "line": s.line} for s in slots]
-                             for side, (slots, _) in resolved.items()}}
-    else:
-        catalogue = character_snapshot()
-        collections = (formation or {}).get("collections") or {}
-        pools = {}
-        for side in ("a", "b"):
-            collection = _collection(side, collections.get(side), user)
-            owned = realms_selectors.owned_quantities(collection)
-            pools[side] = [card for slug, card in sorted(catalogue.items()) if owned is None or owned.get(slug, 0) > 0]
-        if (formation or {}).get("first"):
-            options["first_player"] = formation["first"]
-        setup = {"collections": pools}
-        stored = {"collections": {side: [card.slug for card in pool] for side, pool in pools.items()}}
-    return PreparedMatch(setup=setup, stored_setup=stored, options=validate_options("realms", options))
-
-
-def play_realms_match(
-    *, inputs: dict[str, Any], agents: dict[str, str], seed: int | None = None, user=None, save: bool = True
+def play_match(
+    *, game: str, inputs: dict[str, Any], agents: Any = None, seed: int | None = None, user=None, save: bool = True
 ) -> tuple[Match, MatchResult]:
-    """Play one Echo Realms match synchronously and store it with its log."""
-    prepared = prepare_realms_match(
-        armies=inputs.get("armies"), formation=inputs.get("formation"), options=inputs.get("options"), user=user
-    )
+    """Play one match synchronously and store it with its log (unless `save` is False)."""
+    prepared = prepare_match(game=game, inputs=inputs, agents=agents, user=user)
     seed = new_seed() if seed is None else seed
-    result = play_match("realms", setup=prepared.setup, agents=agents, seed=seed, options=prepared.options)
-    match = _store("realms", result, inputs=inputs, setup=prepared.stored_setup, seed=seed, user=user, save=save)
-    return match, result
-
-
-def _store(game: str, result: MatchResult, *, inputs: dict, setup: dict, seed: int, user, save: bool) -> Match:
-    """A Match row for a played result (saved unless `save` is False)."""
+    result = runner.play_match(game, setup=prepared.setup, agents=prepared.agents, seed=seed,
+                               options=prepared.options)
     match = Match(
         game=game,
         owner=user if user is not None and user.is_authenticated else None,
         inputs=inputs,
-        setup=setup,
+        setup=prepared.stored_setup,
         agents=result.agents,
         options=result.options,
         seed=seed,
@@ -148,118 +145,24 @@ def _store(game: str, result: MatchResult, *, inputs: dict, setup: dict, seed: i
     match.events = result.events or []
     if save:
         match.save()
-    return match
-
-
-def legends_setup_from_request(*, mode: str | None, setup: dict, user) -> tuple[str, list]:
-    """The mode and raw teams of a setup given inline or as one of the user's saved setups."""
-    if "setup" in setup:
-        saved = legends_selectors.team_setup_list(user=user).filter(pk=setup["setup"]).first()
-        if saved is None:
-            message = f"You have no saved team setup {setup['setup']}."
-            raise MatchRequestError(message, {"setup.setup": [message]})
-        saved_mode, teams = saved.mode, saved.teams
-    else:
-        saved_mode, teams = setup.get("mode"), setup.get("teams")
-    mode = mode or saved_mode
-    if saved_mode and mode != saved_mode:
-        message = f"The setup is for mode {saved_mode!r}, not {mode!r}."
-        raise MatchRequestError(message, {"mode": [message]})
-    if mode is None:
-        raise MatchRequestError("Give the mode (teams or duel).", {"mode": ["This field is required."]})
-    return mode, teams
-
-
-@dataclass
-class PreparedLegendsMatch:
-    setup: dict[str, Any]
-    seats: list[str]
-    options: dict[str, Any]
-
-
-def prepare_legends_match(*, mode: str, teams: list, agents, options: dict | None) -> PreparedLegendsMatch:
-    """Check the setup (every violation) and options; the engine setup with the catalogue read once."""
-    try:
-        parsed = parse_teams(teams)
-    except SetupFormatError as exc:
-        raise MatchRequestError(
-            "The setup is malformed.", {"setup.teams": [f"{path}: {reason}" for path, reason in exc.errors]}
-        ) from exc
-    report = setup_validate(mode=mode, teams=parsed)
-    if not report["valid"]:
-        raise IllegalMatchSetup(report["violations"], "The team setup breaks the rules.")
-    players = sum(len(team.get("players", [])) for team in teams)
-    seats = [agents] * players if isinstance(agents, str) else list(agents)
-    setup = {"mode": mode, "teams": teams, "catalogue": legends_catalogue()}
-    return PreparedLegendsMatch(setup=setup, seats=seats, options=validate_options("legends", options))
-
-
-def play_legends_match(
-    *, inputs: dict[str, Any], mode: str, teams: list, agents, seed: int | None = None, user=None,
-    save: bool = True,
-) -> tuple[Match, MatchResult]:
-    """Check the setup (every violation), then play one Akin Legends match and store it."""
-    prepared = prepare_legends_match(mode=mode, teams=teams, agents=agents, options=inputs.get("options"))
-    seed = new_seed() if seed is None else seed
-    result = legends_game.play_legends_match(
-        setup=prepared.setup, agents=prepared.seats, seed=seed, options=prepared.options
-    )
-    stored = {"mode": mode, "teams": teams}
-    return _store("legends", result, inputs=inputs, setup=stored, seed=seed, user=user, save=save), result
+    return match, result
 
 
 # ---------------------------------------------------------------------------------------- batches
 
-SIDES = {"realms": ("a", "b"), "legends": ("0", "1")}
-
-
-def _swapped_realms(setup: dict, agents: dict) -> tuple[dict, dict]:
-    key = "armies" if "armies" in setup else "collections"
-    return {key: {"a": setup[key]["b"], "b": setup[key]["a"]}}, {"a": agents["b"], "b": agents["a"]}
-
-
-def _swapped_legends(setup: dict, seats: list[str]) -> tuple[dict, list[str]]:
-    first = len(setup["teams"][0]["players"])
-    return {**setup, "teams": setup["teams"][::-1]}, seats[first:] + seats[:first]
-
 
 def batch_player(batch: Batch):
-    """A function playing match i of the batch (no log), its setup prepared once for all matches."""
-    inputs = batch.inputs
-    if batch.game == "realms":
-        prepared = prepare_realms_match(
-            armies=inputs.get("armies"), formation=inputs.get("formation"), options=inputs.get("options"),
-            user=batch.owner,
-        )
-        setups = [(prepared.setup, inputs.get("agents") or {"a": "greedy", "b": "greedy"})]
-        options = prepared.options
-
-        def play(setup, agents, seed):
-            return play_match("realms", setup=setup, agents=agents, seed=seed, options=options, keep_log=False)
-
-        swap = _swapped_realms
-    else:
-        mode, teams = legends_setup_from_request(mode=inputs.get("mode"), setup=inputs["setup"], user=batch.owner)
-        prepared = prepare_legends_match(mode=mode, teams=teams, agents=inputs.get("agents", "greedy"),
-                                         options=inputs.get("options"))
-        # Parse the catalogue once, not once a match.
-        setup = {**prepared.setup, "catalogue": parse_catalogue(prepared.setup["catalogue"])}
-        setups = [(setup, prepared.seats)]
-
-        def play(setup, agents, seed):
-            return legends_game.play_legends_match(setup=setup, agents=agents, seed=seed,
-                                                   options=prepared.options, keep_log=False)
-
-        swap = _swapped_legends
-    if batch.swap_sides:
-        setups.append(swap(*setups[0]))
-    first, second = SIDES[batch.game]
+    """A function playing match i of the batch (no log), its match prepared once for all."""
+    prepared = prepare_batch(batch)
+    versions = [prepared, game_matches(batch.game).swapped(prepared)] if batch.swap_sides else [prepared]
+    first, second = game_matches(batch.game).sides
 
     def play_one(index: int) -> tuple[str | None, MatchResult]:
         """Match `index`: its winner as given in the request (sides swapped back) and its result."""
         swapped = batch.swap_sides and index % 2 == 1
-        setup, agents = setups[1 if swapped else 0]
-        result = play(setup, agents, batch.seed + index)
+        match = versions[1 if swapped else 0]
+        result = runner.play_match(batch.game, setup=match.setup, agents=match.agents, seed=batch.seed + index,
+                                   options=match.options, keep_log=False)
         winner = result.winner
         if swapped and winner is not None:
             winner = second if winner == first else first
@@ -268,30 +171,35 @@ def batch_player(batch: Batch):
     return play_one
 
 
+def prepare_batch(batch: Batch) -> PreparedMatch:
+    """The batch's match prepared once for all its matches (the catalogue read once)."""
+    return prepare_match(game=batch.game, inputs=batch.inputs, agents=batch.inputs.get("agents"), user=batch.owner)
+
+
+def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | None = None,
+                 swap_sides: bool = False, user=None) -> Batch:
+    """Store a batch once it is checked like a single match (its setup, agents and size); queue it after."""
+    batch = Batch(
+        game=game,
+        owner=user if user is not None and user.is_authenticated else None,
+        inputs=inputs,
+        count=count,
+        seed=new_seed() if seed is None else seed,
+        swap_sides=swap_sides,
+    )
+    check_batch(batch)
+    batch.save()
+    return batch
+
+
 def check_batch(batch: Batch) -> None:
-    """Refuse, before anything is queued, what would make the batch fail: its setup and its agents."""
-    batch_player(batch)
-    names = set(agent_names(batch.game))
-    agents = batch.inputs.get("agents")
-    if batch.game == "realms":
-        given = list((agents or {}).values())
-    else:
-        given = [agents] if isinstance(agents, str) else list(agents or [])
-        _, teams = legends_setup_from_request(mode=batch.inputs.get("mode"), setup=batch.inputs["setup"],
-                                              user=batch.owner)
-        players = sum(len(team.get("players", [])) for team in teams)
-        if not isinstance(agents, str) and agents is not None and len(given) != players:
-            raise MatchRequestError(f"Give {players} agents (one per player) or one name for every seat.",
-                                    {"agents": [f"expected {players} names, got {len(given)}"]})
-    unknown = sorted({name for name in given if name not in names})
-    if unknown:
-        message = f"Unknown agent(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}."
-        raise MatchRequestError(message, {"agents": [message]})
-    limit = batch_limit(searching="search" in given)
+    """Refuse, before anything is queued, what would make the batch fail: its setup, its agents, its size."""
+    prepared = prepare_batch(batch)
+    limit = batch_limit(searching="search" in seat_agent_names(prepared.agents))
     if batch.count > limit:
         where = "" if settings.CELERY_BROKER_URL else " when no broker is set"
         message = f"At most {limit} matches in a batch with these agents{where}."
-        raise MatchRequestError(message, {"count": [message]})
+        raise InputError(message, [("count", message)])
 
 
 def batch_limit(*, searching: bool) -> int:
@@ -302,11 +210,11 @@ def batch_limit(*, searching: bool) -> int:
 
 
 def new_summary(game: str) -> dict:
-    return {"wins": dict.fromkeys(SIDES[game], 0), "draws": 0, "reasons": {}, "rounds": {"total": 0}}
+    return {"wins": dict.fromkeys(game_matches(game).sides, 0), "draws": 0, "reasons": {}, "rounds": {"total": 0}}
 
 
 def add_to_summary(summary: dict, winner: str | None, result: MatchResult) -> None:
-    """Count one match: wins per side as given (a/b, or team 0/1), draws, reasons and rounds."""
+    """Count one match: wins per side as given, draws, reasons and rounds."""
     if winner is None:
         summary["draws"] += 1
     else:

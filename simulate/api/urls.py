@@ -1,16 +1,18 @@
 from django.urls import path
 
 from cardsdb.api.routers import AppRouter
+from simulate import services
 from simulate.api import views
 
 router = AppRouter("simulate")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("batches", views.BatchViewSet, basename="batch")
 
+# Every game registered with the services plays under its own name.
 urlpatterns = [
-    path("realms/matches/", views.RealmsMatchCreateView.as_view(), name="realms-match-create"),
-    path("legends/matches/", views.LegendsMatchCreateView.as_view(), name="legends-match-create"),
-    path("realms/batches/", views.RealmsBatchCreateView.as_view(), name="realms-batch-create"),
-    path("legends/batches/", views.LegendsBatchCreateView.as_view(), name="legends-batch-create"),
+    *(path(f"{game}/matches/", views.MatchCreateView.as_view(game=game), name=f"{game}-match-create")
+      for game in services.GAME_MATCHES),
+    *(path(f"{game}/batches/", views.BatchCreateView.as_view(game=game), name=f"{game}-batch-create")
+      for game in services.GAME_MATCHES),
     *router.urls,
 ]

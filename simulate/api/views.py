@@ -1,152 +1,81 @@
-"""Simulate API: play a match synchronously, read it back, page through its log."""
+"""Simulate API: play a match synchronously or queue a batch, read them back, page through a match's log.
+
+One view class serves every game: its route gives the game (`urls.py`), and the game's registered
+`GameMatches` its request. Refused requests raise, and `cardsdb.api.errors` answers them.
+"""
 
 from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, status, viewsets
+from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardsdb.api.errors import RuleViolations, error_response
 from simulate import selectors, services
-from simulate.api.serializers import (
-    BatchSerializer,
-    LegendsBatchInputSerializer,
-    LegendsMatchInputSerializer,
-    MatchSerializer,
-    RealmsBatchInputSerializer,
-    RealmsMatchInputSerializer,
-)
-from simulate.engine.errors import InputError, OptionsError, UnknownAgentError
-from simulate.models import Batch
+from simulate.api.serializers import BatchSerializer, MatchSerializer
 from simulate.tasks import run_batch
 
-# Request fields an engine error may name itself; other names are inside the field given.
-TOP_LEVEL_FIELDS = {"agents", "options", "setup", "armies", "formation", "seed", "mode"}
+# Request fields a match does not keep as its `inputs` (it keeps its seed, and the agents that played).
+NOT_MATCH_INPUTS = {"seed", "agents"}
+# Request fields a batch does not keep as its `inputs` (they are fields of the batch).
+NOT_BATCH_INPUTS = {"seed", "count", "swap_sides"}
 
 
-def match_input_error(exc: InputError, field: str) -> Response:
-    """A 400 naming each bad part of the engine input (options, agents, setup)."""
-    fields: dict[str, list[str]] = {}
-    for key, reason in exc.errors:
-        name = key if key.split(".")[0] in TOP_LEVEL_FIELDS else f"{field}.{key}" if key else field
-        fields.setdefault(name, []).append(reason)
-    fields = fields or {field: [str(exc)]}
-    return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
+def request_inputs(request, data: serializers.Serializer, left_out: set[str]) -> dict:
+    """The request's fields as given (not as validated), but those `left_out`."""
+    return {key: request.data[key] for key in data.fields if key in request.data and key not in left_out}
 
 
-# What playing (or checking) a match can refuse because of the request.
-REFUSALS = (services.IllegalMatchSetup, services.MatchRequestError, InputError)
-
-
-def refusal_response(exc: Exception) -> Response:
-    """The 400 a refused match request calls for (rule violations are raised in the common shape)."""
-    if isinstance(exc, services.IllegalMatchSetup):
-        raise RuleViolations(exc.violations, str(exc)) from exc
-    if isinstance(exc, services.MatchRequestError):
-        return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=exc.fields)
-    if isinstance(exc, UnknownAgentError):
-        return match_input_error(exc, "agents")
-    if isinstance(exc, OptionsError):
-        return match_input_error(exc, "options")
-    return match_input_error(exc, "setup")
-
-
-def created(request, match) -> Response:
-    return Response(MatchSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
-
-
-class RealmsMatchCreateView(APIView):
-    """Play an Echo Realms match now and store it (201 with its result and a link to its log)."""
+class GameRequestView(APIView):
+    """A request to play one game: `game` is set by each game's route."""
 
     permission_classes = [permissions.AllowAny]
+    game = ""
 
-    @extend_schema(request=RealmsMatchInputSerializer, responses={201: MatchSerializer})
+    def game_matches(self) -> services.GameMatches:
+        return services.game_matches(self.game)
+
+
+class MatchCreateView(GameRequestView):
+    """Play a match now and store it (201 with its result and a link to its log)."""
+
+    def get_serializer_class(self):
+        return self.game_matches().match_request
+
+    @extend_schema(responses={201: MatchSerializer})
     def post(self, request):
-        data = RealmsMatchInputSerializer(data=request.data)
+        data = self.get_serializer_class()(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        agents = dict(given.get("agents") or {"a": "greedy", "b": "greedy"})
-        inputs = {key: request.data[key] for key in ("armies", "formation", "options") if key in request.data}
-        try:
-            match, _ = services.play_realms_match(inputs=inputs, agents=agents, seed=given.get("seed"),
-                                                  user=request.user)
-        except REFUSALS as exc:
-            return refusal_response(exc)
-        return created(request, match)
+        match, _ = services.play_match(
+            game=self.game, inputs=request_inputs(request, data, NOT_MATCH_INPUTS), agents=given.get("agents"),
+            seed=given.get("seed"), user=request.user,
+        )
+        return Response(MatchSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
-class LegendsMatchCreateView(APIView):
-    """Play an Akin Legends match now and store it (201 with its result and a link to its log)."""
+class BatchCreateView(GameRequestView):
+    """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch."""
 
-    permission_classes = [permissions.AllowAny]
+    def get_serializer_class(self):
+        return self.game_matches().batch_request
 
-    @extend_schema(request=LegendsMatchInputSerializer, responses={201: MatchSerializer})
+    @extend_schema(responses={202: BatchSerializer})
     def post(self, request):
-        data = LegendsMatchInputSerializer(data=request.data)
+        data = self.get_serializer_class()(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        inputs = {key: request.data[key] for key in ("mode", "setup", "options") if key in request.data}
-        try:
-            mode, teams = services.legends_setup_from_request(
-                mode=given.get("mode"), setup=given["setup"], user=request.user
-            )
-            match, _ = services.play_legends_match(
-                inputs=inputs, mode=mode, teams=teams, agents=given.get("agents", "greedy"),
-                seed=given.get("seed"), user=request.user,
-            )
-        except REFUSALS as exc:
-            return refusal_response(exc)
-        return created(request, match)
-
-
-def queue_batch(request, game: str, serializer_class) -> Response:
-    """Check a batch request like a single match, store it, and queue its task (202)."""
-    data = serializer_class(data=request.data)
-    data.is_valid(raise_exception=True)
-    given = data.validated_data
-    keys = ("armies", "formation", "options", "agents") if game == "realms" else ("mode", "setup", "options", "agents")
-    batch = Batch(
-        game=game,
-        owner=request.user if request.user.is_authenticated else None,
-        inputs={key: request.data[key] for key in keys if key in request.data},
-        count=given["count"],
-        seed=services.new_seed() if given.get("seed") is None else given["seed"],
-        swap_sides=given["swap_sides"],
-    )
-
-    try:
-        services.check_batch(batch)
-    except REFUSALS as exc:
-        return refusal_response(exc)
-    batch.save()
-    # After commit, so that a worker on another connection finds the row.
-    transaction.on_commit(lambda: run_batch.delay(str(batch.id)))
-    if transaction.get_autocommit():
-        batch.refresh_from_db()
-    body = BatchSerializer(batch, context={"request": request}).data
-    return Response(body, status=status.HTTP_202_ACCEPTED)
-
-
-class RealmsBatchCreateView(APIView):
-    """Queue a batch of Echo Realms matches (same request as a match, plus `count`, `swap_sides`)."""
-
-    permission_classes = [permissions.AllowAny]
-
-    @extend_schema(request=RealmsBatchInputSerializer, responses={202: BatchSerializer})
-    def post(self, request):
-        return queue_batch(request, "realms", RealmsBatchInputSerializer)
-
-
-class LegendsBatchCreateView(APIView):
-    """Queue a batch of Akin Legends matches (same request as a match, plus `count`, `swap_sides`)."""
-
-    permission_classes = [permissions.AllowAny]
-
-    @extend_schema(request=LegendsBatchInputSerializer, responses={202: BatchSerializer})
-    def post(self, request):
-        return queue_batch(request, "legends", LegendsBatchInputSerializer)
+        batch = services.create_batch(
+            game=self.game, inputs=request_inputs(request, data, NOT_BATCH_INPUTS), count=given["count"],
+            seed=given.get("seed"), swap_sides=given["swap_sides"], user=request.user,
+        )
+        # After commit, so that a worker on another connection finds the row.
+        transaction.on_commit(lambda: run_batch.delay(str(batch.id)))
+        if transaction.get_autocommit():
+            batch.refresh_from_db()
+        body = BatchSerializer(batch, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -6,6 +6,8 @@ import pytest
 from cardsdb.api.errors import exception_handler, input_error_fields
 from simulate.engine.errors import InputError, OptionsError, SetupError, SpecError, UnknownAgentError
 from simulate.services import IllegalMatchSetup
+from tests.conftest import assert_error_shape
+from tests.simulate.test_legends_matches_api import DUEL
 
 
 @pytest.mark.parametrize("error, fields", [
@@ -35,3 +37,8 @@ def test_input_errors_and_rule_violations_answer_400_in_the_common_shape():
     assert refused.data == {"message": "The armies break the army rules.", "code": "rule_violations",
                             "violations": violations}
 
+
+@pytest.mark.django_db
+def test_a_setup_in_an_unknown_mode_is_a_400_at_its_path(anon_client, catalogue):
+    response = anon_client.post("/api/simulate/legends/matches/", {"setup": {**DUEL, "mode": "trio"}}, format="json")
+    assert "setup.mode" in assert_error_shape(response, 400, "invalid")["fields"]
