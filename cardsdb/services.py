@@ -25,6 +25,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, tra
 from django.db.models import F
 from django.utils import timezone
 
+from cardsdb import signals
 from cardsdb.models import Card, Collection, CollectionEntry, OfficialRecord
 
 
@@ -350,6 +351,9 @@ def _update_row(row: ReleaseRow, changes: list[FieldChange], now: datetime, usin
               for c in changes}
     values.update({name: now for name in _auto_time_fields(model) if model._meta.get_field(name).auto_now})
     model._base_manager.using(using).filter(pk=instance.pk).update(**values)
+    # Art the release replaces or removes goes once the update commits (a file still named stays).
+    replaced = [c.current for c in changes if isinstance(model._meta.get_field(c.field), models.FileField)]
+    signals.delete_unreferenced_files_on_commit([name for name in replaced if name], using=using)
     for parent in model._meta.get_parent_list():  # a card's game row changed: the card was updated
         stamps = {name: now for name in _auto_time_fields(parent) if parent._meta.get_field(name).auto_now}
         if stamps:

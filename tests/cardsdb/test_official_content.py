@@ -264,10 +264,13 @@ def test_the_admin_records_a_row_as_it_stands_and_refuses_a_missing_one(client, 
     assert response.status_code == 200 and "No cardsdb.rarity row has the key &#x27;99&#x27;." in response.content.decode()
 
 
-def test_the_admin_action_lets_a_release_replace_an_edit(client, django_user_model, tmp_path):
+def test_the_admin_action_lets_a_release_replace_an_edit(client, django_user_model, tmp_path,
+                                                         django_capture_on_commit_callbacks):
     run("load_official")
     client.force_login(django_user_model.objects.create_superuser("root", "root@example.com", "root-password-1"))
-    edit_iron_guardian()
+    guardian = edit_iron_guardian()
+    art = [tmp_path / "media" / guardian.image.name, tmp_path / "media" / guardian.thumbnail.name]
+    assert all(path.is_file() for path in art)
     records = OfficialRecord.objects.filter(object_pk="1001", model__in=["cardsdb.card", "realms.character"])
     response = client.post("/admin/cardsdb/officialrecord/", {
         "action": "record_as_it_stands", "_selected_action": [str(pk) for pk in records.values_list("pk", flat=True)],
@@ -275,7 +278,9 @@ def test_the_admin_action_lets_a_release_replace_an_edit(client, django_user_mod
     assert response.status_code == 302
     release = release_copy(tmp_path)
     new_release(release)
-    out = run("update_official", "--apply", *map(str, release.values()))
+    with django_capture_on_commit_callbacks(execute=True):
+        out = run("update_official", "--apply", *map(str, release.values()))
     assert "Applied: 5 rows updated, 2 created; 0 conflicts" in out
     guardian = Character.objects.get(pk=1001)
     assert (guardian.flavor_text, guardian.attack, guardian.image.name) == ("The wall, reprinted.", 5, "")
+    assert not any(path.exists() for path in art)  # the art the release removed left the disk with it
