@@ -40,6 +40,7 @@ class Command(BaseCommand):
             summary += f", {len(differing)} of them differing from the release)" if differing else ")"
         if deleted or held:
             summary += f"; {deleted + held} deleted since they were loaded and left deleted"
-        self.stdout.write(summary + ".")
+        if opts["verbosity"] >= 1:
+            self.stdout.write(summary + ".")
         if differing and opts["verbosity"] >= 1:
             self.stdout.write("Rows that differ from the release are kept; update_official lists them as conflicts.")
