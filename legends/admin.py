@@ -5,8 +5,6 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from cardsdb.admin import CardImagePreviewMixin
-from cardsdb.choices import Game
-from cardsdb.models import CardSet
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
 
 
@@ -35,11 +33,6 @@ class LegendsCardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
             ("Art", {"fields": ["image", "image_preview", "card_face_preview", "flavor_text"]}),
             ("History", {"fields": ["created_at", "updated_at"]}),
         ]
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "card_set":
-            kwargs["queryset"] = CardSet.objects.filter(game=Game.LEGENDS)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     @admin.display(description="Card face")
     def card_face_preview(self, obj):

@@ -26,7 +26,7 @@ def _fresh_throttle_cache():
 @pytest.fixture
 def catalogue(db):
     """Every official set, loaded the way `make run` loads it."""
-    call_command("loaddata", *official_fixture_files(), verbosity=0)
+    call_command("load_official", verbosity=0)
 
 
 @pytest.fixture

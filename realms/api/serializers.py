@@ -36,7 +36,7 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
     race = serializers.SlugRelatedField(slug_field="slug", queryset=Race.objects.all())
     faction = serializers.SlugRelatedField(slug_field="slug", queryset=Faction.objects.all())
     rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.all())
-    card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.filter(game="realms"))
+    card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.all())
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
 
     class Meta:

@@ -19,15 +19,6 @@ GAMES = {
 }
 OTHER_SET = {"realms": "al-eotp", "legends": "er-core"}
 
-# Known disagreements, in files this suite does not own; each is a strict xfail so that it fails once fixed.
-REALMS_API_LOOKUP = pytest.mark.xfail(strict=True, reason=(
-    "realms/api/serializers.py: CharacterSerializer.card_set uses queryset=CardSet.objects.filter(game='realms'), "
-    "so an existing Akin Legends set code answers 'Object with code=al-eotp does not exist.' before "
-    "Card.clean() runs; it should be CardSet.objects.all()"))
-LEGENDS_ADMIN_CHOICES = pytest.mark.xfail(strict=True, reason=(
-    "legends/admin.py: LegendsCardAdmin.formfield_for_foreignkey limits card_set to Akin Legends sets, so "
-    "the form answers 'Select a valid choice' before Card.clean() runs"))
-
 
 @pytest.fixture
 def admin_client(client, django_user_model):
@@ -82,7 +73,7 @@ def test_the_model_refuses_a_set_of_the_other_game(second_sets):
 
 
 @pytest.mark.parametrize("game", [
-    "realms", pytest.param("legends", marks=LEGENDS_ADMIN_CHOICES),
+    "realms", "legends",
 ])
 def test_the_admin_refuses_a_set_of_the_other_game(admin_client, second_sets, game):
     model, _, slug, message = GAMES[game]
@@ -95,7 +86,7 @@ def test_the_admin_refuses_a_set_of_the_other_game(admin_client, second_sets, ga
 
 
 @pytest.mark.parametrize("game", [
-    pytest.param("realms", marks=REALMS_API_LOOKUP), "legends",
+    "realms", "legends",
 ])
 def test_the_api_refuses_a_set_of_the_other_game_with_the_admin_message(staff_client, second_sets, game):
     model, resource, slug, message = GAMES[game]
