@@ -4,6 +4,10 @@ DATABASE_URL   database (default: SQLite file db.sqlite3 in the project folder)
 SECRET_KEY     required unless DEBUG is on
 DEBUG          1/true/yes to enable (default off)
 ALLOWED_HOSTS  comma-separated host names (default: localhost names when DEBUG is on)
+CONN_MAX_AGE   seconds a database connection is kept (default 60, 0 when DEBUG is on)
+CACHE_URL / REDIS_URL  Redis for the cache and throttle counts (default: a database table)
+NUM_PROXIES    trusted proxies in front of the service (default 0: X-Forwarded-For ignored)
+THROTTLE_*     request rates (see REST_FRAMEWORK below and the README)
 CELERY_BROKER_URL  broker for batch simulation (default: none, tasks run in-process)
 """
 
@@ -63,6 +67,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (admin, Swagger UI, ReDoc) from STATIC_ROOT, compressed, with DEBUG off.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -90,11 +96,22 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "cardsdb.wsgi.application"
 
+# Connections are kept CONN_MAX_AGE seconds and checked before reuse (CONN_HEALTH_CHECKS), so
+# each server thread holds at most one: `make serve` (gunicorn, WEB_CONCURRENCY workers of
+# GUNICORN_THREADS threads) opens at most workers x threads of them. runserver (`make run`,
+# DEBUG on) starts a thread per request, so there a connection is closed after each request.
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", 0 if DEBUG else 60)),
+        conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database that does not answer fails a request (and the health check) in seconds, not minutes.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT", 5))
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE transactions take the write lock up front, so concurrent writers wait
     # (up to `timeout` seconds) instead of failing on a lock upgrade.
@@ -117,7 +134,18 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# `manage.py collectstatic` (part of `make serve`) writes hashed, compressed copies there.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+# Templates name the hashed copies only; source maps (for browser tools) are not compressed.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (
+    *("jpg", "jpeg", "png", "gif", "webp", "ico", "woff", "woff2"),
+    *("zip", "gz", "tgz", "bz2", "xz", "br", "map"),
+)
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
 
@@ -128,7 +156,27 @@ CARD_IMAGE_MAX_BYTES = int(os.environ.get("CARD_IMAGE_MAX_BYTES", 5 * 1024 * 102
 CARD_IMAGE_MAX_PIXELS = int(os.environ.get("CARD_IMAGE_MAX_PIXELS", 4096 * 4096))
 CARD_THUMBNAIL_SIZE = (256, 256)
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The cache holds the throttle counts, so it is shared by every server process: Redis when
+# CACHE_URL (or REDIS_URL) is set, a database table otherwise (`manage.py createcachetable`,
+# part of `make migrate`, so of `make run` and `make serve`). Never per-process memory, which
+# would multiply every limit by the number of processes.
+CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL", "")
+if CACHE_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "cardsdb",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "cardsdb_cache",
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -148,9 +196,20 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
+    # Anonymous clients are counted per address, signed-in users per account. The address is
+    # REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front, the address the farthest of
+    # them saw in X-Forwarded-For; a client cannot choose it by sending that header itself.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", 0)),
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "600/minute"),
         "user": os.environ.get("THROTTLE_USER", "3000/minute"),
+        # Scopes (ScopedRateThrottle with a view's throttle_scope), per user when signed in,
+        # per address otherwise, on top of anon/user. Password guessing at /api/auth/token/:
+        "auth": os.environ.get("THROTTLE_AUTH", "10/minute"),
+        # Playing one match: tens of milliseconds of CPU each.
+        "simulate": os.environ.get("THROTTLE_SIMULATE", "60/minute"),
+        # Queueing a batch: up to 10,000 matches each.
+        "batches": os.environ.get("THROTTLE_BATCHES", "10/hour"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "cardsdb.api.errors.exception_handler",
@@ -177,6 +236,8 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "")
 
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # Load balancers probe the health check over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -10,3 +10,12 @@ from cardsdb.settings import BASE_DIR  # noqa: E402
 
 MEDIA_ROOT = BASE_DIR / ".test-media"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Each test process keeps its own cache (the suite clears it around every test, database or
+# not); the service's shared caches are tested in tests/cardsdb/test_production.py.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Templates name static files without a collectstatic run first.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

@@ -1,20 +1,33 @@
-"""Top-level URLs: the API under /api/, its schema and docs, and the admin."""
+"""Top-level URLs: the API under /api/, its schema and docs, the admin and the health check."""
 
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+from cardsdb.health import healthz
 
 handler400 = "cardsdb.api.errors.bad_request_view"
 handler403 = "cardsdb.api.errors.permission_denied_view"
 handler404 = "cardsdb.api.errors.not_found_view"
 handler500 = "cardsdb.api.errors.server_error_view"
 
+
+class ThrottledObtainAuthToken(ObtainAuthToken):
+    """DRF's token view, with its own rate (scope `auth`, per address) against password guessing."""
+
+    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopedRateThrottle]
+    throttle_scope = "auth"
+
+
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("healthz", healthz, name="healthz"),
+    path("api/auth/token/", ThrottledObtainAuthToken.as_view(), name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
