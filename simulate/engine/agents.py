@@ -58,13 +58,13 @@ def register_agent(
     return decorate
 
 
-def agent_names(game: str = "realms") -> list[str]:
+def agent_names(game: str) -> list[str]:
     """The agent names that can play `game`."""
     get_game(game)  # importing a game registers its agents
     return sorted(n for n, e in AGENTS.items() if game in e.factories or ANY_GAME in e.factories)
 
 
-def get_agent(name: str, game: str = "realms") -> Agent:
+def get_agent(name: str, game: str) -> Agent:
     """A fresh agent registered as `name` for `game`; UnknownAgentError names the known ones."""
     get_game(game)
     entry = AGENTS.get(name) if isinstance(name, str) else None

@@ -82,13 +82,13 @@ def test_agent_registry_has_random_greedy_and_search() -> None:
     assert {"random", "greedy", "search"} <= set(agent_names("realms"))
     assert {"random", "greedy", "search"} <= set(AGENTS)
     assert all(AGENTS[name].description for name in ("random", "greedy", "search"))
-    first, second = get_agent("greedy"), get_agent("greedy")
+    first, second = get_agent("greedy", "realms"), get_agent("greedy", "realms")
     assert first is not second and first.name == "greedy"
 
 
 def test_unknown_agent_names_raise_a_value_error_listing_the_known_ones() -> None:
     with pytest.raises(UnknownAgentError) as caught:
-        get_agent("alphazero")
+        get_agent("alphazero", "realms")
     assert isinstance(caught.value, ValueError)
     assert "random" in str(caught.value) and "greedy" in str(caught.value) and "search" in str(caught.value)
 

@@ -275,7 +275,7 @@ def check_decision(st: RealmsState) -> None:
 
 def drive(st: RealmsState, names: tuple[str, str], cap: int = 5000) -> int:
     """Play a state to the end with each seat's agent on its own generator (G2); the decisions taken."""
-    agents = {"a": get_agent(names[0]), "b": get_agent(names[1])}
+    agents = {"a": get_agent(names[0], "realms"), "b": get_agent(names[1], "realms")}
     seat_rngs = {p: random.Random(s) for p, s in st.agent_seeds.items()}  # never the match generator
     steps = 0
     while not st.is_terminal():
