@@ -156,6 +156,9 @@ CARD_IMAGE_MAX_BYTES = int(os.environ.get("CARD_IMAGE_MAX_BYTES", 5 * 1024 * 102
 CARD_IMAGE_MAX_PIXELS = int(os.environ.get("CARD_IMAGE_MAX_PIXELS", 4096 * 4096))
 CARD_THUMBNAIL_SIZE = (256, 256)
 
+# Request bodies other than card art (JSON, forms): at most 1 MiB; larger ones answer 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024))
+
 # The cache holds the throttle counts, so it is shared by every server process: Redis when
 # CACHE_URL (or REDIS_URL) is set, a database table otherwise (`manage.py createcachetable`,
 # part of `make migrate`, so of `make run` and `make serve`). Never per-process memory, which
@@ -213,6 +216,8 @@ REST_FRAMEWORK = {
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "cardsdb.api.errors.exception_handler",
+    # JSON bodies only (bounded in size and depth, text checked); card art takes multipart itself.
+    "DEFAULT_PARSER_CLASSES": ["cardsdb.api.parsers.JSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 

@@ -3,12 +3,13 @@
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
+from cardsdb.api.errors import api_not_found_view
 from cardsdb.health import healthz
 
 handler400 = "cardsdb.api.errors.bad_request_view"
@@ -35,4 +36,7 @@ urlpatterns = [
     path("api/legends/", include("legends.api.urls")),
     path("api/simulate/", include("simulate.api.urls")),
     path("api/", include("cardsdb.api.urls")),
+    # Last: any other /api/ URL answers 404 in the common error shape, DEBUG or not (handler404 is
+    # not used with DEBUG on).
+    re_path(r"^api/", api_not_found_view),
 ] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -1,13 +1,28 @@
 """One error shape for every 4xx answer: `message`, `code`, and `fields` or `violations`."""
 
-from django.core.exceptions import PermissionDenied
+import logging
+import math
+
+from django.conf import settings
+from django.core import signals
+from django.core.exceptions import (
+    NON_FIELD_ERRORS,
+    PermissionDenied,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError
 from django.db.models import ProtectedError, RestrictedError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from cardsdb.api.parsers import MAX_JSON_DEPTH, RequestTooLarge, body_limit_message
 from simulate.engine.errors import (
     InputError,
     OptionsError,
@@ -17,6 +32,9 @@ from simulate.engine.errors import (
     UnknownGameError,
 )
 from simulate.services import IllegalMatchSetup
+
+logger = logging.getLogger(__name__)
+logger_request = logging.getLogger("django.request")
 
 
 class Conflict(exceptions.APIException):
@@ -67,29 +85,37 @@ def input_error_fields(exc: InputError) -> dict[str, list[str]]:
     return fields or {root or "non_field_errors": [str(exc)]}
 
 
-def _field_errors(detail) -> dict:
-    """Flatten DRF's nested error detail into {field: [messages]} (nested keys dotted)."""
-    if isinstance(detail, dict):
-        return {str(key): _messages(value) for key, value in detail.items()}
-    return {"non_field_errors": _messages(detail)}
+def _join(path: str, key: object) -> str:
+    return f"{path}.{key}" if path else str(key)
 
 
-def _messages(value):
-    if isinstance(value, dict):
-        return {str(key): _messages(item) for key, item in value.items()}
-    if isinstance(value, list):
-        if all(isinstance(item, str) for item in value):
-            return [str(item) for item in value]
-        return [_messages(item) for item in value]
-    return [str(value)]
+def _field_errors(detail) -> dict[str, list[str]]:
+    """Flatten DRF's nested error detail into {dotted path: [messages]}.
+
+    `{"armies": {"a": {"slots": [{}, {}, {}, {"line": ["..."]}]}}}` becomes `{"armies.a.slots.3.line": ["..."]}`;
+    errors of a nested object as a whole (its `non_field_errors`) are named by the object's path.
+    """
+    fields: dict[str, list[str]] = {}
+
+    def walk(value, path: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                key = str(key)
+                walk(item, path if key in (api_settings.NON_FIELD_ERRORS_KEY, NON_FIELD_ERRORS) else _join(path, key))
+        elif isinstance(value, (list, tuple)):
+            for index, item in enumerate(value):
+                walk(item, _join(path, index) if isinstance(item, (dict, list, tuple)) else path)
+        else:
+            fields.setdefault(path or api_settings.NON_FIELD_ERRORS_KEY, []).append(str(value))
+
+    walk(detail, "")
+    return fields or {api_settings.NON_FIELD_ERRORS_KEY: ["Invalid input."]}
 
 
-def _first_message(fields: dict) -> str:
-    for key, value in fields.items():
-        while isinstance(value, (list, dict)) and value:
-            value = value[0] if isinstance(value, list) else next(iter(value.values()))
-        if isinstance(value, str):
-            return value if key == "non_field_errors" else f"{key}: {value}"
+def _first_message(fields: dict[str, list[str]]) -> str:
+    for key, messages in fields.items():
+        if messages:
+            return messages[0] if key == api_settings.NON_FIELD_ERRORS_KEY else f"{key}: {messages[0]}"
     return "Invalid input."
 
 
@@ -98,26 +124,59 @@ def error_body(message: str, code: str, **details) -> dict:
     return {"message": message, "code": code, **details}
 
 
-def exception_handler(exc, context):
-    """DRF exception handler that answers every error in the common shape."""
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _in_json_decoding(exc: BaseException) -> bool:
+    """Whether a RecursionError came from decoding JSON (a body nested too deeply), not from our code."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").startswith("json."):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _convert(exc):
+    """Django, database and engine exceptions as the API exceptions that answer them (or None)."""
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        exc = exceptions.ValidationError(detail)
-    elif isinstance(exc, Http404):
-        exc = exceptions.NotFound()
-    elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied()
-    elif isinstance(exc, (ProtectedError, RestrictedError)):
+        return exceptions.ValidationError(detail)
+    if isinstance(exc, Http404):
+        return exceptions.NotFound()
+    if isinstance(exc, PermissionDenied):
+        return exceptions.PermissionDenied()
+    if isinstance(exc, (ProtectedError, RestrictedError)):
         users = len(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects)
-        exc = Conflict(f"Still in use by {users} other object(s); remove those first.", "protected")
-    elif isinstance(exc, InputError):
-        exc = InvalidInput(str(exc), input_error_fields(exc))
-    elif isinstance(exc, IllegalMatchSetup):
-        exc = RuleViolations(exc.violations, str(exc))
+        them = "it" if users == 1 else "them"
+        return Conflict(f"Still in use by {_plural(users, 'other row', 'other rows')}; remove {them} first.",
+                        "protected")
+    if isinstance(exc, InputError):
+        return InvalidInput(str(exc), input_error_fields(exc))
+    if isinstance(exc, IllegalMatchSetup):
+        return RuleViolations(exc.violations, str(exc))
+    if isinstance(exc, RequestDataTooBig):
+        return RequestTooLarge(body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
+    if isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        return exceptions.ParseError(str(exc) or "The request has too many form fields.")
+    if isinstance(exc, RecursionError) and _in_json_decoding(exc):
+        return exceptions.ParseError(f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels.")
+    if isinstance(exc, DataError):
+        # A value the database refuses (out of its range, unstorable text) that no check caught first.
+        logger.warning("Database refused a value: %s", exc)
+        return exceptions.ValidationError(
+            {"non_field_errors": ["A value is outside what the database can store."]}
+        )
+    return exc
 
+
+def exception_handler(exc, context):
+    """DRF exception handler that answers every error in the common shape, a server error (500) too."""
+    exc = _convert(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None
+        return _server_error(exc, context)
 
     if isinstance(exc, RuleViolations):
         response.data = error_body(str(exc.detail), exc.default_code, violations=exc.violations)
@@ -126,14 +185,32 @@ def exception_handler(exc, context):
         message = exc.message if isinstance(exc, InvalidInput) else _first_message(fields)
         # Some input errors carry more than fields, e.g. the position of a query syntax error.
         response.data = error_body(message, "invalid", fields=fields, **getattr(exc, "extra", {}))
+    elif isinstance(exc, exceptions.Throttled):
+        body = error_body("Too many requests.", "throttled")
+        if exc.wait is not None:
+            wait = max(1, math.ceil(exc.wait))
+            body["message"] = f"Too many requests; try again in {_plural(wait, 'second', 'seconds')}."
+            body["retry_after"] = wait
+        response.data = body
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
         code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
-        body = error_body(str(detail), code)
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            body["retry_after"] = int(exc.wait)
-        response.data = body
+        response.data = error_body(str(detail), code)
     return response
+
+
+def _server_error(exc, context) -> Response:
+    """A 500 in the common shape, logged and signalled as Django does, so that DEBUG shows no HTML page."""
+    request = getattr(context.get("request"), "_request", None)
+    signals.got_request_exception.send(sender=None, request=request)
+    logger_request.error(
+        "Internal Server Error: %s", getattr(request, "path", "?"), exc_info=(type(exc), exc, exc.__traceback__),
+        extra={"status_code": 500, "request": request},
+    )
+    return Response(error_body(SERVER_ERROR_MESSAGE, "server_error"), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+
+
+SERVER_ERROR_MESSAGE = "Internal server error; it has been logged."
 
 
 def not_found_view(request, exception=None):
@@ -141,7 +218,36 @@ def not_found_view(request, exception=None):
     return JsonResponse(error_body("Not found.", "not_found"), status=404)
 
 
+def api_not_found_view(request, path=""):
+    """Any unrouted URL under /api/, DEBUG or not: a 404 in the common shape (never Django's HTML page).
+
+    A URL that only lacks its trailing slash is redirected for GET and HEAD, as APPEND_SLASH would, and
+    named in the message for other methods (whose body a redirect would lose).
+    """
+    if not request.path_info.endswith("/"):
+        target = f"{request.path_info}/"
+        match = _resolve(target)
+        if match is not None and match.func is not api_not_found_view:
+            location = request.get_full_path(force_append_slash=True)
+            if request.method in ("GET", "HEAD"):
+                return HttpResponsePermanentRedirect(location)
+            return JsonResponse(
+                error_body(f"Not found; the URL ends with a slash: {target}", "not_found"), status=404
+            )
+    return not_found_view(request)
+
+
+def _resolve(path: str):
+    try:
+        return resolve(path)
+    except Resolver404:
+        return None
+
+
 def bad_request_view(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        message = body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        return JsonResponse(error_body(message, "too_large"), status=413)
     return JsonResponse(error_body("Bad request.", "bad_request"), status=400)
 
 
@@ -153,7 +259,7 @@ def permission_denied_view(request, exception=None):
 
 
 def server_error_view(request):
-    return JsonResponse(error_body("Internal server error.", "server_error"), status=500)
+    return JsonResponse(error_body(SERVER_ERROR_MESSAGE, "server_error"), status=500)
 
 
 def error_response(message: str, code: str, status_code: int, **details) -> Response:
