@@ -1,17 +1,57 @@
-"""Filters of the shared catalogue (django-filter); every field a client may sort by is here."""
+"""Filters of the shared catalogue (django-filter); every field a client may sort by is here.
+
+Also the base of every FilterSet of the project: `FilterSet`, whose numbers are whole numbers from 0 to
+2**63 - 1 (`IntegerFilter`). A float (`rarity_id=1.5`), a negative number or one past 64 bits answers 400
+naming the parameter, before any query: the databases would round it, or fail on it.
+"""
 
 import django_filters
+from django import forms
+from django.db import models
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, CardSet, Collection
 
+MAX_INTEGER = 2**63 - 1
 
-class CardFilter(django_filters.FilterSet):
+
+class BoundedIntegerField(forms.IntegerField):
+    """A whole number from 0 to 2**63 - 1 (ids, stats, counts)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", MAX_INTEGER)
+        super().__init__(*args, **kwargs)
+
+
+class IntegerFilter(django_filters.NumberFilter):
+    """The number filter of every FilterSet: whole numbers from 0 to 2**63 - 1 (not DRF's decimals)."""
+
+    field_class = BoundedIntegerField
+
+
+INTEGER_FIELDS = (
+    models.AutoField, models.BigAutoField, models.SmallAutoField, models.IntegerField, models.BigIntegerField,
+    models.SmallIntegerField, models.PositiveIntegerField, models.PositiveBigIntegerField,
+    models.PositiveSmallIntegerField,
+)
+
+
+class FilterSet(django_filters.FilterSet):
+    """The base of every FilterSet: filters generated for integer fields (Meta.fields) are IntegerFilters."""
+
+    FILTER_DEFAULTS = {
+        **django_filters.FilterSet.FILTER_DEFAULTS,
+        **{field: {"filter_class": IntegerFilter} for field in INTEGER_FIELDS},
+    }
+
+
+class CardFilter(FilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     rarity = django_filters.CharFilter(field_name="rarity__slug", help_text="Rarity slug.")
-    rarity_id = django_filters.NumberFilter(field_name="rarity_id")
+    rarity_id = IntegerFilter(field_name="rarity_id", help_text="Rarity id.")
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
-    set_id = django_filters.NumberFilter(field_name="card_set_id")
+    set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = django_filters.BooleanFilter(field_name="image", method="filter_has_image")
 
@@ -23,7 +63,7 @@ class CardFilter(django_filters.FilterSet):
         return queryset.exclude(image="") if value else queryset.filter(image="")
 
 
-class CardSetFilter(django_filters.FilterSet):
+class CardSetFilter(FilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     released_after = django_filters.DateFilter(field_name="release_date", lookup_expr="gte")
     released_before = django_filters.DateFilter(field_name="release_date", lookup_expr="lte")
@@ -33,7 +73,7 @@ class CardSetFilter(django_filters.FilterSet):
         fields = ["game", "released_after", "released_before"]
 
 
-class CollectionFilter(django_filters.FilterSet):
+class CollectionFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     card = django_filters.CharFilter(field_name="entries__card__slug", distinct=True)
 

@@ -6,6 +6,7 @@ import django_filters
 from django import forms
 from django.db.models import F, Q, QuerySet
 
+from cardsdb.filtersets import FilterSet, IntegerFilter
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import HOOKS, KINDS
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
@@ -53,7 +54,7 @@ class AnyFieldSlugFilter(django_filters.CharFilter):
         return qs
 
 
-class AnyFieldIdFilter(django_filters.NumberFilter):
+class AnyFieldIdFilter(IntegerFilter):
     """An element id; a row matches when it is on one of `field_names`."""
 
     def __init__(self, *, field_names: tuple[str, ...], **kwargs):
@@ -69,7 +70,7 @@ class AnyFieldIdFilter(django_filters.NumberFilter):
         return qs.filter(condition)
 
 
-class ElementFilter(django_filters.FilterSet):
+class ElementFilter(FilterSet):
     slug = django_filters.CharFilter()
     name = django_filters.CharFilter(lookup_expr="icontains")
 
@@ -78,11 +79,11 @@ class ElementFilter(django_filters.FilterSet):
         fields = ["slug", "name"]
 
 
-class LegendsCardFilter(django_filters.FilterSet):
+class LegendsCardFilter(FilterSet):
     """Filters every Akin Legends card has."""
 
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
-    set_id = django_filters.NumberFilter(field_name="card_set_id")
+    set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = StrictBooleanFilter(field_name="image", method="filter_has_image")
 
@@ -129,7 +130,7 @@ class SummoningCardFilter(LegendsCardFilter):
     attack_id = AnyFieldIdFilter(field_names=("attack_1", "attack_2"), help_text="Attack element id.")
     effect_kind = django_filters.ChoiceFilter(choices=EffectKind.choices)
     effect_element = django_filters.CharFilter(field_name="effect_element__slug", help_text="Element slug.")
-    effect_element_id = django_filters.NumberFilter(field_name="effect_element_id")
+    effect_element_id = IntegerFilter(field_name="effect_element_id", help_text="Effect element id.")
     element = AnyFieldSlugFilter(
         field_names=("attack_1", "attack_2", "effect_element"),
         help_text="Element slug(s) on any face (attack or effect), comma-separated: has all.",
@@ -137,8 +138,8 @@ class SummoningCardFilter(LegendsCardFilter):
     double = StrictBooleanFilter(
         field_name="attack_2", method="filter_double", help_text="Both attacks of one element."
     )
-    copies = django_filters.NumberFilter()
-    copies__gte = django_filters.NumberFilter(field_name="copies", lookup_expr="gte")
+    copies = IntegerFilter()
+    copies__gte = IntegerFilter(field_name="copies", lookup_expr="gte")
 
     class Meta:
         model = SummoningCard
@@ -152,7 +153,7 @@ class SummoningCardFilter(LegendsCardFilter):
         return queryset.filter(same) if value else queryset.exclude(same)
 
 
-class TeamSetupFilter(django_filters.FilterSet):
+class TeamSetupFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     mode = django_filters.ChoiceFilter(choices=Mode.choices)
 

@@ -4,6 +4,7 @@ import django_filters
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
+from cardsdb.filtersets import FilterSet, IntegerFilter
 from realms.choices import CharacterClass, Position
 from realms.models import Army, Character, Race
 from realms.query import QueryError, character_q
@@ -15,19 +16,19 @@ STAT_FIELDS = {"atk": "attack", "def": "defense", "spd": "speed", "hp": "health"
 def _stat_filters() -> dict[str, django_filters.Filter]:
     filters = {}
     for api_name, field in STAT_FIELDS.items():
-        filters[api_name] = django_filters.NumberFilter(field_name=field)
-        filters[f"{api_name}__gte"] = django_filters.NumberFilter(field_name=field, lookup_expr="gte")
-        filters[f"{api_name}__lte"] = django_filters.NumberFilter(field_name=field, lookup_expr="lte")
+        filters[api_name] = IntegerFilter(field_name=field)
+        filters[f"{api_name}__gte"] = IntegerFilter(field_name=field, lookup_expr="gte")
+        filters[f"{api_name}__lte"] = IntegerFilter(field_name=field, lookup_expr="lte")
     return filters
 
 
-class CharacterFilter(django_filters.FilterSet):
+class CharacterFilter(FilterSet):
     faction = django_filters.CharFilter(field_name="faction__slug", help_text="Faction slug.")
-    faction_id = django_filters.NumberFilter(field_name="faction_id")
+    faction_id = IntegerFilter(field_name="faction_id", help_text="Faction id.")
     race = django_filters.CharFilter(field_name="race__slug", help_text="Race slug.")
-    race_id = django_filters.NumberFilter(field_name="race_id")
+    race_id = IntegerFilter(field_name="race_id", help_text="Race id.")
     rarity = django_filters.CharFilter(field_name="rarity__slug", help_text="Rarity slug.")
-    rarity_id = django_filters.NumberFilter(field_name="rarity_id")
+    rarity_id = IntegerFilter(field_name="rarity_id", help_text="Rarity id.")
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     position = django_filters.ChoiceFilter(choices=Position.choices)
     name = django_filters.CharFilter(lookup_expr="icontains")
@@ -66,7 +67,7 @@ CharacterFilter.base_filters["class"] = django_filters.ChoiceFilter(
 CharacterFilter.base_filters.update(_stat_filters())
 
 
-class RaceFilter(django_filters.FilterSet):
+class RaceFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
 
     class Meta:
@@ -74,9 +75,9 @@ class RaceFilter(django_filters.FilterSet):
         fields = ["name"]
 
 
-class ArmyFilter(django_filters.FilterSet):
+class ArmyFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
-    collection = django_filters.NumberFilter(field_name="collection_id")
+    collection = IntegerFilter(field_name="collection_id", help_text="Collection id.")
 
     class Meta:
         model = Army

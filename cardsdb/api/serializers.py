@@ -1,13 +1,78 @@
-"""Serializers of the shared catalogue and collections."""
+"""Serializers of the shared catalogue and collections, and the base classes of every API serializer.
+
+- StrictFieldsMixin: a JSON object with a key the serializer does not know is refused (400 naming it).
+- ValidatedModelSerializer: the model's full_clean() runs, as in the admin; ids are bounded to what the
+  database stores; a save that loses a race on a unique value answers 400 like the check it raced.
+"""
+
+from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
 
+# Ids are 64-bit (BigAutoField): larger numbers name no row, and no database takes them.
+MAX_ID = 2**63 - 1
+# Copies of one card in one collection; `add` past it and `set-quantity` above it answer 400.
+MAX_QUANTITY = 1_000_000
 
-class ValidatedModelSerializer(serializers.ModelSerializer):
+UNKNOWN_FIELD = "Unknown field."
+RACE_LOST = "Another request saved a conflicting row at the same time; try again."
+
+
+class StrictFieldsMixin:
+    """Refuse keys the serializer has no field for (read-only fields are known, and ignored)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key) for key in data if key not in self.fields)
+            if unknown:
+                raise serializers.ValidationError({key: [UNKNOWN_FIELD] for key in unknown})
+        return super().to_internal_value(data)
+
+
+class StrictSerializer(StrictFieldsMixin, serializers.Serializer):
+    """An input serializer that refuses unknown keys."""
+
+
+def id_field(**kwargs) -> serializers.IntegerField:
+    """An integer id: 1 to 2**63 - 1."""
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
+
+
+class BoundedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):
+    """A primary key that is an integer from 1 to 2**63 - 1 before any query (a float or a bigger number
+    names no row, and would make SQLite raise)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, str)):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        if isinstance(data, str):
+            if not (data.isascii() and data.isdigit()) or len(data) > 19:
+                self.fail("incorrect_type", data_type="str")
+            data = int(data)
+        if not 1 <= data <= MAX_ID:
+            self.fail("does_not_exist", pk_value=data)
+        return super().to_internal_value(data)
+
+
+class ValidatedModelSerializer(StrictFieldsMixin, serializers.ModelSerializer):
     """Run the model's full_clean() so that the API enforces the same rules as the admin."""
+
+    serializer_related_field = BoundedPrimaryKeyRelatedField
+
+    def save(self, **kwargs):
+        """Save in a savepoint; a unique value another request saved meanwhile is validated again (400)."""
+        try:
+            with transaction.atomic():
+                return super().save(**kwargs)
+        except IntegrityError as exc:
+            # The checks ran before the other request committed: run them again, now that it has.
+            self.run_validation(getattr(self, "initial_data", empty))
+            raise serializers.ValidationError({"non_field_errors": [RACE_LOST]}) from exc
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -104,6 +169,7 @@ class CollectionEntrySerializer(serializers.ModelSerializer):
     card = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     name = serializers.CharField(source="card.name", read_only=True)
     game = serializers.CharField(source="card.game", read_only=True)
+    quantity = serializers.IntegerField(min_value=0, max_value=MAX_QUANTITY, read_only=True)
 
     class Meta:
         model = CollectionEntry
@@ -134,12 +200,19 @@ class CollectionSerializer(ValidatedModelSerializer):
         return super().validate(attrs)
 
 
-class EntryChangeSerializer(serializers.Serializer):
-    """Input of the add/remove/set-quantity actions on a collection."""
+class EntryChangeSerializer(StrictSerializer):
+    """Input of the set-quantity action on a collection."""
 
-    card = serializers.SlugRelatedField(slug_field="slug", queryset=Card.objects.all())
-    quantity = serializers.IntegerField(min_value=0, max_value=1_000_000)
+    card = serializers.SlugRelatedField(slug_field="slug", queryset=Card.objects.all(), help_text="Card slug.")
+    quantity = serializers.IntegerField(
+        min_value=0, max_value=MAX_QUANTITY, help_text=f"Copies held, 0 to {MAX_QUANTITY:,}."
+    )
 
 
 class EntryDeltaSerializer(EntryChangeSerializer):
-    quantity = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    """Input of the add and remove actions on a collection."""
+
+    quantity = serializers.IntegerField(
+        min_value=1, max_value=MAX_QUANTITY, default=1,
+        help_text=f"Copies to add or remove, 1 to {MAX_QUANTITY:,}; a collection holds at most {MAX_QUANTITY:,}.",
+    )

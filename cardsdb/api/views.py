@@ -2,14 +2,17 @@
 
 from django.db import transaction
 from drf_spectacular.utils import extend_schema
-from rest_framework import parsers, status, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.response import Response
 
 from cardsdb import selectors, services
 from cardsdb.api.errors import error_response
+from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.api.parsers import MultiPartParser
 from cardsdb.api.serializers import (
+    MAX_QUANTITY,
     CardImageSerializer,
     CardSerializer,
     CardSetSerializer,
@@ -21,10 +24,10 @@ from cardsdb.api.serializers import (
     RaritySerializer,
 )
 from cardsdb.filtersets import CardFilter, CardSetFilter, CollectionFilter
-from cardsdb.models import Faction, Rarity
+from cardsdb.models import CollectionEntry, Faction, Rarity
 
 
-class RarityViewSet(viewsets.ModelViewSet):
+class RarityViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Rarity.objects.all()
     serializer_class = RaritySerializer
     lookup_field = "slug"
@@ -32,7 +35,7 @@ class RarityViewSet(viewsets.ModelViewSet):
     ordering_fields = ["order", "name"]
 
 
-class FactionViewSet(viewsets.ModelViewSet):
+class FactionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Faction.objects.all()
     serializer_class = FactionSerializer
     lookup_field = "slug"
@@ -40,7 +43,7 @@ class FactionViewSet(viewsets.ModelViewSet):
     ordering_fields = ["name"]
 
 
-class CardSetViewSet(viewsets.ModelViewSet):
+class CardSetViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = selectors.card_set_list()
     serializer_class = CardSetSerializer
     filterset_class = CardSetFilter
@@ -49,7 +52,7 @@ class CardSetViewSet(viewsets.ModelViewSet):
     ordering_fields = ["release_date", "code", "name"]
 
 
-class CardViewSet(viewsets.ReadOnlyModelViewSet):
+class CardViewSet(CheckedFiltersMixin, viewsets.ReadOnlyModelViewSet):
     """Every card of both games; game-specific details live under /api/realms/ and /api/legends/."""
 
     queryset = selectors.card_list()
@@ -64,7 +67,7 @@ class CardViewSet(viewsets.ReadOnlyModelViewSet):
         detail=True,
         methods=["put", "delete"],
         permission_classes=[IsAdminUser],
-        parser_classes=[parsers.MultiPartParser, parsers.FormParser],
+        parser_classes=[MultiPartParser],
     )
     def image(self, request, slug=None):
         """Upload (PUT, multipart field `image`) or remove (DELETE) a card's art. Staff only."""
@@ -79,7 +82,7 @@ class CardViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(CardSerializer(card, context={"request": request}).data)
 
 
-class CollectionViewSet(viewsets.ModelViewSet):
+class CollectionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your own collections. Another user's collection answers 404."""
 
     serializer_class = CollectionSerializer
@@ -94,24 +97,40 @@ class CollectionViewSet(viewsets.ModelViewSet):
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
-    def _change_entry(self, request, input_serializer, service):
+    def _change_entry(self, request, input_serializer, service, adds=False):
         collection = self.get_object()
         change = input_serializer(data=request.data)
         change.is_valid(raise_exception=True)
-        try:
-            entry = service(collection=collection, **change.validated_data)
-        except services.InsufficientQuantity as exc:
-            return error_response(
-                str(exc), "insufficient_quantity", status.HTTP_400_BAD_REQUEST,
-                fields={"quantity": [str(exc)]},
-            )
+        with transaction.atomic():
+            if adds:
+                self._check_room(collection, **change.validated_data)
+            try:
+                entry = service(collection=collection, **change.validated_data)
+            except services.InsufficientQuantity as exc:
+                return error_response(
+                    str(exc), "insufficient_quantity", status.HTTP_400_BAD_REQUEST,
+                    fields={"quantity": [str(exc)]},
+                )
         return Response(CollectionEntrySerializer(entry).data)
+
+    @staticmethod
+    def _check_room(collection, *, card, quantity):
+        """Refuse an addition that would hold more than MAX_QUANTITY copies (the entry locked meanwhile)."""
+        held = (
+            CollectionEntry.objects.select_for_update().filter(collection=collection, card=card)
+            .values_list("quantity", flat=True).first()
+        ) or 0
+        if held + quantity > MAX_QUANTITY:
+            raise serializers.ValidationError({"quantity": [
+                f"A collection holds at most {MAX_QUANTITY:,} copies of a card; this one holds {held:,}, "
+                f"so at most {MAX_QUANTITY - held:,} more can be added."
+            ]})
 
     @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
     @action(detail=True, methods=["post"])
     def add(self, request, pk=None):
-        """Add `quantity` (default 1) copies of `card` (a slug)."""
-        return self._change_entry(request, EntryDeltaSerializer, services.collection_add_card)
+        """Add `quantity` (default 1) copies of `card` (a slug); a collection holds at most 1,000,000 of a card."""
+        return self._change_entry(request, EntryDeltaSerializer, services.collection_add_card, adds=True)
 
     @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
     @action(detail=True, methods=["post"])

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from cardsdb.api.serializers import ValidatedModelSerializer
+from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer
 from cardsdb.models import CardSet
 from legends import selectors, services
 from legends.choices import EffectKind, Mode
@@ -171,14 +171,28 @@ class SummoningCardSerializer(LegendsCardSerializer):
         read_only_fields = [*CARD_READ_ONLY, "rules_text"]
 
 
+def _sentence(reason: str) -> str:
+    """The engine's reason (`must be an integer`) as the API's field messages read: `This field must be ...`."""
+    reason = reason.strip().rstrip(".")
+    return f"This field {reason}."
+
+
 def _teams_or_error(value: Any):
+    """The parsed teams, or a ValidationError naming each problem by its dotted path under `teams`
+    (`teams[0].players[1].counter` reads `teams.0.players.1.counter`)."""
     try:
         return parse_teams(value)
     except SetupFormatError as exc:
-        raise serializers.ValidationError([f"{path}: {reason}" for path, reason in exc.errors]) from exc
+        errors: dict[str, list[str]] = {}
+        for path, reason in exc.errors:
+            dotted = path.replace("[", ".").replace("]", "")
+            # Paths are the request's, from `teams`; the field's own errors are named by the field itself.
+            inner = dotted.removeprefix("teams").removeprefix(".") or api_settings.NON_FIELD_ERRORS_KEY
+            errors.setdefault(inner, []).append(_sentence(reason))
+        raise serializers.ValidationError(errors) from exc
 
 
-class SetupInputSerializer(serializers.Serializer):
+class SetupInputSerializer(StrictSerializer):
     """Input of `POST /api/legends/setups/validate/`."""
 
     mode = serializers.ChoiceField(choices=Mode.choices)
@@ -224,6 +238,10 @@ class TeamSetupSerializer(ValidatedModelSerializer):
         fields = [
             "id", "name", "owner", "mode", "teams", "valid", "violations", "to_draw", "created_at", "updated_at",
         ]
+
+    def validate_teams(self, value):
+        _teams_or_error(value)
+        return value
 
     def validate(self, attrs):
         # full_clean needs the owner, which comes from the request, not the body.

@@ -9,6 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.rendering import cached_card_png
 from legends import selectors, services
@@ -36,7 +37,7 @@ CARD_SEARCH = ["name", "slug", "rules_text", "flavor_text"]
 CARD_ORDERING = ["name", "created_at", "updated_at"]
 
 
-class ElementViewSet(viewsets.ModelViewSet):
+class ElementViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = selectors.element_list()
     serializer_class = ElementSerializer
     filterset_class = ElementFilter
@@ -45,7 +46,7 @@ class ElementViewSet(viewsets.ModelViewSet):
     ordering_fields = ["order", "name"]
 
 
-class LegendsCardViewSet(viewsets.ModelViewSet):
+class LegendsCardViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
 
     lookup_field = "slug"
@@ -96,7 +97,7 @@ class SummoningCardViewSet(LegendsCardViewSet):
     ]
 
 
-class TeamSetupViewSet(viewsets.ModelViewSet):
+class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your saved team setups, each shown with its current legality; another user's answer 404."""
 
     serializer_class = TeamSetupSerializer

@@ -3,7 +3,7 @@
 from django.urls import reverse
 from rest_framework import serializers
 
-from cardsdb.api.serializers import RenamedFieldsMixin, ValidatedModelSerializer
+from cardsdb.api.serializers import RenamedFieldsMixin, StrictSerializer, ValidatedModelSerializer, id_field
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
 from realms.choices import Line, Player
@@ -58,17 +58,17 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
         return request.build_absolute_uri(path) if request else path
 
 
-class SlotSerializer(serializers.Serializer):
-    card = serializers.CharField(max_length=140)
+class SlotSerializer(StrictSerializer):
+    card = serializers.CharField(max_length=140, help_text="Character slug.")
     line = serializers.ChoiceField(choices=Line.choices)
 
 
-class ArmyInputSerializer(serializers.Serializer):
+class ArmyInputSerializer(StrictSerializer):
     """`{"slots": [...], "collection": id}` or `{"code": "..."}`."""
 
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
-    code = serializers.CharField(required=False)  # its length is checked by the decoder
-    collection = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
+    collection = id_field(required=False, allow_null=True, help_text="One of your collections, to check R4.")
 
     def validate(self, attrs):
         if ("slots" in attrs) == ("code" in attrs):
@@ -87,6 +87,12 @@ class ArmyValidationSerializer(serializers.Serializer):
 
 class ArmyCodeQuerySerializer(serializers.Serializer):
     code = serializers.CharField()
+
+
+class ArmyDecodeSerializer(serializers.Serializer):
+    """The answer of army code decoding (documentation only): ids no longer in the catalogue read `#<id>`."""
+
+    slots = SlotSerializer(many=True)
 
 
 class ArmyListSerializer(serializers.ListSerializer):
@@ -164,18 +170,18 @@ class ArmySerializer(ValidatedModelSerializer):
         return instance
 
 
-class DeploymentSerializer(serializers.Serializer):
+class DeploymentSerializer(StrictSerializer):
     player = serializers.ChoiceField(choices=Player.choices)
     card = serializers.CharField(max_length=140)
     line = serializers.ChoiceField(choices=Line.choices)
 
 
-class PlayerCollectionsSerializer(serializers.Serializer):
-    a = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    b = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+class PlayerCollectionsSerializer(StrictSerializer):
+    a = id_field(required=False, allow_null=True, help_text="Player a's collection.")
+    b = id_field(required=False, allow_null=True, help_text="Player b's collection.")
 
 
-class FormationInputSerializer(serializers.Serializer):
+class FormationInputSerializer(StrictSerializer):
     first = serializers.ChoiceField(choices=Player.choices)
     deployments = DeploymentSerializer(many=True, max_length=40)
     collections = PlayerCollectionsSerializer(required=False)

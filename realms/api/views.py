@@ -9,18 +9,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cardsdb.api.errors import error_response
+from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.rendering import cached_card_png
 from realms import selectors, services
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
+    ArmyDecodeSerializer,
     ArmyInputSerializer,
     ArmySerializer,
     ArmyValidationSerializer,
     CharacterSerializer,
     FormationInputSerializer,
     RaceSerializer,
-    SlotSerializer,
     army_code_error,
 )
 from realms.engine.army import ArmyCodeError, Deployment
@@ -29,7 +30,7 @@ from realms.models import Race
 from realms.rendering import render_character_card
 
 
-class RaceViewSet(viewsets.ModelViewSet):
+class RaceViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Race.objects.all()
     serializer_class = RaceSerializer
     filterset_class = RaceFilter
@@ -38,16 +39,14 @@ class RaceViewSet(viewsets.ModelViewSet):
     ordering_fields = ["name"]
 
 
-class CharacterViewSet(viewsets.ModelViewSet):
+class CharacterViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Echo Realms characters: read for all, write for staff. `q` takes the query language."""
 
     queryset = selectors.character_list()
     serializer_class = CharacterSerializer
     filterset_class = CharacterFilter
     # Ordering is part of CharacterFilter, so that clients sort by API names (atk, def, ...).
-    filter_backends = [
-        backend for backend in viewsets.ModelViewSet.filter_backends if backend is not filters.OrderingFilter
-    ]
+    filter_backends = [backend for backend in checked_filter_backends() if backend is not filters.OrderingFilter]
     lookup_field = "slug"
     search_fields = ["name", "rules_text"]
 
@@ -69,7 +68,7 @@ def _collection_or_error(request, collection_id):
     return collection, None
 
 
-class ArmyViewSet(viewsets.ModelViewSet):
+class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your saved armies (drafts allowed), each shown with its current validity."""
 
     serializer_class = ArmySerializer
@@ -101,7 +100,7 @@ class ArmyViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         parameters=[OpenApiParameter("code", str, required=True)],
-        responses=SlotSerializer(many=True),
+        responses=ArmyDecodeSerializer,
     )
     @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
     def decode(self, request):

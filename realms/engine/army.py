@@ -15,6 +15,8 @@ from realms.engine.formation import deployment_problems, line_allows
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA
 
 CODE_VERSION = 1
+# Card ids are 64-bit database keys; a code naming a larger one is not an army code.
+MAX_CARD_ID = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,8 @@ def decode_army(code: str) -> list[tuple[int, str]]:
     entries = []
     for _ in range(count):
         value, pos = _read_varint(data, pos)
+        if value // 2 > MAX_CARD_ID:
+            raise ArmyCodeError(f"The code names a card id larger than {MAX_CARD_ID}.")
         entries.append((value // 2, LINES[value % 2]))
     if pos != len(data):
         raise ArmyCodeError("The code has trailing data.")

@@ -122,20 +122,21 @@ def test_validate_runs_a_fixed_number_of_queries(catalogue, anon_client):
         ({"teams": TEAMS}, "mode", "required"),
         ({"mode": "solo", "teams": TEAMS}, "mode", "not a valid choice"),
         ({"mode": "teams"}, "teams", "required"),
-        ({"mode": "teams", "teams": "akin vs yulin"}, "teams", "teams: must be a list of teams"),
-        ({"mode": "teams", "teams": [TEAMS[0], 7]}, "teams", "teams[1]: must be an object"),
+        ({"mode": "teams", "teams": "akin vs yulin"}, "teams", "This field must be a list of teams."),
+        ({"mode": "teams", "teams": [TEAMS[0], 7]}, "teams.1", "This field must be an object."),
         ({"mode": "teams", "teams": [{**TEAMS[0], "players": [{"name": "Ann", "counter": "one"}]}]},
-         "teams", "teams[0].players[0].counter: must be an integer"),
-        ({"mode": "teams", "teams": [{**TEAMS[0], "defences": []}]}, "teams", "teams[0].defences: is not a known field"),
-        ({"mode": "teams", "teams": [{**TEAMS[0], "defenses": "steam-wall"}]}, "teams",
-         "teams[0].defenses: must be a list of card slugs"),
-        ({"mode": "teams", "teams": [TEAMS[0]] * 9}, "teams", "teams: must hold at most 8 teams"),
+         "teams.0.players.0.counter", "This field must be an integer."),
+        ({"mode": "teams", "teams": [{**TEAMS[0], "defences": []}]}, "teams.0.defences", "is not a known field"),
+        ({"mode": "teams", "teams": [{**TEAMS[0], "defenses": "steam-wall"}]}, "teams.0.defenses",
+         "This field must be a list of card slugs"),
+        ({"mode": "teams", "teams": [TEAMS[0]] * 9}, "teams", "This field must hold at most 8 teams."),
+        ({"mode": "teams", "teams": TEAMS, "seed": 1}, "seed", "Unknown field."),
     ],
 )
 def test_structural_problems_are_400(catalogue, anon_client, body, field, fragment):
     response = anon_client.post(VALIDATE, body, format="json")
     error = assert_error_shape(response, 400, "invalid")
-    assert field in error["fields"]
+    assert field in error["fields"], error
     assert any(fragment in message for message in error["fields"][field]), error
 
 
@@ -195,8 +196,11 @@ def test_validity_follows_the_catalogue(saved, user_client, staff_client):
 def test_saved_setups_need_a_well_formed_body(catalogue, user_client):
     response = user_client.post(SETUPS, {"name": "Bad", "mode": "teams", "teams": [{"spirit": 1}]}, format="json")
     body = assert_error_shape(response, 400, "invalid")
-    assert body["fields"]["teams"] == ["teams[0].spirit: must be a card slug (a non-empty string)",
-                                       "teams[0].players: is required"]
+    assert body["fields"] == {
+        "teams.0.spirit": ["This field must be a card slug (a non-empty string)."],
+        "teams.0.players": ["This field is required."],
+    }
+    assert body["message"] == "teams.0.spirit: This field must be a card slug (a non-empty string)."
     response = user_client.post(SETUPS, {"name": "Bad", "mode": "trio", "teams": []}, format="json")
     assert "mode" in assert_error_shape(response, 400, "invalid")["fields"]
     response = user_client.post(SETUPS, {"mode": "teams", "teams": []}, format="json")

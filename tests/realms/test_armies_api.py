@@ -157,7 +157,24 @@ def test_validation_by_code(anon_client, roster):
 )
 def test_structural_problems_are_400(anon_client, payload, field):
     body = assert_error_shape(anon_client.post(VALIDATE, payload, format="json"), 400, "invalid")
-    assert field in body["fields"]
+    assert any(key == field or key.startswith(f"{field}.") for key in body["fields"]), body
+
+
+@pytest.mark.parametrize(
+    "payload, fields",
+    [
+        ({"slots": [{"card": "x"}]}, {"slots.0.line": ["This field is required."]}),
+        ({"slots": [{"card": "x", "line": "vanguard"}, {"card": "y", "line": "middle"}]},
+         {"slots.1.line": ['"middle" is not a valid choice.']}),
+        ({"slots": [], "extra": 1}, {"extra": ["Unknown field."]}),
+        ({"slots": [{"card": "x", "line": "vanguard", "count": 2}]}, {"slots.0.count": ["Unknown field."]}),
+    ],
+)
+def test_bad_fields_are_named_by_dotted_paths(anon_client, payload, fields):
+    body = assert_error_shape(anon_client.post(VALIDATE, payload, format="json"), 400, "invalid")
+    assert body["fields"] == fields
+    key, (message,) = next(iter(fields.items()))
+    assert body["message"] == f"{key}: {message}"
 
 
 @pytest.mark.parametrize("code", ["!!!", "AA", "AQ", "Ag", "AQFk" + "A" * 10, "x" * 201])
@@ -223,7 +240,7 @@ class TestSavedArmies:
 
     def test_bad_slots_are_refused(self, user_client):
         response = user_client.post(self.url, {"name": "A", "slots": [{"card": "x", "line": "up"}]}, format="json")
-        assert "slots" in assert_error_shape(response, 400, "invalid")["fields"]
+        assert set(assert_error_shape(response, 400, "invalid")["fields"]) == {"slots.0.line"}
 
     def test_list_runs_a_constant_number_of_queries(self, user, user_client, roster):
         from django.db import connection

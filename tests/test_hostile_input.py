@@ -1,0 +1,379 @@
+"""Hostile input never answers 500: numbers past 64 bits, floats for ids, deep or huge bodies, text no
+database stores, lost races on unique names, quantities past their bound, and errors with DEBUG on.
+
+Each answers 4xx in the one error shape (cardsdb.api.errors), naming the field by its dotted path.
+Run on SQLite and on PostgreSQL (DATABASE_URL), whose refusals differ.
+"""
+
+import base64
+import json
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.urls import reverse
+from django_filters import NumberFilter
+
+from cardsdb.api.parsers import MAX_JSON_DEPTH
+from cardsdb.api.serializers import MAX_QUANTITY, RACE_LOST, CollectionSerializer
+from cardsdb.filtersets import IntegerFilter
+from cardsdb.models import Collection, CollectionEntry
+from realms.api.serializers import RaceSerializer
+from realms.engine.army import CODE_VERSION, _write_varint, encode_army
+from realms.models import Race
+from tests.conftest import assert_error_shape
+from tests.factories import make_card
+
+pytestmark = pytest.mark.django_db
+
+HUGE = "99999999999999999999999"  # past 64 bits
+POSTGRES = connection.vendor == "postgresql"
+
+
+def routers():
+    from cardsdb.api.urls import router as cardsdb_router
+    from legends.api.urls import router as legends_router
+    from realms.api.urls import router as realms_router
+
+    return [cardsdb_router, realms_router, legends_router]
+
+
+def number_filters():
+    """(list URL, parameter) for every number filter of every list of the catalogue, collections, armies, setups."""
+    found = []
+    for router in routers():
+        for _prefix, viewset, basename in router.registry:
+            filterset = getattr(viewset, "filterset_class", None)
+            if filterset is None:
+                continue
+            for name, declared in filterset.base_filters.items():
+                if isinstance(declared, NumberFilter):
+                    found.append((reverse(f"{basename}-list"), name))
+    return found
+
+
+NUMBER_FILTERS = number_filters()
+
+
+def test_every_number_filter_is_an_integer_filter():
+    assert len(NUMBER_FILTERS) > 20
+    for router in routers():
+        for _prefix, viewset, _basename in router.registry:
+            filterset = getattr(viewset, "filterset_class", None)
+            for name, declared in (filterset.base_filters.items() if filterset else ()):
+                if isinstance(declared, NumberFilter):
+                    assert isinstance(declared, IntegerFilter), (viewset, name)
+
+
+@pytest.mark.parametrize("url, name", NUMBER_FILTERS)
+@pytest.mark.parametrize("value", [HUGE, "-1", "1.5", "1e3"])
+def test_number_filters_refuse_what_is_not_a_64_bit_whole_number(user_client, url, name, value):
+    body = assert_error_shape(user_client.get(url, {name: value}), 400, "invalid")
+    assert list(body["fields"]) == [name], body
+
+
+@pytest.mark.parametrize("url, name", [("/api/cards/", "rarity_id"), ("/api/realms/characters/", "atk__gte")])
+def test_number_filters_take_whole_numbers_up_to_64_bits(anon_client, url, name):
+    for value in ("0", "1", str(2**63 - 1)):
+        assert anon_client.get(url, {name: value}).status_code == 200
+
+
+def army_code(*values: int) -> str:
+    out = bytearray([CODE_VERSION])
+    _write_varint(len(values), out)
+    for value in values:
+        _write_varint(value, out)
+    return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("card_id", [2**63, 2**69])
+def test_army_codes_naming_ids_past_64_bits_are_bad_codes(anon_client, card_id):
+    code = army_code(card_id * 2)
+    body = assert_error_shape(anon_client.get("/api/realms/armies/decode/", {"code": code}), 400, "bad_army_code")
+    assert "code" in body["fields"]
+    response = anon_client.post("/api/realms/armies/validate/", {"code": code}, format="json")
+    assert "code" in assert_error_shape(response, 400, "bad_army_code")["fields"]
+
+
+def test_the_largest_id_still_decodes(anon_client):
+    code = encode_army([(2**63 - 1, "vanguard")])
+    response = anon_client.get("/api/realms/armies/decode/", {"code": code})
+    assert response.json() == {"slots": [{"card": f"#{2**63 - 1}", "line": "vanguard"}]}
+
+
+@pytest.mark.parametrize("collection", [2**64, -1, 0, 1.5, "1"])
+def test_army_validation_refuses_collections_that_are_no_id(anon_client, collection):
+    response = anon_client.post("/api/realms/armies/validate/", {"slots": [], "collection": collection}, format="json")
+    assert "collection" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
+@pytest.mark.parametrize("collection", [2**64, 2**63, 1.5, True])
+def test_saved_armies_refuse_collections_that_are_no_id(user_client, collection):
+    response = user_client.post("/api/realms/armies/", {"name": "A", "slots": [], "collection": collection},
+                                format="json")
+    assert "collection" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
+def test_formation_refuses_collections_past_64_bits(anon_client):
+    body = {"first": "a", "deployments": [], "collections": {"a": 2**64}}
+    response = anon_client.post("/api/realms/formations/validate/", body, format="json")
+    assert "collections.a" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
+# --- bodies: depth and size ---------------------------------------------------------------------------
+
+JSON_ENDPOINTS = [
+    "/api/collections/",
+    "/api/realms/races/",
+    "/api/realms/armies/",
+    "/api/realms/armies/validate/",
+    "/api/realms/formations/validate/",
+    "/api/legends/setups/",
+    "/api/legends/setups/validate/",
+    "/api/auth/token/",
+]
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("url", JSON_ENDPOINTS)
+@pytest.mark.parametrize("depth", [1000, 100_000])
+def test_deeply_nested_json_is_400(staff_client, url, depth):
+    response = staff_client.generic("POST", url, nested(depth), content_type="application/json")
+    body = assert_error_shape(response, 400, "parse_error")
+    assert "nested deeper" in body["message"]
+
+
+def test_json_nested_to_the_bound_is_parsed(anon_client):
+    deep = json.loads(nested(MAX_JSON_DEPTH - 1))
+    response = anon_client.post("/api/legends/setups/validate/", {"mode": "teams", "teams": deep}, format="json")
+    assert_error_shape(response, 400, "invalid")
+    too_deep = json.loads(nested(MAX_JSON_DEPTH))
+    response = anon_client.post("/api/legends/setups/validate/", {"mode": "teams", "teams": too_deep}, format="json")
+    assert_error_shape(response, 400, "parse_error")
+
+
+@pytest.mark.parametrize("url", JSON_ENDPOINTS)
+def test_bodies_over_one_mebibyte_are_413(staff_client, url):
+    body = json.dumps({"name": "x" * (1024 * 1024)})
+    response = staff_client.generic("POST", url, body, content_type="application/json")
+    error = assert_error_shape(response, 413, "too_large")
+    assert "1,048,576 bytes" in error["message"]
+
+
+def test_form_bodies_over_one_mebibyte_are_413(anon_client):
+    response = anon_client.generic("POST", "/api/auth/token/", "username=" + "x" * (1024 * 1024),
+                                   content_type="application/x-www-form-urlencoded")
+    assert_error_shape(response, 413, "too_large")
+
+
+def test_forms_are_refused_where_they_make_no_sense(user_client):
+    response = user_client.post("/api/collections/", {"name": "Binder"}, format="multipart")
+    assert_error_shape(response, 415, "unsupported_media_type")
+
+
+def test_card_art_bodies_past_the_image_bound_are_413(staff_client, settings):
+    card = make_card("Painted")
+    settings.CARD_IMAGE_MAX_BYTES = 1000
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = staff_client.generic(
+        "PUT", f"/api/cards/{card.slug}/image/", b"x" * 3000, content_type="multipart/form-data; boundary=BoUnDaRy"
+    )
+    assert_error_shape(response, 413, "too_large")
+
+
+# --- text the databases refuse ------------------------------------------------------------------------
+
+def post_json(client, url: str, body):
+    """POST `body` as JSON with \\u escapes (lone surrogates cannot be encoded otherwise)."""
+    return client.generic("POST", url, json.dumps(body), content_type="application/json")
+
+
+def teams_with_player_name(name: str) -> list[dict]:
+    player = {"name": name, "counter": 1}
+    return [{"spirit": "akin", "players": [player]}, {"spirit": "yulin", "players": [dict(player, counter=2)]}]
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "\ud800", "x\udfff"])
+class TestUnstorableText:
+    def test_collection_names(self, user_client, bad):
+        body = assert_error_shape(post_json(user_client, "/api/collections/", {"name": bad}), 400, "invalid")
+        assert list(body["fields"]) == ["name"]
+        assert not Collection.objects.exists()
+
+    def test_army_names_and_slots(self, user_client, bad):
+        response = post_json(user_client, "/api/realms/armies/",
+                             {"name": bad, "slots": [{"card": bad, "line": "vanguard"}]})
+        assert set(assert_error_shape(response, 400, "invalid")["fields"]) == {"name", "slots.0.card"}
+
+    def test_setup_player_names(self, user_client, bad):
+        body = {"name": "Setup", "mode": "teams", "teams": teams_with_player_name(bad)}
+        fields = assert_error_shape(post_json(user_client, "/api/legends/setups/", body), 400, "invalid")["fields"]
+        assert set(fields) == {"teams.0.players.0.name", "teams.1.players.0.name"}
+        body = {"mode": "teams", "teams": teams_with_player_name(bad)}
+        response = post_json(user_client, "/api/legends/setups/validate/", body)
+        assert "teams.0.players.0.name" in assert_error_shape(response, 400, "invalid")["fields"]
+
+    def test_keys(self, user_client, bad):
+        response = post_json(user_client, "/api/collections/", {"name": "ok", bad: 1})
+        assert_error_shape(response, 400, "invalid")
+        assert not Collection.objects.exists()
+
+    def test_catalogue_json_fields(self, staff_client, bad):
+        body = {"slug": "x", "name": "X", "icon": "*", "identity": "x", "description": "x", "characteristics": [bad]}
+        response = post_json(staff_client, "/api/factions/", body)
+        assert list(assert_error_shape(response, 400, "invalid")["fields"]) == ["characteristics.0"]
+
+
+@pytest.mark.parametrize("url, name", [
+    ("/api/cards/", "search"),
+    ("/api/cards/", "name"),
+    ("/api/realms/characters/", "search"),
+    ("/api/realms/characters/", "q"),
+    ("/api/realms/races/", "search"),
+    ("/api/legends/spirits/", "search"),
+    ("/api/legends/defenses/", "element"),
+    ("/api/collections/", "search"),
+    ("/api/realms/armies/", "search"),
+    ("/api/legends/setups/", "search"),
+])
+def test_nul_in_query_parameters_is_400_naming_them(user_client, url, name):
+    body = assert_error_shape(user_client.get(url, {name: "a\x00b"}), 400, "invalid")
+    assert list(body["fields"]) == [name]
+
+
+def test_overlong_search_is_400(anon_client):
+    assert "search" in assert_error_shape(anon_client.get("/api/cards/", {"search": "x" * 201}), 400)["fields"]
+    assert anon_client.get("/api/cards/", {"search": "x" * 200}).status_code == 200
+
+
+# --- unknown keys -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, body, key", [
+    ("/api/collections/", {"name": "Binder", "colour": "red"}, "colour"),
+    ("/api/realms/armies/", {"name": "A", "slots": [], "notes": ""}, "notes"),
+    ("/api/legends/setups/", {"name": "S", "mode": "teams", "teams": [], "public": True}, "public"),
+    ("/api/realms/formations/validate/", {"first": "a", "deployments": [{"player": "a", "card": "x",
+                                          "line": "vanguard", "turn": 1}]}, "deployments.0.turn"),
+])
+def test_unknown_keys_are_refused(user_client, url, body, key):
+    fields = assert_error_shape(user_client.post(url, body, format="json"), 400, "invalid")["fields"]
+    assert fields == {key: ["Unknown field."]}
+
+
+def test_read_only_keys_are_ignored(user_client):
+    response = user_client.post("/api/collections/", {"name": "Binder", "id": 99, "owner": "bob"}, format="json")
+    assert response.status_code == 201 and response.json()["owner"] == "alice"
+
+
+# --- lost races on unique values ----------------------------------------------------------------------
+
+def racing(serializer_class, make_clash):
+    """Patch `serializer_class.validate` so that a clashing row is committed just after the first checks pass,
+    as another request would between this one's checks and its save."""
+    original = serializer_class.validate
+    calls = []
+
+    def validate(self, attrs):
+        attrs = original(self, attrs)
+        calls.append(attrs)
+        if len(calls) == 1:
+            make_clash()
+        return attrs
+
+    return mock.patch.object(serializer_class, "validate", validate)
+
+
+def test_a_collection_name_taken_meanwhile_is_400(user, user_client):
+    with racing(CollectionSerializer, lambda: Collection.objects.create(owner=user, name="Binder")):
+        response = user_client.post("/api/collections/", {"name": "Binder"}, format="json")
+    body = assert_error_shape(response, 400, "invalid")
+    assert body["fields"] == {"name": ["You already have a collection with this name."]}
+    assert Collection.objects.filter(name="Binder").count() == 1
+
+
+def test_a_race_slug_taken_meanwhile_is_400(staff_client):
+    with racing(RaceSerializer, lambda: Race.objects.create(slug="elf", name="Elves of old")):
+        response = staff_client.post("/api/realms/races/", {"slug": "elf", "name": "Elf"}, format="json")
+    body = assert_error_shape(response, 400, "invalid")
+    assert body["fields"] == {"slug": ["race with this slug already exists."]}
+    assert Race.objects.filter(slug="elf").count() == 1
+
+
+def test_a_conflict_the_checks_cannot_name_is_400_too(user, user_client):
+    clash = racing(CollectionSerializer, lambda: Collection.objects.create(owner=user, name="Binder"))
+    with clash, mock.patch.object(CollectionSerializer, "validate_name", lambda self, value: value), \
+            mock.patch("cardsdb.models.Collection.validate_constraints"):
+        response = user_client.post("/api/collections/", {"name": "Binder"}, format="json")
+    body = assert_error_shape(response, 400, "invalid")
+    assert body["fields"] == {"non_field_errors": [RACE_LOST]}
+
+
+# --- quantities ---------------------------------------------------------------------------------------
+
+def test_a_collection_holds_at_most_the_bound(user, user_client):
+    collection = Collection.objects.create(owner=user, name="Hoard")
+    card = make_card("Coin")
+    url = f"/api/collections/{collection.pk}/"
+    assert user_client.post(url + "add/", {"card": card.slug, "quantity": MAX_QUANTITY}).json()["quantity"] == MAX_QUANTITY
+    body = assert_error_shape(user_client.post(url + "add/", {"card": card.slug, "quantity": 1}), 400, "invalid")
+    assert "at most 1,000,000" in body["fields"]["quantity"][0]
+    assert CollectionEntry.objects.get().quantity == MAX_QUANTITY
+    response = user_client.post(url + "set-quantity/", {"card": card.slug, "quantity": MAX_QUANTITY + 1})
+    assert "quantity" in assert_error_shape(response, 400, "invalid")["fields"]
+    for quantity in (2**31, 2**64, -1, 1.5):
+        response = user_client.post(url + "add/", {"card": card.slug, "quantity": quantity})
+        assert "quantity" in assert_error_shape(response, 400, "invalid")["fields"]
+    assert CollectionEntry.objects.get().quantity == MAX_QUANTITY
+
+
+# --- DEBUG on: still JSON -----------------------------------------------------------------------------
+
+@override_settings(DEBUG=True)
+@pytest.mark.parametrize("url", ["/api/nowhere/", "/api/realms/nowhere", "/api/cards/no-such-card/",
+                                 "/api/legends/setups/abc/", "/api/simulate/nowhere/"])
+def test_unknown_api_urls_are_json_404_with_debug_on(anon_client, url):
+    response = anon_client.get(url)
+    assert response["Content-Type"].startswith("application/json")
+    assert_error_shape(response, 404, "not_found")
+
+
+@override_settings(DEBUG=True)
+def test_a_missing_trailing_slash_still_redirects_get_and_names_it_for_post(anon_client):
+    response = anon_client.get("/api/cards?page=1")
+    assert response.status_code == 301 and response["Location"] == "/api/cards/?page=1"
+    body = assert_error_shape(anon_client.post("/api/realms/armies/validate", {}, format="json"), 404, "not_found")
+    assert "/api/realms/armies/validate/" in body["message"]
+
+
+@override_settings(DEBUG=True)
+def test_405_is_json_with_debug_on(staff_client):
+    assert_error_shape(staff_client.post("/api/cards/", {}, format="json"), 405, "method_not_allowed")
+
+
+@override_settings(DEBUG=True)
+def test_a_server_error_is_json_with_debug_on(anon_client):
+    anon_client.raise_request_exception = False
+    with mock.patch("cardsdb.api.views.CardViewSet.list", side_effect=RuntimeError("boom")):
+        response = anon_client.get("/api/cards/")
+    assert response["Content-Type"].startswith("application/json")
+    body = assert_error_shape(response, 500, "server_error")
+    assert "boom" not in body["message"]
+
+
+def test_a_server_error_is_still_raised_in_tests_and_logged(anon_client, caplog):
+    with mock.patch("cardsdb.api.views.CardViewSet.list", side_effect=RuntimeError("boom")), \
+            pytest.raises(RuntimeError):
+        anon_client.get("/api/cards/")
+    assert "Internal Server Error: /api/cards/" in caplog.text
+
+
+def test_a_value_the_database_refuses_is_400_not_500(anon_client):
+    from django.db import DataError
+
+    anon_client.raise_request_exception = False
+    with mock.patch("cardsdb.api.views.CardViewSet.list", side_effect=DataError("integer out of range")):
+        assert_error_shape(anon_client.get("/api/cards/"), 400, "invalid")
