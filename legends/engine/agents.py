@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from legends.engine.cards import SummoningCard
 from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import DefenseLike, Play, allocation_value, attack_points, marker_cap
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
+from legends.engine.views import DefenseView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent
 from simulate.engine.rng import child_seed
 
-DESTROY_WEIGHT = 3.0
-MARKER_WEIGHT = 1.0
-REDRAW_BASE = 0.3
+DESTROY_WEIGHT: Final = 3.0
+MARKER_WEIGHT: Final = 1.0
+REDRAW_BASE: Final = 0.3
 
 
 def default_allocation(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
@@ -97,49 +99,73 @@ def default_heal(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     return best
 
 
+def groups_largest_first(count: int) -> list[int]:
+    """Every non-empty set of `count` defenses as a bit mask, the largest sets first."""
+    return sorted(range(1, 1 << count), key=lambda members: -bin(members).count("1"))
+
+
+GROUPS: Final = [groups_largest_first(count) for count in range(4)]  # a team has at most 3 defenses (L5)
+
+
 class Targets:
-    """A team's live defenses as allocation targets: each one's missing elements, and per element the number
-    of defenses missing it (what `alloc_score` reads, worked out once)."""
+    """A team's live defenses as allocation targets: each one's missing elements (positions in `index`) and per
+    element the number of defenses missing it, worked out once for `score`."""
 
-    __slots__ = ("missing", "open_slots")
+    __slots__ = ("missing", "open_slots", "groups", "used")
 
-    def __init__(self, defenses: Sequence[DefenseLike]) -> None:
+    def __init__(self, defenses: Sequence[DefenseLike], index: dict[str, int]) -> None:
         """The targets among `defenses` (destroyed ones left out)."""
-        self.missing: list[list[str]] = []
-        self.open_slots: dict[str, int] = {}
+        self.missing: list[list[int]] = []
+        self.open_slots = [0] * len(index)
         for d in defenses:
             if d.destroyed:
                 continue
-            missing = [e for e in d.elements if e not in d.markers]
+            markers = d.markers
+            missing = [index[e] for e in d.elements if e not in markers]
             self.missing.append(missing)
-            for e in missing:
-                self.open_slots[e] = self.open_slots.get(e, 0) + 1
+            for i in missing:
+                self.open_slots[i] += 1
+        count = len(self.missing)
+        self.groups = GROUPS[count] if count < len(GROUPS) else groups_largest_first(count)
+        self.used = [0] * len(index)  # scratch: the markers of each element a group takes
 
-    def score(self, strength: dict[str, int], cap: int) -> float:
-        """The weighted best allocation with `strength` points and `cap` markers (see `alloc_score`)."""
+    def score(self, strength: list[int], cap: int) -> float:
+        """The weighted best allocation with `strength` points by element and `cap` markers: 3 per defense
+        destroyed, 1 per marker (see `alloc_score`)."""
         if cap <= 0:
             return 0.0
-        needs = [m for m in self.missing if all(strength.get(e, 0) > 0 for e in m)]
+        missing = self.missing
+        completable = 0  # the defenses whose every missing element has points
+        for k, elements in enumerate(missing):
+            if all(strength[i] > 0 for i in elements):
+                completable |= 1 << k
         placed = 0
-        for e, slots in self.open_slots.items():
-            points = strength.get(e, 0)
+        for i, slots in enumerate(self.open_slots):
+            points = strength[i]
             placed += points if points < slots else slots
         if placed > cap:
             placed = cap
         destroyed = 0
-        count = len(needs)
-        for mask in range(1, 1 << count):
-            used: dict[str, int] = {}
-            total = 0
-            chosen = 0
-            for i in range(count):
-                if mask >> i & 1:
-                    chosen += 1
-                    for e in needs[i]:
-                        used[e] = used.get(e, 0) + 1
-                        total += 1
-            if chosen > destroyed and total <= cap and all(n <= strength[e] for e, n in used.items()):
-                destroyed = chosen
+        used = self.used
+        for members in self.groups:
+            if members & ~completable:
+                continue
+            markers = 0
+            fits = True
+            for k, elements in enumerate(missing):
+                if members >> k & 1:
+                    markers += len(elements)
+                    for i in elements:
+                        used[i] += 1
+                        if used[i] > strength[i]:
+                            fits = False
+            for k, elements in enumerate(missing):
+                if members >> k & 1:
+                    for i in elements:
+                        used[i] = 0
+            if fits and markers <= cap:
+                destroyed = bin(members).count("1")
+                break
         return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT
 
 
@@ -149,96 +175,115 @@ def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLi
     Markers placed are min(cap, sum over elements of min(points, open slots)) whichever defenses
     are completed, so only the set of destroyed defenses needs a search (at most 2^3 subsets).
     """
-    return Targets(defenses).score(strength, cap)
+    index = {e: i for i, e in enumerate(dict.fromkeys([*strength, *(e for d in defenses for e in d.elements)]))}
+    return Targets(defenses, index).score([strength.get(e, 0) for e in index], cap)
+
+
+class DefenseSummary:
+    """Each team's live defenses as the greedy agent counts them: as allocation targets, and per element (its
+    place in the catalogue) the live defenses missing it, holding it, missing only it. It changes only when
+    the defenses do, so the agent keeps it while an observation shows the same defense views."""
+
+    __slots__ = ("live", "targets", "open", "held", "last")
+
+    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: dict[str, int]) -> None:
+        """The summary of both teams' `defenses`."""
+        size = len(index)
+        self.live = [[d for d in team if not d.destroyed] for team in defenses]
+        self.targets = [Targets(live, index) for live in self.live]
+        self.open = [targets.open_slots for targets in self.targets]
+        self.held = [[0] * size, [0] * size]
+        self.last = [[0] * size, [0] * size]
+        for team in (0, 1):
+            live = self.live[team]
+            for k in range(len(live)):
+                missing = self.targets[team].missing[k]
+                for e in live[k].markers:
+                    self.held[team][index[e]] += 1
+                if len(missing) == 1:
+                    self.last[team][missing[0]] += 1
 
 
 class Board:
     """What the greedy agent reads off one observation: the round's visible plays summed up per team and
-    element, the live defenses as targets, the turns left and the elements the opponents showed."""
+    element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed.
+    Counts by element are lists in catalogue order (`index` gives an element's place)."""
 
-    def __init__(self, obs: LegendsObservation) -> None:
-        """The summary of `obs`."""
+    def __init__(self, obs: LegendsObservation, defenses: DefenseSummary) -> None:
+        """The summary of `obs`, whose defenses `defenses` sums up."""
         self.obs = obs
         me = obs.team
         self.me = me
-        elements = obs.elements
-        self.attacks = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        self.boosts = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        self.defends = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        self.heals = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
+        self.elements = obs.elements
+        index = self.index = obs.catalogue.element_index
+        size = len(self.elements)
+        self.attacks = [[0] * size, [0] * size]
+        self.boosts = [[0] * size, [0] * size]
+        self.defends = [[0] * size, [0] * size]
+        self.heals = [[0] * size, [0] * size]
         self.attack_cards = [0, 0]
         self.hidden_attacks = [0, 0]
         self.hidden_effects = [0, 0]
         for v in obs.plays:
             team = v.team
+            element = v.element
             if v.orientation == ATTACK:
                 self.attack_cards[team] += 1
-                if v.element is None:
+                if element is None:
                     self.hidden_attacks[team] += 1
                 else:
-                    self.attacks[team][v.element] += 1
-            elif v.card is None or v.element is None:
+                    self.attacks[team][index[element]] += 1
+            elif v.card is None or element is None:
                 self.hidden_effects[team] += 1
             else:
                 kind = v.card.kind
                 counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
-                counts[team][v.element] += 1
+                counts[team][index[element]] += 1
         self.effects = [p.effect for p in obs.protectors]
-        self.live = [[d for d in team if not d.destroyed] for team in obs.defenses]
-        self.targets = [Targets(live) for live in self.live]
-        # Per team and element: live defenses missing it, holding it, missing only it.
-        self.open = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        self.held = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        self.last = [dict.fromkeys(elements, 0), dict.fromkeys(elements, 0)]
-        for team in (0, 1):
-            for d in self.live[team]:
-                missing = [e for e in d.elements if e not in d.markers]
-                for e in missing:
-                    self.open[team][e] += 1
-                for e in d.markers:
-                    self.held[team][e] += 1
-                if len(missing) == 1:
-                    self.last[team][missing[0]] += 1
+        self.live = defenses.live
+        self.targets = defenses.targets
+        self.open = defenses.open
+        self.held = defenses.held
+        self.last = defenses.last
         count = len(obs.order)
         teams = {p.pid: p.team for p in obs.players}
         self.turns_left = [0, 0]
         for turn in range(obs.turn + 1, count * obs.passes):
             self.turns_left[teams[obs.order[turn % count]]] += 1
-        self.shown = dict.fromkeys(elements, 0)  # the opponents' attack elements of the last round
+        self.shown = [0] * size  # the opponents' attack elements of the last round
         for v in obs.last_plays:
             if v.team != me and v.orientation == ATTACK and v.element is not None:
-                self.shown[v.element] += 1
+                self.shown[index[v.element]] += 1
 
-    def strength(self, team: int, attacks: dict[str, int], boosts: dict[str, int]) -> dict[str, int]:
+    def strength(self, team: int, attacks: list[int], boosts: list[int]) -> list[int]:
         """A team's points after boosts and the opposing visible defenses, reckoning with its protector (a first
         attack's bonus, the defense cards it pierces) and the opposing one (the points it cancels)."""
         effect = self.effects[team]
-        other = 1 - team
-        against = self.defends[other]
-        cancelling = self.effects[other]
+        against = self.defends[1 - team]
+        cancelling = self.effects[1 - team]
         pierce = effect.handler.pierce_budget(effect)
-        out = {}
+        out = [0] * len(attacks)
         first_done = False
-        for e, n in attacks.items():
-            if not n:
-                out[e] = 0
+        for i, element in enumerate(self.elements):
+            count = attacks[i]
+            if not count:
                 continue
-            points = n * (1 + boosts[e])
+            points = count * (1 + boosts[i])
             if not first_done:
-                bonus = effect.handler.first_attack_bonus(effect, e)
+                bonus = effect.handler.first_attack_bonus(effect, element)
                 if bonus:
                     points += bonus
                     first_done = True
-            defends = against[e]
-            if pierce and defends and effect.matches(e):
+            defends = against[i]
+            if pierce and defends and effect.matches(element):
                 pierced = pierce if pierce < defends else defends
                 defends -= pierced
                 pierce -= pierced
-            points -= defends + cancelling.handler.cancel_estimate(cancelling, e)
-            out[e] = points if points > 0 else 0
+            points -= defends + cancelling.handler.cancel_estimate(cancelling, element)
+            out[i] = points if points > 0 else 0
         return out
 
-    def score(self, team: int, attacks: dict[str, int] | None = None, boosts: dict[str, int] | None = None,
+    def score(self, team: int, attacks: list[int] | None = None, boosts: list[int] | None = None,
               cards: int | None = None) -> float:
         """How much `team`'s visible attacks would achieve against the other team's defenses."""
         attacks = attacks if attacks is not None else self.attacks[team]
@@ -251,6 +296,19 @@ class GreedyAgent:
     """Breaks defenses soonest, defends the elements the opponents showed, heals threatened defenses."""
 
     name = "greedy"
+
+    def __init__(self) -> None:
+        """An agent keeping the summary of the defenses it saw last (`defense_summary`)."""
+        self.summarised: tuple[tuple[DefenseView, ...], ...] | None = None
+        self.summary: DefenseSummary | None = None
+
+    def defense_summary(self, obs: LegendsObservation) -> DefenseSummary:
+        """The summary of the observation's defenses: the one kept while the defense views are the same."""
+        summary = self.summary
+        if summary is None or self.summarised is not obs.defenses:
+            summary = self.summary = DefenseSummary(obs.defenses, obs.catalogue.element_index)
+            self.summarised = obs.defenses
+        return summary
 
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The legal action with the best one-turn heuristic value (first one on ties)."""
@@ -268,11 +326,13 @@ class GreedyAgent:
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands
         for all of them."""
-        board = Board(obs)
+        board = Board(obs, self.defense_summary(obs))
         me, opponents = board.me, 1 - board.me
         base_attack = board.score(me)
         base_threat = board.score(opponents)
-        values: dict[tuple[str, str], float] = {}
+        index = board.index
+        attack_values: list[float | None] = [None] * len(board.elements)
+        effect_values: dict[tuple[str, int], float] = {}
         out: list[tuple[float, Action]] = []
         cards = {c.slug: c for c in obs.hand}
         redraw = self.redraw_choice(obs, legal, board)
@@ -282,25 +342,33 @@ class GreedyAgent:
                 if action is redraw:
                     out.append((self.redraw_value(obs), action))
                 continue
-            card = cards[action[1]]
-            key = (ATTACK, action[2]) if kind == ATTACK else (card.kind, card.element)
-            value = values.get(key)
-            if value is None:
-                value = values[key] = self.value(key, board, base_attack, base_threat)
+            if kind == ATTACK:
+                element = index[action[2]]
+                value = attack_values[element]
+                if value is None:
+                    value = attack_values[element] = self.attack_value(element, board, base_attack)
+            else:
+                card = cards[action[1]]
+                key = (card.kind, index[card.element])
+                value = effect_values.get(key)
+                if value is None:
+                    value = effect_values[key] = self.effect_value(key[0], key[1], board, base_attack, base_threat)
             out.append((value, action))
         return out
 
-    def value(self, key: tuple[str, str], board: Board, base_attack: float, base_threat: float) -> float:
-        """The value of one use of a card: an attack of an element, or an effect of a kind and element."""
-        kind, element = key
+    def attack_value(self, element: int, board: Board, base_attack: float) -> float:
+        """What an attack of the element (its place in the catalogue) adds to the team's best allocation."""
         me, opponents = board.me, 1 - board.me
-        if kind == ATTACK:
-            attacks = dict(board.attacks[me])
-            attacks[element] += 1
-            gain = board.score(me, attacks=attacks, cards=board.attack_cards[me] + 1) - base_attack
-            # Insurance against hidden defenses when the element is needed at all.
-            need = board.open[opponents][element]
-            return gain + (0.1 * need * (1 + board.hidden_effects[opponents]) / 2 if need else 0.0)
+        attacks = list(board.attacks[me])
+        attacks[element] += 1
+        gain = board.score(me, attacks=attacks, cards=board.attack_cards[me] + 1) - base_attack
+        # Insurance against hidden defenses when the element is needed at all.
+        need = board.open[opponents][element]
+        return gain + (0.1 * need * (1 + board.hidden_effects[opponents]) / 2 if need else 0.0)
+
+    def effect_value(self, kind: str, element: int, board: Board, base_attack: float, base_threat: float) -> float:
+        """The value of a card's effect: its kind, and its element's place in the catalogue."""
+        me, opponents = board.me, 1 - board.me
         if kind == DEFENSE:
             saved = 0.0
             if board.attacks[opponents][element]:
@@ -311,23 +379,25 @@ class GreedyAgent:
             expected = 0.0
             if exposed:
                 unknown = board.hidden_attacks[opponents] + 0.6 * board.turns_left[opponents]
-                expected = 0.25 * unknown * (0.5 + board.shown[element] / 2) / max(1, len(board.obs.elements) - 1)
+                expected = 0.25 * unknown * (0.5 + board.shown[element] / 2) / max(1, len(board.elements) - 1)
                 expected *= 1 + board.last[me][element]
             return saved + expected
         if kind == HEALING:
             if board.held[me][element] - board.heals[me][element] <= 0:
                 return 0.0
             threatened = 0.0
+            marker = board.elements[element]
             for d in board.live[me]:
-                if element in d.markers:
+                if marker in d.markers:
                     for e in d.elements:
-                        if e not in d.markers and (board.attacks[opponents][e] or board.shown[e]):
-                            threatened = max(threatened, 1.5 if board.attacks[opponents][e] else 0.6)
+                        i = board.index[e]
+                        if e not in d.markers and (board.attacks[opponents][i] or board.shown[i]):
+                            threatened = max(threatened, 1.5 if board.attacks[opponents][i] else 0.6)
             return 0.8 + threatened
         # boost
         if not board.attacks[me][element]:
             return 0.02 * board.turns_left[me]
-        boosts = dict(board.boosts[me])
+        boosts = list(board.boosts[me])
         boosts[element] += 1
         gain = board.score(me, boosts=boosts) - base_attack
         return gain + 0.15 * board.attacks[me][element] * board.hidden_effects[opponents]
@@ -337,11 +407,12 @@ class GreedyAgent:
         """How worth keeping a card is for later rounds."""
         me, opponents = board.me, 1 - board.me
         first, second = card.attacks
-        need = board.open[opponents][first]
-        if second != first and board.open[opponents][second] > need:
-            need = board.open[opponents][second]
+        index = board.index
+        need = board.open[opponents][index[first]]
+        if second != first and board.open[opponents][index[second]] > need:
+            need = board.open[opponents][index[second]]
         best = 0.5 * need
-        element = card.element
+        element = index[card.element]
         if card.kind == HEALING:
             other = 1.0 if board.held[me][element] else 0.3
         elif card.kind == DEFENSE:

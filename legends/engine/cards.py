@@ -98,7 +98,8 @@ class Catalogue:
     protectors: Mapping[str, ProtectorCard]
     defenses: Mapping[str, DefenseCard]
     designs: tuple[SummoningCard, ...]
-    design_by_slug: Mapping[str, SummoningCard] = field(compare=False, repr=False)
+    design_by_slug: dict[str, SummoningCard] = field(compare=False, repr=False)
+    element_index: dict[str, int] = field(compare=False, repr=False)  # each element's place in `elements`
 
     def deck(self) -> list[SummoningCard]:
         """The physical deck: every design repeated `copies` times, in catalogue order."""
@@ -299,6 +300,7 @@ def parse_catalogue(raw: Any) -> Catalogue:
     return Catalogue(
         elements=elements, spirits=spirits, spirit_names=spirit_names, protectors=protectors,
         defenses=defenses, designs=tuple(designs), design_by_slug={c.slug: c for c in designs},
+        element_index={e: i for i, e in enumerate(elements)},
     )
 
 

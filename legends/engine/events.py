@@ -11,13 +11,13 @@ player) has it, and the showdown's `reveal` shows it to everyone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from legends.engine.vocabulary import ALLOCATE, REDRAW
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION: Final = 2
 
-EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+EVENT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "match_start": (
         "schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn", "agent_names",
         "agent_seeds", "visible_to",

@@ -32,10 +32,12 @@ from simulate.engine.runner import MatchResult, play_match
 class LegendsRules:
     """The Akin Legends rules as the core runner sees them."""
 
-    name = "legends"
-    schema_version = SCHEMA_VERSION
-    players = PLAYER_IDS
-    event_fields = EVENT_FIELDS
+    def __init__(self) -> None:
+        """The game's name, log schema, every seat a match may have and the fields of each event type."""
+        self.name = "legends"
+        self.schema_version = SCHEMA_VERSION
+        self.players = PLAYER_IDS
+        self.event_fields = EVENT_FIELDS
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults; OptionsError naming every bad one."""

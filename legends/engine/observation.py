@@ -16,75 +16,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from legends.engine.cards import Catalogue, DefenseCard, ProtectorCard, SummoningCard
-from legends.engine.showdown import Placement, Play
+from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.table import ALLOCATE_STAGE, HEAL_STAGE, STAGE_NAMES, Table
+from legends.engine.views import AllocationView, DefenseView, HealView, PlayerView, PlayView
 from legends.engine.vocabulary import ATTACK
 
 if TYPE_CHECKING:
     from legends.engine.state import LegendsState
-
-
-class PlayView(NamedTuple):
-    """A card played this round as the observer sees it: `card` and `element` are None when hidden."""
-
-    seq: int
-    player: str
-    team: int
-    face_up: bool
-    orientation: str
-    card: SummoningCard | None
-    element: str | None
-
-    @property
-    def kind(self) -> str | None:
-        """'attack', the effect kind, or None for a hidden effect."""
-        if self.orientation == ATTACK:
-            return ATTACK
-        return self.card.kind if self.card is not None else None
-
-
-class DefenseView(NamedTuple):
-    """A defense card in play: its elements, the markers on it, whether it is destroyed."""
-
-    card: DefenseCard
-    slug: str
-    team: int
-    elements: tuple[str, str]
-    markers: tuple[str, ...]
-    destroyed: bool
-
-
-class PlayerView(NamedTuple):
-    """A player at the table: public facts only."""
-
-    pid: str
-    team: int
-    name: str
-    counter: int
-    hand_size: int
-
-
-class AllocationView(NamedTuple):
-    """The deciding team's allocation (L9 step 4): strength points left by element and the cap."""
-
-    team: int
-    points: dict[str, int]
-    attack_cards: int
-    cap: int
-
-
-class HealView(NamedTuple):
-    """A pending healing choice (L9 step 1, or a heal_marker protector at round start): whose heal, of
-    which element, from which card (`seq`) or protector, and the markers it may remove."""
-
-    team: int
-    player: str
-    element: str
-    via: str
-    source: str
-    seq: int | None
-    options: tuple[Placement, ...]
 
 
 # How a look-ahead match is built from an observation (the state's determinisation): the state making an
@@ -150,18 +88,13 @@ class LegendsObservation(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The observation as plain JSON-friendly data (the catalogue, being public and fixed, is left out)."""
-
-        def play(v: PlayView) -> dict[str, Any]:
-            return {"seq": v.seq, "player": v.player, "team": v.team, "face_up": v.face_up,
-                    "orientation": v.orientation, "card": v.card.slug if v.card else None, "element": v.element}
-
         return {
             "player": self.player, "team": self.team, "mode": self.mode, "round": self.round,
             "max_rounds": self.max_rounds, "stage": self.stage,
             "players": [p._asdict() for p in self.players], "order": list(self.order), "turn": self.turn,
             "passes": self.passes, "hand": [c.slug for c in self.hand], "draw_pile": self.draw_pile,
-            "discard": [c.slug for c in self.discard], "plays": [play(v) for v in self.plays],
-            "last_plays": [play(v) for v in self.last_plays],
+            "discard": [c.slug for c in self.discard], "plays": [v.to_dict() for v in self.plays],
+            "last_plays": [v.to_dict() for v in self.last_plays],
             "defenses": [
                 [{"defense": d.slug, "elements": list(d.elements), "markers": list(d.markers),
                   "destroyed": d.destroyed} for d in team]
@@ -205,13 +138,6 @@ class LegendsObservation(NamedTuple):
         return self.lookahead(self, seed)
 
 
-def play_view(p: Play, visible: bool) -> PlayView:
-    """A play as an observer sees it: whole when `visible`, else its orientation only."""
-    if visible:
-        return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
-    return PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None)
-
-
 def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     """The observation of player `pid` (G2); `lookahead` builds its sandboxes."""
     seat = table.by_pid[pid]
@@ -231,35 +157,18 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
         heal = HealView(task.team, table.healer(task).pid, task.element, task.via,
                         p.card.slug if p is not None else table.protectors[task.team].slug,
                         p.seq if p is not None else None, tuple(table.heal_choices))
+    opposing = table.known[1 - team]
+    views = table.views
+    whole, orientation_only = views.play_views(table.plays)
+    plays = tuple(
+        whole[i] if shown or p.face_up or p.pid == pid or p.seq in known else orientation_only[i]
+        for i, p in enumerate(table.plays)
+    )
     return LegendsObservation(
-        player=pid,
-        team=team,
-        mode=table.mode,
-        round=table.round,
-        max_rounds=table.max_rounds,
-        max_actions=table.options.get("max_actions", 0),
-        stage=STAGE_NAMES[stage],
-        players=tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in table.seats),
-        order=tuple(table.seats[i].pid for i in table.order),
-        turn=table.turn,
-        passes=table.passes,
-        hand=tuple(seat.hand),
-        draw_pile=len(table.draw),
-        discard=tuple(table.discard),
-        plays=tuple(play_view(p, shown or p.face_up or p.pid == pid or p.seq in known) for p in table.plays),
-        last_plays=tuple(play_view(p, True) for p in table.last_plays),
-        defenses=tuple(
-            tuple(DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed) for d in defenses)
-            for defenses in table.defenses
-        ),
-        protectors=table.protectors,
-        spirits=table.spirits,
-        spy_used=tuple(table.spy_used),
-        spied=tuple(sorted(known)),
-        spied_by_opponents=tuple(sorted(table.known[1 - team])),
-        allocation=allocation,
-        heal=heal,
-        catalogue=table.catalogue,
-        elements=table.elements,
-        lookahead=lookahead,
+        pid, team, table.mode, table.round, table.max_rounds, table.options.get("max_actions", 0), STAGE_NAMES[stage],
+        views.player_views(table.seats), tuple(table.seats[i].pid for i in table.order), table.turn, table.passes,
+        tuple(seat.hand), len(table.draw), tuple(table.discard), plays, views.last_views(table.last_plays),
+        views.defense_views(table.defenses), table.protectors, table.spirits, tuple(table.spy_used),
+        tuple(sorted(known)) if known else (), tuple(sorted(opposing)) if opposing else (), allocation, heal,
+        table.catalogue, table.elements, lookahead,
     )

@@ -50,12 +50,11 @@ def parse_protector_effect(raw: Any, elements: Collection[str] | None = None, pa
     if kind is None:
         raise SpecError([(f"{path}.kind", f"must be one of {', '.join(KINDS)} (got {kind_name!r})")])
 
-    errors: list[tuple[str, str]] = []
     refused = dict(kind.refused)
-    allowed = {"kind", "when", *(param.name for param in kind.params), *(("element",) if kind.element else ())}
-    errors.extend(
+    allowed = {"kind", "when", *[param.name for param in kind.params], *(["element"] if kind.element else [])}
+    errors: list[tuple[str, str]] = [
         (f"{path}.{key}", refused.get(key, "is not a known field")) for key in sorted(set(raw) - allowed, key=str)
-    )
+    ]
 
     when = raw.get("when")
     if when is None:

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from legends.engine.vocabulary import DUEL, MODES, ModeRules
 from simulate.engine.errors import SetupError
 
-MAX_TEAMS = 8
-MAX_PLAYERS = 8
-MAX_DEFENSES = 10
-MAX_NAME = 60
-MAX_SLUG = 140
+MAX_TEAMS: Final = 8
+MAX_PLAYERS: Final = 8
+MAX_DEFENSES: Final = 10
+MAX_NAME: Final = 60
+MAX_SLUG: Final = 140
 
 # The violation codes, each with the ruling it applies (docs/legends-catalogue.md lists them).
 CODES = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from legends.engine.cards import (
     Catalogue,
@@ -35,7 +35,7 @@ from legends.engine.setup import SetupCatalogue, SetupFormatError, parse_teams, 
 from legends.engine.vocabulary import HAND_SIZE, MODES, TEAMS, ModeRules
 from simulate.engine.errors import SetupError
 
-SETUP_KEYS = ("mode", "teams", "catalogue")
+SETUP_KEYS: Final = ("mode", "teams", "catalogue")
 
 
 def player_id(team: int, index: int) -> str:

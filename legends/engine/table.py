@@ -9,23 +9,29 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
 from legends.engine.showdown import Defense, Placement, Play
+from legends.engine.views import KeptViews
 from simulate.engine.events import Event, EventLog
 
 # An action of a decision (see state.py): a tuple whose first item names its kind.
 Action = tuple[Any, ...]
 
 # What the match waits for.
-PLAY_STAGE, ALLOCATE_STAGE, HEAL_STAGE, OVER = range(4)
-STAGE_NAMES = ("play", "allocate", "heal", "over")
+PLAY_STAGE: Final = 0
+ALLOCATE_STAGE: Final = 1
+HEAL_STAGE: Final = 2
+OVER: Final = 3
+STAGE_NAMES: Final = ("play", "allocate", "heal", "over")
 
 # What the round does next once no heal is pending: the turns (then the showdown), the showdown's
 # attacks (steps 2 and 3, after its healing cards), the allocations (then the end of the round).
-TURNS, ATTACKS, ALLOCATIONS = range(3)
+TURNS: Final = 0
+ATTACKS: Final = 1
+ALLOCATIONS: Final = 2
 
 
 class Seat:
@@ -111,6 +117,7 @@ class Table:
         self.legal: list[Action] | None = None  # the pending decision's actions, once computed
         self.winner: int | None = None
         self.reason = ""
+        self.views = KeptViews()  # the views its observations share
 
     # ------------------------------------------------------------------ who decides
 

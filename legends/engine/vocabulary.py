@@ -3,50 +3,51 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-TEAMS = "teams"  # L5: 2 teams of 2 players
-DUEL = "duel"  # L5: the two-player variant
+TEAMS: Final = "teams"  # L5: 2 teams of 2 players
+DUEL: Final = "duel"  # L5: the two-player variant
 
-TEAM_COUNT = 2  # L5: two teams in every mode
-HAND_SIZE = 7  # L5: the cards each player is dealt
-REDRAW_SIZE = 3  # L8: the cards a redraw discards and draws (a redraw_size protector raises it)
-DUEL_DRAW = 1  # L8: the cards a duel player draws after playing one
-MAX_ROUNDS_DEFAULT = 30  # L12: reached without a winner, the match is a draw
-MAX_ROUNDS_LIMIT = 200
-MAX_ACTIONS_DEFAULT = 5_000  # the hard cap on decisions of a match (a draw)
-MAX_ACTIONS_LIMIT = 100_000
-MAX_COPIES = 12  # the copies of one summoning card design a deck may hold
+TEAM_COUNT: Final = 2  # L5: two teams in every mode
+HAND_SIZE: Final = 7  # L5: the cards each player is dealt
+REDRAW_SIZE: Final = 3  # L8: the cards a redraw discards and draws (a redraw_size protector raises it)
+DUEL_DRAW: Final = 1  # L8: the cards a duel player draws after playing one
+MAX_ROUNDS_DEFAULT: Final = 30  # L12: reached without a winner, the match is a draw
+MAX_ROUNDS_LIMIT: Final = 200
+MAX_ACTIONS_DEFAULT: Final = 5_000  # the hard cap on decisions of a match (a draw)
+MAX_ACTIONS_LIMIT: Final = 100_000
+MAX_COPIES: Final = 12  # the copies of one summoning card design a deck may hold
 
 # The seats, team 0 first: the core runner seats agents by these ids (a duel uses t0p0 and t1p0 only).
-PLAYER_IDS = ("t0p0", "t0p1", "t1p0", "t1p1")
+PLAYER_IDS: Final = ("t0p0", "t0p1", "t1p0", "t1p1")
 
 # L3: the special effect of a summoning card.
-DEFENSE = "defense"
-HEALING = "healing"
-BOOST = "boost"
-EFFECT_KINDS = (DEFENSE, HEALING, BOOST)
+DEFENSE: Final = "defense"
+HEALING: Final = "healing"
+BOOST: Final = "boost"
+EFFECT_KINDS: Final = (DEFENSE, HEALING, BOOST)
 
 # The actions of a decision. L8: a card is played as an attack with one of its elements or as its
 # special effect, or the turn is a redraw; L9 step 1: the marker a heal removes; L9 step 4 and L10: the
 # markers a team places.
-ATTACK = "attack"
-EFFECT = "effect"
-REDRAW = "redraw"
-HEAL = "heal"
-ALLOCATE = "allocate"
+ATTACK: Final = "attack"
+EFFECT: Final = "effect"
+REDRAW: Final = "redraw"
+HEAL: Final = "heal"
+ALLOCATE: Final = "allocate"
 
-ANY_ELEMENT = "any"  # a protector parameter that applies to every element
+ANY_ELEMENT: Final = "any"  # a protector parameter that applies to every element
 
 # Where a heal, a boost or a cancellation comes from: a summoning card, or the team's protector.
-VIA_CARD = "card"
-VIA_PROTECTOR = "protector"
+VIA_CARD: Final = "card"
+VIA_PROTECTOR: Final = "protector"
 
 # L5: each team takes the Akin card or the Yulin card. A catalogue that lists no spirits has these two.
-DEFAULT_SPIRITS = (("akin", "Akin"), ("yulin", "Yulin"))
-MIN_SPIRITS = 2  # two teams protect two different spirits
+DEFAULT_SPIRITS: Final = (("akin", "Akin"), ("yulin", "Yulin"))
+MIN_SPIRITS: Final = 2  # two teams protect two different spirits
 
 # The hooks of a round (rulings L7-L11) at which a protector effect may run, in round order.
-HOOKS = (
+HOOKS: Final = (
     "round_start",  # before the first turns (L7)
     "redraw",  # whenever a player of the team redraws instead of playing (L8)
     "before_second_turns",  # teams mode: after every first turn, before the face-down turns (L7, L13)
@@ -73,7 +74,7 @@ class ModeRules:
         return self.teams * self.players_per_team
 
 
-MODES: dict[str, ModeRules] = {
+MODES: Final[dict[str, ModeRules]] = {
     TEAMS: ModeRules(teams=TEAM_COUNT, players_per_team=2, defenses_per_team=3, passes=2),
     DUEL: ModeRules(teams=TEAM_COUNT, players_per_team=1, defenses_per_team=2, passes=3),
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from legends.engine.vocabulary import ANY_ELEMENT, REDRAW_SIZE
 
@@ -52,14 +52,13 @@ class ProtectorEffect:
 class ProtectorKind:
     """One protector effect kind (see the module docstring); each kind overrides what applies to it."""
 
-    name: str = ""
-    when: str = ""  # the hook of the round at which it runs (vocabulary.HOOKS)
-    params: tuple[Param, ...] = ()  # its integer parameters
-    element: bool = False  # whether it takes an element parameter (an element slug or "any")
-    teams_only: bool = False  # whether only teams mode has its hook
-    refused: tuple[tuple[str, str], ...] = ()  # fields it refuses, with the reason
-    looks_at_facedown: bool = False  # L13: the Spy's look before the team's face-down turns
-    draws_at_round_end: bool = False  # L11: its team draws after the counters are handed on
+    name: ClassVar[str] = ""
+    when: ClassVar[str] = ""  # the hook of the round at which it runs (vocabulary.HOOKS)
+    params: ClassVar[tuple[Param, ...]] = ()  # its integer parameters
+    element: ClassVar[bool] = False  # whether it takes an element parameter (an element slug or "any")
+    teams_only: ClassVar[bool] = False  # whether only teams mode has its hook
+    refused: ClassVar[tuple[tuple[str, str], ...]] = ()  # fields it refuses, with the reason
+    draws_at_round_end: ClassVar[bool] = False  # L11: its team draws after the counters are handed on
 
     def describe(self, effect: ProtectorEffect, names: Mapping[str, str]) -> str:
         """The effect in plain words, as printed on the card (`names`: element slug -> name)."""

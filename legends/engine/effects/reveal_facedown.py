@@ -20,8 +20,9 @@ class RevealFacedown(ProtectorKind):
     name = "reveal_facedown"
     when = "before_second_turns"
     teams_only = True
-    refused = (("count", "is not a parameter: the Spy looks at exactly one face-down card a round (L13)"),)
-    looks_at_facedown = True
+    refused = (
+        ("count", "is not a parameter: the Spy looks at exactly one face-down card a round (L13)"),
+    )
 
     def describe(self, effect: ProtectorEffect, names: Mapping[str, str]) -> str:
         return (

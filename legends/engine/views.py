@@ -1,0 +1,182 @@
+"""The parts of an observation (G2): immutable views of plays, defenses and players, and the views a match
+keeps so that every observation does not build them again.
+
+A view is made once and shared by every observation that shows the same thing: a play's whole view and
+its orientation-only view, the last round's plays, each defense while its markers are unchanged, each
+player while its counter and hand size are. Every kept view is checked against the table before it is
+reused, so a change made to the table by hand shows at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from legends.engine.vocabulary import ATTACK
+
+if TYPE_CHECKING:
+    from legends.engine.cards import DefenseCard, SummoningCard
+    from legends.engine.showdown import Defense, Placement, Play
+    from legends.engine.table import Seat
+
+
+class PlayView(NamedTuple):
+    """A card played this round as the observer sees it: `card` and `element` are None when hidden."""
+
+    seq: int
+    player: str
+    team: int
+    face_up: bool
+    orientation: str
+    card: SummoningCard | None
+    element: str | None
+
+    @property
+    def kind(self) -> str | None:
+        """'attack', the effect kind, or None for a hidden effect."""
+        if self.orientation == ATTACK:
+            return ATTACK
+        return self.card.kind if self.card is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The play as plain JSON-friendly data."""
+        return {"seq": self.seq, "player": self.player, "team": self.team, "face_up": self.face_up,
+                "orientation": self.orientation, "card": self.card.slug if self.card else None,
+                "element": self.element}
+
+
+class DefenseView(NamedTuple):
+    """A defense card in play: its elements, the markers on it, whether it is destroyed."""
+
+    card: DefenseCard
+    slug: str
+    team: int
+    elements: tuple[str, str]
+    markers: tuple[str, ...]
+    destroyed: bool
+
+
+class PlayerView(NamedTuple):
+    """A player at the table: public facts only."""
+
+    pid: str
+    team: int
+    name: str
+    counter: int
+    hand_size: int
+
+
+class AllocationView(NamedTuple):
+    """The deciding team's allocation (L9 step 4): strength points left by element and the cap."""
+
+    team: int
+    points: dict[str, int]
+    attack_cards: int
+    cap: int
+
+
+class HealView(NamedTuple):
+    """A pending healing choice (L9 step 1, or a heal_marker protector at round start): whose heal, of
+    which element, from which card (`seq`) or protector, and the markers it may remove."""
+
+    team: int
+    player: str
+    element: str
+    via: str
+    source: str
+    seq: int | None
+    options: tuple[Placement, ...]
+
+
+class KeptViews:
+    """The views a match keeps for its observations (see the module docstring); a copy of the match starts
+    with none."""
+
+    def __init__(self) -> None:
+        """Nothing kept yet."""
+        self.plays: list[Play] = []  # the plays whose two views are kept, in turn order
+        self.whole: list[PlayView] = []
+        self.orientation_only: list[PlayView] = []
+        self.last_source: list[Play] | None = None  # the last round's plays the views below show
+        self.last: tuple[PlayView, ...] = ()
+        self.defenses: tuple[tuple[DefenseView, ...], ...] = ()
+        self.players: tuple[PlayerView, ...] = ()
+
+    def play_views(self, plays: Sequence[Play]) -> tuple[list[PlayView], list[PlayView]]:
+        """The whole views and the orientation-only views of this round's plays, in turn order."""
+        kept = self.plays
+        whole = self.whole
+        for i, p in enumerate(plays):
+            if i < len(kept):
+                view = whole[i]
+                if kept[i] is p and view.card is p.card and view.element == p.element:
+                    continue
+                del kept[i:], whole[i:], self.orientation_only[i:]
+            kept.append(p)
+            whole.append(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element))
+            self.orientation_only.append(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None))
+        if len(kept) > len(plays):
+            count = len(plays)
+            del kept[count:], whole[count:], self.orientation_only[count:]
+        return whole, self.orientation_only
+
+    def last_views(self, plays: list[Play]) -> tuple[PlayView, ...]:
+        """The last round's plays, every one revealed by its showdown."""
+        if self.last_source is not plays or len(self.last) != len(plays):
+            self.last_source = plays
+            self.last = tuple(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
+                              for p in plays)
+        return self.last
+
+    def defense_views(self, defenses: Sequence[Sequence[Defense]]) -> tuple[tuple[DefenseView, ...], ...]:
+        """Each team's defenses with their markers."""
+        if not self.defenses_unchanged(defenses):
+            self.defenses = tuple(
+                tuple(DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed) for d in team)
+                for team in defenses
+            )
+        return self.defenses
+
+    def defenses_unchanged(self, defenses: Sequence[Sequence[Defense]]) -> bool:
+        """Whether the kept defense views still show `defenses`."""
+        kept = self.defenses
+        if len(kept) != len(defenses):
+            return False
+        for t in range(len(kept)):
+            views = kept[t]
+            team = defenses[t]
+            if len(views) != len(team):
+                return False
+            for k in range(len(views)):
+                view = views[k]
+                d = team[k]
+                if view.card is not d.card or view.destroyed != d.destroyed:
+                    return False
+                markers = d.markers
+                shown = view.markers
+                if len(markers) != len(shown):
+                    return False
+                for m in range(len(markers)):
+                    if markers[m] != shown[m]:
+                        return False
+        return True
+
+    def player_views(self, seats: Sequence[Seat]) -> tuple[PlayerView, ...]:
+        """Every player's public facts, in setup order (the view of a player whose counter or hand size
+        changed is made again, the others are kept)."""
+        kept = self.players
+        if len(kept) != len(seats):
+            kept = self.players = tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in seats)
+            return kept
+        views: list[PlayerView] | None = None
+        for i in range(len(kept)):
+            view = kept[i]
+            s = seats[i]
+            if (view.pid != s.pid or view.team != s.team or view.name != s.name or view.counter != s.counter
+                    or view.hand_size != len(s.hand)):
+                if views is None:
+                    views = list(kept)
+                views[i] = PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand))
+        if views is not None:
+            kept = self.players = tuple(views)
+        return kept
