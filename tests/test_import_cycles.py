@@ -167,16 +167,6 @@ def project_graph() -> dict[str, list[Edge]]:
     return import_graph({name: (path.read_text(), path.name == "__init__.py") for name, path in modules.items()})
 
 
-# Cycles in the code as it stands, each to be broken by whoever owns its modules; when one is gone its
-# strict xfail passes and fails the run, so the entry is removed here. Any other cycle fails outright.
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"legends.engine.observation", "legends.engine.sandbox", "legends.engine.state"}): (
-        "LegendsObservation.sandbox() imports legends.engine.sandbox inside the method, while sandbox imports "
-        "observation and state at module level and state imports observation"
-    ),
-}
-
-
 # --- the project --------------------------------------------------------------------------------------
 
 
@@ -190,17 +180,9 @@ def test_the_graph_covers_the_project(graph):
     assert sum(len(edges) for edges in graph.values()) > 200
 
 
-def test_no_import_cycle_but_the_known_ones(graph):
-    new = [describe(graph, group) for group in cycles(graph) if group not in KNOWN_CYCLES]
-    assert new == [], "import cycles:\n" + "\n".join(new)
-
-
-@pytest.mark.parametrize("group", [
-    pytest.param(group, id=" ".join(sorted(group)), marks=pytest.mark.xfail(strict=True, reason=reason))
-    for group, reason in KNOWN_CYCLES.items()
-])
-def test_known_cycle_is_broken(graph, group):
-    assert group not in cycles(graph), describe(graph, group)
+def test_no_import_cycle(graph):
+    found = [describe(graph, group) for group in cycles(graph)]
+    assert found == [], "import cycles:\n" + "\n".join(found)
 
 
 # --- the check itself ---------------------------------------------------------------------------------
