@@ -36,6 +36,8 @@ class Match(TimestampedModel):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "matches"
+        # A user's matches newest first, and the anonymous ones past their expiry (owner null).
+        indexes = [models.Index(fields=["owner", "created_at"], name="simulate_match_owner_idx")]
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} match {self.id}"
@@ -51,7 +53,8 @@ class Match(TimestampedModel):
 
 
 class Batch(TimestampedModel):
-    """Many matches of one setup, played by a Celery task (in-process when no broker is set)."""
+    """Many matches of one setup, played in the background: by a Celery worker, or by a thread of the
+    service when no broker is set. One runner holds a batch at a time and beats while it plays."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -73,10 +76,19 @@ class Batch(TimestampedModel):
     summary = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    runner = models.CharField(max_length=100, blank=True, editable=False,
+                              help_text="The runner playing the batch now (host, process, a random part).")
+    heartbeat_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                        help_text="When its runner last saved progress; a stale one is taken over.")
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "batches"
+        indexes = [
+            models.Index(fields=["owner", "created_at"], name="simulate_batch_owner_idx"),
+            # Unfinished batches whose runner went quiet (services.requeue_stale_batches).
+            models.Index(fields=["status", "updated_at"], name="simulate_batch_status_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} batch {self.id} ({self.played}/{self.count})"

@@ -9,14 +9,20 @@ played match reads. Refusals are an `InputError` (with the request paths at faul
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import socket
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
+from simulate.conf import setting
 from simulate.engine import runner
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError, UnknownAgentError, UnknownGameError
@@ -28,8 +34,17 @@ if TYPE_CHECKING:
 
     from rest_framework.serializers import Serializer
 
-SEED_LIMIT = 2**63 - 1
-MAX_BATCH = 10_000
+SEED_LIMIT = 2**63 - 1  # seeds are 0 to 2^63 - 1, so that every seed fits a database's 64-bit integer
+
+# Bounds on one batch, by where it runs and whether a look-ahead (search) agent plays in it.
+MAX_BATCH = 10_000  # on Celery workers
+MAX_SEARCH_BATCH = 500
+MAX_LOCAL_BATCH = 2_000  # on the service's own background thread (no broker set)
+MAX_LOCAL_SEARCH_BATCH = 100
+HEARTBEAT_SECONDS = 10  # a running batch saves its progress at least this often
+# With a broker a queued batch waits in the broker's queue, which keeps it: it is handed out again
+# only when it has waited this long (a broker that lost its queue), not after the stale time.
+BROKER_QUEUED_FOR = timedelta(minutes=15)
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +164,12 @@ def play_match(
 
 
 # ---------------------------------------------------------------------------------------- batches
+#
+# A request stores a batch and hands it to the background (simulate.background): it never plays one.
+# A runner claims the batch (one runner at a time), plays match i with seed + i, and saves `played`
+# with the summary so far in one update, at least every HEARTBEAT_SECONDS: that update is its
+# heartbeat. A batch whose runner went quiet for SIMULATE_BATCH_STALE_SECONDS (its process was
+# restarted or killed) is queued again and resumes from the progress it saved, with the same figures.
 
 
 def batch_player(batch: Batch):
@@ -178,7 +199,8 @@ def prepare_batch(batch: Batch) -> PreparedMatch:
 
 def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | None = None,
                  swap_sides: bool = False, user=None) -> Batch:
-    """Store a batch once it is checked like a single match (its setup, agents and size); queue it after."""
+    """Store a batch once it is checked like a single match (its setup, agents and size); the caller
+    hands it to the background after."""
     batch = Batch(
         game=game,
         owner=user if user is not None and user.is_authenticated else None,
@@ -193,7 +215,7 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | N
 
 
 def check_batch(batch: Batch) -> None:
-    """Refuse, before anything is queued, what would make the batch fail: its setup, its agents, its size."""
+    """Refuse, before anything is stored, what would make the batch fail: its setup, its agents, its size."""
     prepared = prepare_batch(batch)
     limit = batch_limit(searching="search" in seat_agent_names(prepared.agents))
     if batch.count > limit:
@@ -203,10 +225,11 @@ def check_batch(batch: Batch) -> None:
 
 
 def batch_limit(*, searching: bool) -> int:
-    """How many matches one batch may hold: look-ahead agents cost ~100x, and without a broker the
-    batch runs inside the request."""
-    limit = MAX_BATCH if settings.CELERY_BROKER_URL else MAX_BATCH // 5
-    return limit // 20 if searching else limit
+    """How many matches one batch may hold: fewer on the service's own thread (no broker) than on workers,
+    and fewer again when a look-ahead agent plays (a search match costs up to a second of CPU)."""
+    if settings.CELERY_BROKER_URL:
+        return MAX_SEARCH_BATCH if searching else MAX_BATCH
+    return MAX_LOCAL_SEARCH_BATCH if searching else MAX_LOCAL_BATCH
 
 
 def new_summary(game: str) -> dict:
@@ -226,30 +249,81 @@ def add_to_summary(summary: dict, winner: str | None, result: MatchResult) -> No
     rounds["max"] = max(rounds.get("max", result.rounds), result.rounds)
 
 
-def run_batch(*, batch_id) -> Batch:
-    """Play every match of a batch, saving progress as it goes; a failure is recorded, not raised."""
+def new_runner_name() -> str:
+    """A name no other runner has: host, process and a random part."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def stale_before(now: datetime) -> datetime:
+    """A runner that saved nothing since this moment is taken for dead."""
+    return now - timedelta(seconds=setting("SIMULATE_BATCH_STALE_SECONDS"))
+
+
+def claimable(now: datetime) -> Q:
+    """Batches a runner may take: queued ones, and running ones whose runner went quiet."""
+    stale = stale_before(now)
+    quiet = Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, updated_at__lt=stale)
+    return Q(status=Batch.Status.QUEUED) | (Q(status=Batch.Status.RUNNING) & quiet)
+
+
+def claim_batch(batch_id, runner_name: str) -> bool:
+    """Take the batch for `runner_name` in one conditional update; False when another runner holds it or it
+    is over (or gone)."""
+    now = timezone.now()
+    taken = Batch.objects.filter(claimable(now), pk=batch_id).update(
+        status=Batch.Status.RUNNING, runner=runner_name, heartbeat_at=now, updated_at=now
+    )
+    return taken == 1
+
+
+def requeue_stale_batches(*, queued_for: timedelta | None = None, limit: int = 100) -> list:
+    """Batches no live runner holds, set back to queued with their progress kept: running ones whose runner
+    went quiet, and queued ones left waiting `queued_for` (default: the stale time) since they were last
+    handed out. Their ids, to hand out again."""
+    now = timezone.now()
+    waited = now - queued_for if queued_for is not None else stale_before(now)
+    left = claimable(now) & ~Q(status=Batch.Status.QUEUED, updated_at__gte=waited)
+    requeued = []
+    for pk in Batch.objects.filter(left).order_by("updated_at").values_list("pk", flat=True)[:limit]:
+        # The same condition again: a runner may have claimed it since the read.
+        if Batch.objects.filter(left, pk=pk).update(status=Batch.Status.QUEUED, runner="", updated_at=now):
+            requeued.append(pk)
+    return requeued
+
+
+def run_batch(*, batch_id, runner_name: str | None = None) -> Batch | None:
+    """Claim the batch and play it to the end from its saved progress, saving progress as it goes; a failure
+    is recorded, not raised. Returns the batch as it stands (None if it is gone), having played nothing when
+    another runner holds it, it is over, or it was taken over meanwhile."""
+    runner_name = runner_name or new_runner_name()
+    if not claim_batch(batch_id, runner_name):
+        return Batch.objects.filter(pk=batch_id).first()
     batch = Batch.objects.select_related("owner").get(pk=batch_id)
-    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.RUNNING, updated_at=timezone.now())
-    summary = new_summary(batch.game)
+    held = Batch.objects.filter(pk=batch.pk, runner=runner_name)  # every write checks the batch is still ours
+    start = batch.played if batch.summary.get("wins") else 0
+    summary = batch.summary if start else new_summary(batch.game)
     step = max(1, batch.count // 50)
+    saved_at = time.monotonic()
     try:
         play_one = batch_player(batch)
-        for index in range(batch.count):
+        for index in range(start, batch.count):
             add_to_summary(summary, *play_one(index))
-            if (index + 1) % step == 0 and index + 1 < batch.count:
-                Batch.objects.filter(pk=batch.pk).update(played=index + 1, summary=summary,
-                                                         updated_at=timezone.now())
+            played = index + 1
+            if played < batch.count and (played % step == 0 or time.monotonic() - saved_at >= HEARTBEAT_SECONDS):
+                now = timezone.now()
+                if not held.update(played=played, summary=summary, heartbeat_at=now, updated_at=now):
+                    logger.warning("Batch %s was taken over or deleted; runner %s stops.", batch.pk, runner_name)
+                    return Batch.objects.filter(pk=batch.pk).first()
+                saved_at = time.monotonic()
     except Exception as exc:  # a batch must end in a state its owner can read, whatever went wrong
         logger.exception("Batch %s failed", batch.pk)
-        Batch.objects.filter(pk=batch.pk).update(
-            status=Batch.Status.FAILED, error=f"{type(exc).__name__}: {exc}", summary=summary,
-            finished_at=timezone.now(), updated_at=timezone.now(),
-        )
+        now = timezone.now()
+        held.update(status=Batch.Status.FAILED, error=f"{type(exc).__name__}: {exc}", summary=summary,
+                    finished_at=now, updated_at=now, heartbeat_at=now)
     else:
         summary["rounds"]["mean"] = round(summary["rounds"]["total"] / batch.count, 2)
-        Batch.objects.filter(pk=batch.pk).update(
-            status=Batch.Status.DONE, played=batch.count, summary=summary, finished_at=timezone.now(),
-            updated_at=timezone.now(),
-        )
-    batch.refresh_from_db()
-    return batch
+        now = timezone.now()
+        held.update(status=Batch.Status.DONE, played=batch.count, summary=summary, finished_at=now,
+                    updated_at=now, heartbeat_at=now)
+    return Batch.objects.filter(pk=batch.pk).first()
+

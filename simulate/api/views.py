@@ -4,6 +4,8 @@ One view class serves every game: its route gives the game (`urls.py`), and the 
 `GameMatches` its request. Refused requests raise, and `cardsdb.api.errors` answers them.
 """
 
+import logging
+
 from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -12,9 +14,10 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from simulate import selectors, services
+from simulate import background, selectors, services
 from simulate.api.serializers import BatchSerializer, MatchSerializer
-from simulate.tasks import run_batch
+
+logger = logging.getLogger(__name__)
 
 # Request fields a match does not keep as its `inputs` (it keeps its seed, and the agents that played).
 NOT_MATCH_INPUTS = {"seed", "agents"}
@@ -27,7 +30,25 @@ def request_inputs(request, data: serializers.Serializer, left_out: set[str]) ->
     return {key: request.data[key] for key in data.fields if key in request.data and key not in left_out}
 
 
-class GameRequestView(APIView):
+class ResumesBatches:
+    """Every simulate request lets the background look for batches left without a runner (at most once a
+    minute per process, never inside the request)."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        background.resume_soon()
+
+
+def hand_over(batch_id) -> None:
+    """Hand a stored batch to the background; if that fails (a broker that does not answer), it stays queued
+    and is resumed later."""
+    try:
+        background.queue_batch(batch_id)
+    except Exception:
+        logger.exception("Batch %s could not be handed to the background; it is resumed later", batch_id)
+
+
+class GameRequestView(ResumesBatches, APIView):
     """A request to play one game: `game` is set by each game's route."""
 
     permission_classes = [permissions.AllowAny]
@@ -56,7 +77,8 @@ class MatchCreateView(GameRequestView):
 
 
 class BatchCreateView(GameRequestView):
-    """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch."""
+    """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch,
+    which plays in the background."""
 
     def get_serializer_class(self):
         return self.game_matches().batch_request
@@ -70,15 +92,13 @@ class BatchCreateView(GameRequestView):
             game=self.game, inputs=request_inputs(request, data, NOT_BATCH_INPUTS), count=given["count"],
             seed=given.get("seed"), swap_sides=given["swap_sides"], user=request.user,
         )
-        # After commit, so that a worker on another connection finds the row.
-        transaction.on_commit(lambda: run_batch.delay(str(batch.id)))
-        if transaction.get_autocommit():
-            batch.refresh_from_db()
+        # After commit, so that a runner on another connection finds the row.
+        transaction.on_commit(lambda: hand_over(batch.id))
         body = BatchSerializer(batch, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class BatchViewSet(ResumesBatches, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Batches: your own, and any batch queued anonymously (by its id). Poll one for its progress."""
 
     serializer_class = BatchSerializer
@@ -92,7 +112,7 @@ class BatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return selectors.batch_visible(user=self.request.user)
 
 
-class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class MatchViewSet(ResumesBatches, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Matches: your own, and any match played anonymously (by its id)."""
 
     serializer_class = MatchSerializer

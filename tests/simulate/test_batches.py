@@ -1,4 +1,5 @@
-"""Batches of matches: queued as a Celery task, in-process without a broker or on a real Redis worker."""
+"""Batches of matches: stored by the request, played in the background (the service's own thread without a
+broker, a Celery worker on a real Redis broker)."""
 
 import socket
 import time
@@ -22,16 +23,25 @@ def armies(catalogue):
     return {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
 
 
-def queue(client, url, payload, capture):
-    with capture(execute=True):
-        response = client.post(url, payload, format="json")
-    assert response.status_code == 202, response.content
-    return client.get(response.json()["url"]).json()
+@pytest.fixture
+def queue(local_runner, django_capture_on_commit_callbacks):
+    """Post a batch, check that the request only stored it, play what it handed to the background, read it."""
+
+    def post(client, url, payload):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(url, payload, format="json")
+        assert response.status_code == 202, response.content
+        answered = response.json()
+        assert (answered["status"], answered["played"]) == ("queued", 0)
+        assert local_runner.run_all() >= 1
+        return client.get(answered["url"]).json()
+
+    return post
 
 
-def test_a_realms_batch_runs_to_the_end_in_process(anon_client, armies, django_capture_on_commit_callbacks):
+def test_a_realms_batch_runs_to_the_end_in_the_background(anon_client, armies, queue):
     body = queue(anon_client, REALMS, {"armies": armies, "agents": {"a": "greedy", "b": "random"}, "count": 30,
-                                       "seed": 100}, django_capture_on_commit_callbacks)
+                                       "seed": 100})
     assert body["status"] == "done" and body["played"] == 30 and body["error"] == ""
     summary = body["summary"]
     assert summary["wins"]["a"] + summary["wins"]["b"] + summary["draws"] == 30
@@ -40,10 +50,9 @@ def test_a_realms_batch_runs_to_the_end_in_process(anon_client, armies, django_c
     assert Match.objects.count() == 0  # batches keep figures, not logs
 
 
-def test_batch_matches_are_the_matches_of_seed_plus_index(anon_client, armies,
-                                                          django_capture_on_commit_callbacks):
+def test_batch_matches_are_the_matches_of_seed_plus_index(anon_client, armies, queue):
     payload = {"armies": armies, "agents": {"a": "greedy", "b": "random"}, "seed": 40}
-    body = queue(anon_client, REALMS, {**payload, "count": 6}, django_capture_on_commit_callbacks)
+    body = queue(anon_client, REALMS, {**payload, "count": 6})
     singles = [anon_client.post("/api/simulate/realms/matches/", {**payload, "seed": 40 + i},
                                 format="json").json() for i in range(6)]
     wins = {"a": 0, "b": 0}
@@ -54,10 +63,9 @@ def test_batch_matches_are_the_matches_of_seed_plus_index(anon_client, armies,
     assert body["summary"]["rounds"]["total"] == sum(m["rounds"] for m in singles)
 
 
-def test_swapped_sides_are_counted_for_the_side_as_given(anon_client, armies,
-                                                         django_capture_on_commit_callbacks):
+def test_swapped_sides_are_counted_for_the_side_as_given(anon_client, armies, queue):
     body = queue(anon_client, REALMS, {"armies": armies, "agents": {"a": "greedy", "b": "random"}, "seed": 7,
-                                       "count": 2, "swap_sides": True}, django_capture_on_commit_callbacks)
+                                       "count": 2, "swap_sides": True})
     plain = anon_client.post("/api/simulate/realms/matches/", {
         "armies": armies, "agents": {"a": "greedy", "b": "random"}, "seed": 7}, format="json").json()
     swapped = anon_client.post("/api/simulate/realms/matches/", {
@@ -71,9 +79,9 @@ def test_swapped_sides_are_counted_for_the_side_as_given(anon_client, armies,
     assert body["summary"]["wins"] == expected
 
 
-def test_a_legends_batch(anon_client, catalogue, django_capture_on_commit_callbacks):
+def test_a_legends_batch(anon_client, catalogue, queue):
     body = queue(anon_client, LEGENDS, {"setup": DUEL, "agents": ["greedy", "random"], "count": 12,
-                                        "swap_sides": True, "seed": 3}, django_capture_on_commit_callbacks)
+                                        "swap_sides": True, "seed": 3})
     assert body["status"] == "done" and body["played"] == 12
     summary = body["summary"]
     assert set(summary["wins"]) == {"0", "1"}
@@ -83,7 +91,7 @@ def test_a_legends_batch(anon_client, catalogue, django_capture_on_commit_callba
 @pytest.mark.parametrize("url, payload, field", [
     (REALMS, {"count": 0}, "count"),
     (REALMS, {"count": 10_001}, "count"),
-    (REALMS, {"count": 2_001}, "count"),  # no broker: the batch would run inside the request
+    (REALMS, {"count": 2_001}, "count"),  # no broker: at most 2,000 on the service's own thread
     (REALMS, {"count": 101, "agents": {"a": "search", "b": "greedy"}}, "count"),
     (REALMS, {"count": 5, "agents": {"a": "genius", "b": "greedy"}}, "agents"),
     (REALMS, {"count": 5, "options": {"max_rounds": -1}}, "options.max_rounds"),
@@ -106,8 +114,8 @@ def test_an_illegal_army_is_refused_with_its_violations(anon_client, armies):
     assert Batch.objects.count() == 0
 
 
-def test_batches_of_a_user_are_private(user_client, other_client, armies, django_capture_on_commit_callbacks):
-    body = queue(user_client, REALMS, {"armies": armies, "count": 2}, django_capture_on_commit_callbacks)
+def test_batches_of_a_user_are_private(user_client, other_client, armies, queue):
+    body = queue(user_client, REALMS, {"armies": armies, "count": 2})
     assert_error_shape(other_client.get(body["url"]), 404, "not_found")
     assert user_client.get("/api/simulate/batches/").json()["count"] == 1
     assert other_client.get("/api/simulate/batches/").json()["count"] == 0
@@ -123,12 +131,14 @@ def redis_answers(host: str = "127.0.0.1", port: int = 6379) -> bool:
 
 @pytest.mark.skipif(not redis_answers(), reason="no Redis broker at 127.0.0.1:6379")
 @pytest.mark.django_db(transaction=True)
-def test_a_batch_runs_on_a_real_celery_worker_through_redis(catalogue):
+def test_a_batch_runs_on_a_real_celery_worker_through_redis(catalogue, settings, local_runner):
     from celery import Celery
     from celery.contrib.testing.worker import start_worker
 
+    import simulate.tasks  # noqa: F401  (its tasks registered before the test app is made)
     from cardsdb.celery import app as service_app
 
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"
     client = APIClient()
     armies = {"a": {"slots": faction_army("shadow")}, "b": {"slots": faction_army("tribal")}}
     # A second app on a real Redis broker, made current: shared tasks (run_batch) then send through it.
@@ -147,5 +157,6 @@ def test_a_batch_runs_on_a_real_celery_worker_through_redis(catalogue):
         service_app.set_current()
         redis_app.close()
     assert body["status"] == "done", body
+    assert local_runner.jobs == []  # with a broker, nothing runs on the service's own thread
     assert body["played"] == 40
     assert body["summary"]["wins"]["a"] + body["summary"]["wins"]["b"] + body["summary"]["draws"] == 40

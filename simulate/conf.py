@@ -1,0 +1,26 @@
+"""Settings of the simulate app, each read from Django settings, else the environment, else its default.
+
+SIMULATE_BATCH_STALE_SECONDS    a batch whose runner saved nothing for this long (default 120) is
+                                taken over by another runner, from its last saved progress
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+
+DEFAULTS = {
+    "SIMULATE_BATCH_STALE_SECONDS": 120,
+}
+
+
+def setting(name: str) -> int:
+    """A positive whole number from the settings, the environment or the default above."""
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name) or DEFAULTS[name]
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"{name} must be a positive whole number (got {value!r}).")
+    return number
