@@ -17,6 +17,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 app.conf.beat_schedule = {
+    # Anonymous matches and batches past SIMULATE_ANONYMOUS_EXPIRY_DAYS (7 by default) are deleted.
+    "simulate-cleanup": {"task": "simulate.cleanup_simulations", "schedule": 60 * 60},
     # Batches whose runner died (a worker killed mid-batch) are queued again from their saved progress.
     "simulate-resume-batches": {"task": "simulate.resume_batches", "schedule": 60},
 }

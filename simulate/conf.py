@@ -1,5 +1,7 @@
 """Settings of the simulate app, each read from Django settings, else the environment, else its default.
 
+SIMULATE_ANONYMOUS_EXPIRY_DAYS  days an anonymous match or batch is kept (default 7); then
+                                `manage.py cleanup_simulations` (hourly on Celery beat) deletes it
 SIMULATE_BATCH_STALE_SECONDS    a batch whose runner saved nothing for this long (default 120) is
                                 taken over by another runner, from its last saved progress
 """
@@ -11,6 +13,7 @@ import os
 from django.conf import settings
 
 DEFAULTS = {
+    "SIMULATE_ANONYMOUS_EXPIRY_DAYS": 7,
     "SIMULATE_BATCH_STALE_SECONDS": 120,
 }
 

@@ -327,3 +327,31 @@ def run_batch(*, batch_id, runner_name: str | None = None) -> Batch | None:
                     updated_at=now, heartbeat_at=now)
     return Batch.objects.filter(pk=batch.pk).first()
 
+
+# ------------------------------------------------------------------------------------- expiry
+
+DELETE_CHUNK = 1_000  # rows per delete, so that no transaction holds many locks for long
+
+
+def expiry_cutoff(*, now: datetime | None = None, days: int | None = None) -> datetime:
+    """Anonymous matches and batches created before this moment have expired."""
+    days = setting("SIMULATE_ANONYMOUS_EXPIRY_DAYS") if days is None else days
+    return (now or timezone.now()) - timedelta(days=days)
+
+
+def delete_expired_simulations(*, now: datetime | None = None, days: int | None = None,
+                               dry_run: bool = False) -> dict[str, int]:
+    """Delete the anonymous matches and batches past their expiry (those of users are kept); how many of
+    each (would be) deleted."""
+    cutoff = expiry_cutoff(now=now, days=days)
+    counts = {}
+    for name, model in (("matches", Match), ("batches", Batch)):
+        expired = model.objects.filter(owner__isnull=True, created_at__lt=cutoff)
+        if dry_run:
+            counts[name] = expired.count()
+            continue
+        deleted = 0
+        while ids := list(expired.order_by().values_list("pk", flat=True)[:DELETE_CHUNK]):
+            deleted += model.objects.filter(pk__in=ids).delete()[0]
+        counts[name] = deleted
+    return counts

@@ -1,7 +1,7 @@
-"""Celery tasks: batches played on the workers, and batches resumed.
+"""Celery tasks: batches played on the workers, batches resumed, expired anonymous simulations deleted.
 
-Without a broker none of these is sent: batches run on the service's own thread (simulate.background).
-Beat's schedule is in cardsdb/celery.py.
+Without a broker none of these is sent: batches run on the service's own thread (simulate.background)
+and `manage.py cleanup_simulations` deletes what expired. Beat's schedule is in cardsdb/celery.py.
 """
 
 from celery import shared_task
@@ -26,6 +26,12 @@ def resume_batches() -> int:
     for batch_id in batch_ids:
         run_batch.delay(str(batch_id))
     return len(batch_ids)
+
+
+@shared_task(name="simulate.cleanup_simulations")
+def cleanup_simulations() -> dict[str, int]:
+    """Delete the anonymous matches and batches past their expiry; how many of each."""
+    return services.delete_expired_simulations()
 
 
 @worker_ready.connect

@@ -1,0 +1,93 @@
+"""Anonymous matches and batches expire: `manage.py cleanup_simulations` deletes them, hourly on Celery beat."""
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from cardsdb.celery import app
+from simulate import services, tasks
+from simulate.models import Batch, Match
+
+pytestmark = pytest.mark.django_db
+
+
+def match(owner=None, age_days: float = 0) -> Match:
+    row = Match.objects.create(game="realms", owner=owner, inputs={}, agents={}, options={}, seed=1, reason="x",
+                               rounds=1, schema_version=1)
+    Match.objects.filter(pk=row.pk).update(created_at=timezone.now() - timedelta(days=age_days))
+    return row
+
+
+def batch(owner=None, age_days: float = 0, status=Batch.Status.DONE) -> Batch:
+    row = Batch.objects.create(game="realms", owner=owner, inputs={}, count=1, seed=1, status=status)
+    Batch.objects.filter(pk=row.pk).update(created_at=timezone.now() - timedelta(days=age_days))
+    return row
+
+
+@pytest.fixture
+def rows(user):
+    return {
+        "old anonymous match": match(age_days=8), "new anonymous match": match(age_days=6),
+        "old user match": match(owner=user, age_days=30),
+        "old anonymous batch": batch(age_days=8), "old anonymous running batch": batch(age_days=9,
+                                                                                      status=Batch.Status.RUNNING),
+        "new anonymous batch": batch(age_days=1), "old user batch": batch(owner=user, age_days=30),
+    }
+
+
+def left(rows) -> set[str]:
+    kept = set(Match.objects.values_list("pk", flat=True)) | set(Batch.objects.values_list("pk", flat=True))
+    return {name for name, row in rows.items() if row.pk in kept}
+
+
+def cleanup(*args) -> str:
+    out = io.StringIO()
+    call_command("cleanup_simulations", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_anonymous_matches_and_batches_older_than_7_days_are_deleted(rows):
+    assert cleanup() == "Deleted 1 anonymous match(es) and 2 batch(es) older than 7 day(s).\n"
+    assert left(rows) == {"new anonymous match", "old user match", "new anonymous batch", "old user batch"}
+
+
+def test_a_dry_run_deletes_nothing(rows):
+    assert cleanup("--dry-run").startswith("Would delete 1 anonymous match(es) and 2 batch(es)")
+    assert left(rows) == set(rows)
+
+
+def test_the_expiry_is_a_setting_and_a_flag(rows, settings):
+    settings.SIMULATE_ANONYMOUS_EXPIRY_DAYS = 10
+    cleanup()
+    assert left(rows) == set(rows)
+    assert cleanup("--days", "5").startswith("Deleted 2 anonymous match(es) and 2 batch(es) older than 5 day(s)")
+    assert left(rows) == {"old user match", "new anonymous batch", "old user batch"}
+    with pytest.raises(CommandError, match="--days"):
+        cleanup("--days", "0")
+
+
+def test_the_expiry_setting_comes_from_the_environment_too(rows, monkeypatch):
+    monkeypatch.setenv("SIMULATE_ANONYMOUS_EXPIRY_DAYS", "2")
+    assert services.expiry_cutoff().date() == (timezone.now() - timedelta(days=2)).date()
+
+
+def test_deletes_in_chunks(monkeypatch):
+    monkeypatch.setattr(services, "DELETE_CHUNK", 2)
+    for _ in range(5):
+        match(age_days=8)
+    assert services.delete_expired_simulations() == {"matches": 5, "batches": 0}
+    assert Match.objects.count() == 0
+
+
+def test_celery_beat_runs_the_cleanup_hourly_and_resumes_batches():
+    schedule = {entry["task"]: entry["schedule"] for entry in app.conf.beat_schedule.values()}
+    assert schedule == {"simulate.cleanup_simulations": 3600, "simulate.resume_batches": 60}
+    app.loader.import_default_modules()
+    assert {"simulate.cleanup_simulations", "simulate.resume_batches", "simulate.run_batch"} <= set(app.tasks)
+
+
+def test_the_cleanup_task_deletes_what_expired(rows):
+    assert tasks.cleanup_simulations.apply().get() == {"matches": 1, "batches": 2}
