@@ -199,7 +199,7 @@ def prepare_batch(batch: Batch) -> PreparedMatch:
 
 def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | None = None,
                  swap_sides: bool = False, user=None) -> Batch:
-    """Store a batch once it is checked like a single match (its setup, agents and size); the caller
+    """Store a batch once it is checked like a single match (its setup, agents, size and seeds); the caller
     hands it to the background after."""
     batch = Batch(
         game=game,
@@ -215,13 +215,18 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | N
 
 
 def check_batch(batch: Batch) -> None:
-    """Refuse, before anything is stored, what would make the batch fail: its setup, its agents, its size."""
+    """Refuse, before anything is stored, what would make the batch fail: its setup, its agents, its size,
+    and seeds past the seed range (match i is played with seed + i)."""
     prepared = prepare_batch(batch)
     limit = batch_limit(searching="search" in seat_agent_names(prepared.agents))
     if batch.count > limit:
         where = "" if settings.CELERY_BROKER_URL else " when no broker is set"
         message = f"At most {limit} matches in a batch with these agents{where}."
         raise InputError(message, [("count", message)])
+    if batch.seed + batch.count - 1 > SEED_LIMIT:
+        message = (f"Match i of a batch is played with seed + i, so seed + count - 1 must be at most {SEED_LIMIT}: "
+                   f"give a seed of at most {SEED_LIMIT - batch.count + 1} for {batch.count} matches.")
+        raise InputError(message, [("seed", message)])
 
 
 def batch_limit(*, searching: bool) -> int:

@@ -12,6 +12,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from simulate import background, selectors, services
@@ -49,9 +51,11 @@ def hand_over(batch_id) -> None:
 
 
 class GameRequestView(ResumesBatches, APIView):
-    """A request to play one game: `game` is set by each game's route."""
+    """A request to play one game: `game` is set by each game's route. Throttled twice: the service's
+    rates, then the rate of its own scope (`throttle_scope`), per user or, anonymously, per address."""
 
     permission_classes = [permissions.AllowAny]
+    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopedRateThrottle]
     game = ""
 
     def game_matches(self) -> services.GameMatches:
@@ -60,6 +64,8 @@ class GameRequestView(ResumesBatches, APIView):
 
 class MatchCreateView(GameRequestView):
     """Play a match now and store it (201 with its result and a link to its log)."""
+
+    throttle_scope = "simulate"
 
     def get_serializer_class(self):
         return self.game_matches().match_request
@@ -79,6 +85,8 @@ class MatchCreateView(GameRequestView):
 class BatchCreateView(GameRequestView):
     """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch,
     which plays in the background."""
+
+    throttle_scope = "batches"
 
     def get_serializer_class(self):
         return self.game_matches().batch_request

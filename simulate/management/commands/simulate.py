@@ -1,5 +1,6 @@
 """`manage.py simulate <game> ...`: play a match and print a readable play-by-play."""
 
+import argparse
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -8,6 +9,17 @@ from simulate import services
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import render_log
+
+
+def seed_argument(text: str) -> int:
+    """A seed as the API takes it: a whole number from 0 to 2^63 - 1."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= seed <= services.SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text} is not from 0 to {services.SEED_LIMIT} (2^63 - 1)")
+    return seed
 
 
 class Command(BaseCommand):
@@ -19,7 +31,8 @@ class Command(BaseCommand):
         known = "; ".join(f"{game}: {', '.join(agent_names(game))}" for game in games)
         parser.add_argument("--agents", nargs="+", default=None, metavar="NAME",
                             help=f"One agent per player ({known}; default greedy).")
-        parser.add_argument("--seed", type=int, default=None, help="Match seed (default: random).")
+        parser.add_argument("--seed", type=seed_argument, default=None,
+                            help=f"Match seed, 0 to {services.SEED_LIMIT} (default: random).")
         parser.add_argument("--max-rounds", type=int, default=None, help="Round cap (default: the game's).")
         parser.add_argument("--save", action="store_true", help="Store the match like the API does.")
         parser.add_argument("--json", action="store_true", help="Print the result as JSON instead of text.")
