@@ -14,7 +14,8 @@ import random
 from collections.abc import Sequence
 from typing import Final
 
-from legends.engine.cards import SummoningCard
+from legends.engine.cards import ProtectorCard, SummoningCard
+from legends.engine.effects.base import ProtectorEffect
 from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import DefenseLike, Play, allocation_value, attack_points, marker_cap
 from legends.engine.state import LegendsState
@@ -204,13 +205,29 @@ class DefenseSummary:
                     self.last[team][missing[0]] += 1
 
 
+class Reckoning:
+    """How the greedy agent reckons with a team's protector, element by element (its place in the catalogue):
+    what it adds to the team's first attack, which opposing defense cards it pierces and how many, and what it
+    cancels of the opposing attacks. Each protector effect kind answers for itself (`legends.engine.effects`)."""
+
+    __slots__ = ("first_attack_bonus", "pierce_budget", "pierces", "cancels")
+
+    def __init__(self, effect: ProtectorEffect, elements: Sequence[str]) -> None:
+        """The reckoning of `effect` over the catalogue's `elements`."""
+        handler = effect.handler
+        self.first_attack_bonus = [handler.first_attack_bonus(effect, e) for e in elements]
+        self.pierce_budget = handler.pierce_budget(effect)
+        self.pierces = [effect.matches(e) for e in elements]
+        self.cancels = [handler.cancel_estimate(effect, e) for e in elements]
+
+
 class Board:
     """What the greedy agent reads off one observation: the round's visible plays summed up per team and
     element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed.
     Counts by element are lists in catalogue order (`index` gives an element's place)."""
 
-    def __init__(self, obs: LegendsObservation, defenses: DefenseSummary) -> None:
-        """The summary of `obs`, whose defenses `defenses` sums up."""
+    def __init__(self, obs: LegendsObservation, defenses: DefenseSummary, reckonings: list[Reckoning]) -> None:
+        """The summary of `obs`, whose defenses `defenses` sums up and whose protectors `reckonings` weigh."""
         self.obs = obs
         me = obs.team
         self.me = me
@@ -239,7 +256,7 @@ class Board:
                 kind = v.card.kind
                 counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
                 counts[team][index[element]] += 1
-        self.effects = [p.effect for p in obs.protectors]
+        self.reckonings = reckonings
         self.live = defenses.live
         self.targets = defenses.targets
         self.open = defenses.open
@@ -258,28 +275,30 @@ class Board:
     def strength(self, team: int, attacks: list[int], boosts: list[int]) -> list[int]:
         """A team's points after boosts and the opposing visible defenses, reckoning with its protector (a first
         attack's bonus, the defense cards it pierces) and the opposing one (the points it cancels)."""
-        effect = self.effects[team]
+        own = self.reckonings[team]
+        bonuses = own.first_attack_bonus
+        pierces = own.pierces
+        pierce = own.pierce_budget
+        cancels = self.reckonings[1 - team].cancels
         against = self.defends[1 - team]
-        cancelling = self.effects[1 - team]
-        pierce = effect.handler.pierce_budget(effect)
         out = [0] * len(attacks)
         first_done = False
-        for i, element in enumerate(self.elements):
+        for i in range(len(attacks)):
             count = attacks[i]
             if not count:
                 continue
             points = count * (1 + boosts[i])
             if not first_done:
-                bonus = effect.handler.first_attack_bonus(effect, element)
+                bonus = bonuses[i]
                 if bonus:
                     points += bonus
                     first_done = True
             defends = against[i]
-            if pierce and defends and effect.matches(element):
+            if pierce and defends and pierces[i]:
                 pierced = pierce if pierce < defends else defends
                 defends -= pierced
                 pierce -= pierced
-            points -= defends + cancelling.handler.cancel_estimate(cancelling, element)
+            points -= defends + cancels[i]
             out[i] = points if points > 0 else 0
         return out
 
@@ -298,9 +317,12 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self) -> None:
-        """An agent keeping the summary of the defenses it saw last (`defense_summary`)."""
+        """An agent keeping the summary of the defenses it saw last (`defense_summary`) and the reckoning of the
+        protectors it saw last (`reckonings`)."""
         self.summarised: tuple[tuple[DefenseView, ...], ...] | None = None
         self.summary: DefenseSummary | None = None
+        self.reckoned: tuple[ProtectorCard, ...] | None = None
+        self.reckoning: list[Reckoning] = []
 
     def defense_summary(self, obs: LegendsObservation) -> DefenseSummary:
         """The summary of the observation's defenses: the one kept while the defense views are the same."""
@@ -309,6 +331,13 @@ class GreedyAgent:
             summary = self.summary = DefenseSummary(obs.defenses, obs.catalogue.element_index)
             self.summarised = obs.defenses
         return summary
+
+    def reckonings(self, obs: LegendsObservation) -> list[Reckoning]:
+        """Each team's protector reckoned with: the one kept while the observation shows the same protectors."""
+        if self.reckoned is not obs.protectors:
+            self.reckoning = [Reckoning(p.effect, obs.elements) for p in obs.protectors]
+            self.reckoned = obs.protectors
+        return self.reckoning
 
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The legal action with the best one-turn heuristic value (first one on ties)."""
@@ -326,7 +355,7 @@ class GreedyAgent:
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands
         for all of them."""
-        board = Board(obs, self.defense_summary(obs))
+        board = Board(obs, self.defense_summary(obs), self.reckonings(obs))
         me, opponents = board.me, 1 - board.me
         base_attack = board.score(me)
         base_threat = board.score(opponents)

@@ -144,7 +144,6 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     team = seat.team
     known = table.known[team]
     stage = table.stage
-    shown = table.revealed  # the showdown has revealed every card of the round
     allocation: AllocationView | None = None
     heal: HealView | None = None
     if stage == ALLOCATE_STAGE:
@@ -159,11 +158,7 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
                         p.seq if p is not None else None, tuple(table.heal_choices))
     opposing = table.known[1 - team]
     views = table.views
-    whole, orientation_only = views.play_views(table.plays)
-    plays = tuple(
-        whole[i] if shown or p.face_up or p.pid == pid or p.seq in known else orientation_only[i]
-        for i, p in enumerate(table.plays)
-    )
+    plays = views.round_views(table.plays, pid, known, table.revealed)
     return LegendsObservation(
         pid, team, table.mode, table.round, table.max_rounds, table.options.get("max_actions", 0), STAGE_NAMES[stage],
         views.player_views(table.seats), tuple(table.seats[i].pid for i in table.order), table.turn, table.passes,

@@ -94,31 +94,43 @@ class KeptViews:
 
     def __init__(self) -> None:
         """Nothing kept yet."""
-        self.plays: list[Play] = []  # the plays whose two views are kept, in turn order
-        self.whole: list[PlayView] = []
-        self.orientation_only: list[PlayView] = []
+        self.plays: list[Play] = []  # this round's plays whose views are kept, in turn order
+        self.whole: list[PlayView | None] = []  # each one's whole view, once made
+        self.orientation_only: list[PlayView | None] = []  # each one's view without card and element, once made
         self.last_source: list[Play] | None = None  # the last round's plays the views below show
         self.last: tuple[PlayView, ...] = ()
         self.defenses: tuple[tuple[DefenseView, ...], ...] = ()
         self.players: tuple[PlayerView, ...] = ()
 
-    def play_views(self, plays: Sequence[Play]) -> tuple[list[PlayView], list[PlayView]]:
-        """The whole views and the orientation-only views of this round's plays, in turn order."""
+    def round_views(self, plays: Sequence[Play], pid: str, known: set[int], revealed: bool) -> tuple[PlayView, ...]:
+        """This round's plays as player `pid` sees them: whole once the showdown `revealed` them, when face up,
+        when its own, or when a Spy showed them to its team (their seqs `known`); else the orientation only."""
         kept = self.plays
         whole = self.whole
-        for i, p in enumerate(plays):
-            if i < len(kept):
+        orientation_only = self.orientation_only
+        views: list[PlayView] = []
+        for i in range(len(plays)):
+            p = plays[i]
+            if i == len(kept):
+                kept.append(p)
+                whole.append(None)
+                orientation_only.append(None)
+            elif kept[i] is not p:
+                kept[i] = p
+                whole[i] = orientation_only[i] = None
+            if revealed or p.face_up or p.pid == pid or p.seq in known:
                 view = whole[i]
-                if kept[i] is p and view.card is p.card and view.element == p.element:
-                    continue
-                del kept[i:], whole[i:], self.orientation_only[i:]
-            kept.append(p)
-            whole.append(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element))
-            self.orientation_only.append(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None))
+                if view is None or view.card is not p.card or view.element != p.element:
+                    view = whole[i] = PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
+            else:
+                view = orientation_only[i]
+                if view is None:
+                    view = orientation_only[i] = PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None)
+            views.append(view)
         if len(kept) > len(plays):
             count = len(plays)
-            del kept[count:], whole[count:], self.orientation_only[count:]
-        return whole, self.orientation_only
+            del kept[count:], whole[count:], orientation_only[count:]
+        return tuple(views)
 
     def last_views(self, plays: list[Play]) -> tuple[PlayView, ...]:
         """The last round's plays, every one revealed by its showdown."""
@@ -129,37 +141,29 @@ class KeptViews:
         return self.last
 
     def defense_views(self, defenses: Sequence[Sequence[Defense]]) -> tuple[tuple[DefenseView, ...], ...]:
-        """Each team's defenses with their markers."""
-        if not self.defenses_unchanged(defenses):
-            self.defenses = tuple(
-                tuple(DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed) for d in team)
-                for team in defenses
-            )
-        return self.defenses
-
-    def defenses_unchanged(self, defenses: Sequence[Sequence[Defense]]) -> bool:
-        """Whether the kept defense views still show `defenses`."""
+        """Each team's defenses with their markers (the view of a defense whose markers changed is made again,
+        the others are kept)."""
         kept = self.defenses
-        if len(kept) != len(defenses):
-            return False
+        if len(kept) != len(defenses) or any(len(kept[t]) != len(defenses[t]) for t in range(len(kept))):
+            self.defenses = tuple(tuple(defense_view(d) for d in team) for team in defenses)
+            return self.defenses
+        teams: list[tuple[DefenseView, ...]] | None = None
         for t in range(len(kept)):
             views = kept[t]
             team = defenses[t]
-            if len(views) != len(team):
-                return False
+            changed: list[DefenseView] | None = None
             for k in range(len(views)):
-                view = views[k]
-                d = team[k]
-                if view.card is not d.card or view.destroyed != d.destroyed:
-                    return False
-                markers = d.markers
-                shown = view.markers
-                if len(markers) != len(shown):
-                    return False
-                for m in range(len(markers)):
-                    if markers[m] != shown[m]:
-                        return False
-        return True
+                if not shows(views[k], team[k]):
+                    if changed is None:
+                        changed = list(views)
+                    changed[k] = defense_view(team[k])
+            if changed is not None:
+                if teams is None:
+                    teams = list(kept)
+                teams[t] = tuple(changed)
+        if teams is not None:
+            self.defenses = tuple(teams)
+        return self.defenses
 
     def player_views(self, seats: Sequence[Seat]) -> tuple[PlayerView, ...]:
         """Every player's public facts, in setup order (the view of a player whose counter or hand size
@@ -180,3 +184,17 @@ class KeptViews:
         if views is not None:
             kept = self.players = tuple(views)
         return kept
+
+
+def defense_view(d: Defense) -> DefenseView:
+    """A defense as everyone sees it."""
+    return DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed)
+
+
+def shows(view: DefenseView, d: Defense) -> bool:
+    """Whether `view` still shows the defense `d` as it is."""
+    if view.card is not d.card or view.destroyed != d.destroyed:
+        return False
+    markers = d.markers
+    shown = view.markers
+    return len(markers) == len(shown) and all(markers[m] == shown[m] for m in range(len(markers)))
