@@ -1,16 +1,20 @@
-"""Akin Legends enumerations."""
+"""Akin Legends enumerations, with the values of the engine's rule vocabulary."""
 
 from django.db import models
+
+from legends.engine import vocabulary
 
 
 class EffectKind(models.TextChoices):
     """The special effect of a summoning card (L3)."""
 
-    DEFENSE = "defense", "Defense"
-    HEALING = "healing", "Healing"
-    BOOST = "boost", "Boost"
+    DEFENSE = vocabulary.DEFENSE, "Defense"
+    HEALING = vocabulary.HEALING, "Healing"
+    BOOST = vocabulary.BOOST, "Boost"
 
 
 class Mode(models.TextChoices):
-    TEAMS = "teams", "Teams (2 × 2 players)"
-    DUEL = "duel", "Duel (two-player variant)"
+    """A match's mode (L5)."""
+
+    TEAMS = vocabulary.TEAMS, "Teams (2 × 2 players)"
+    DUEL = vocabulary.DUEL, "Duel (two-player variant)"

@@ -11,10 +11,10 @@ from django.db.models import F, Q
 from cardsdb.choices import Game
 from cardsdb.models import Card, TimestampedModel, hex_color
 from legends.choices import EffectKind, Mode
-from legends.engine.protectors import SpecError, describe_protector_effect, parse_protector_effect
+from legends.engine.protectors import describe_protector_effect, parse_protector_effect
 from legends.engine.setup import SetupFormatError, parse_teams
-
-MAX_COPIES = 12
+from legends.engine.vocabulary import MAX_COPIES
+from simulate.engine.errors import SpecError
 
 
 class Element(models.Model):
