@@ -176,7 +176,8 @@ def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLi
     Markers placed are min(cap, sum over elements of min(points, open slots)) whichever defenses
     are completed, so only the set of destroyed defenses needs a search (at most 2^3 subsets).
     """
-    index = {e: i for i, e in enumerate(dict.fromkeys([*strength, *(e for d in defenses for e in d.elements)]))}
+    elements = list(strength) + [e for d in defenses for e in d.elements]
+    index = {e: i for i, e in enumerate(dict.fromkeys(elements))}
     return Targets(defenses, index).score([strength.get(e, 0) for e in index], cap)
 
 
@@ -262,11 +263,7 @@ class Board:
         self.open = defenses.open
         self.held = defenses.held
         self.last = defenses.last
-        count = len(obs.order)
-        teams = {p.pid: p.team for p in obs.players}
-        self.turns_left = [0, 0]
-        for turn in range(obs.turn + 1, count * obs.passes):
-            self.turns_left[teams[obs.order[turn % count]]] += 1
+        self.turns_left = [obs.turns_left(0), obs.turns_left(1)]
         self.shown = [0] * size  # the opponents' attack elements of the last round
         for v in obs.last_plays:
             if v.team != me and v.orientation == ATTACK and v.element is not None:

@@ -66,25 +66,11 @@ class LegendsObservation(NamedTuple):
         """The opposing team's index."""
         return 1 - self.team
 
-    @property
-    def pass_index(self) -> int:
-        """0 for the face-up pass of the round, 1 (and 2 in a duel) for the face-down ones."""
-        return self.turn // len(self.order)
-
-    @property
-    def face_up(self) -> bool:
-        """Whether the current turn is played face up (the first of the round, L7)."""
-        return self.turn < len(self.order)
-
     def turns_left(self, team: int) -> int:
         """How many turns of `team` remain this round after the current one."""
         count = len(self.order)
         teams = {p.pid: p.team for p in self.players}
         return sum(1 for turn in range(self.turn + 1, count * self.passes) if teams[self.order[turn % count]] == team)
-
-    def teammates(self) -> list[str]:
-        """The other players of the observer's team."""
-        return [p.pid for p in self.players if p.team == self.team and p.pid != self.player]
 
     def to_dict(self) -> dict[str, Any]:
         """The observation as plain JSON-friendly data (the catalogue, being public and fixed, is left out)."""

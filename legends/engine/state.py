@@ -107,8 +107,7 @@ class LegendsState(Table):
             "teams": [
                 {
                     "team": t.index, "spirit": {"slug": t.spirit, "name": names.get(t.spirit, t.spirit)},
-                    "protector": {"slug": t.protector.slug, "name": t.protector.name,
-                                  "effect": dict(t.protector.raw_effect), "duel_legal": t.protector.duel_legal},
+                    "protector": t.protector.as_dict(),
                     "defenses": [d.as_dict() for d in t.defenses],
                     "players": [{"id": p.pid, "name": p.name, "counter": p.counter} for p in t.players],
                 }
@@ -196,7 +195,8 @@ class LegendsState(Table):
     def apply(self, action: Any) -> None:
         """Play one action of the pending decision and run on to the next one; IllegalAction if not legal."""
         legal = self.legal_actions()
-        if action not in legal:
+        # An agent returns one of the legal actions themselves: found by identity before comparing values.
+        if not any(candidate is action for candidate in legal) and action not in legal:
             if self.stage == OVER:
                 raise IllegalAction(action, [], "The match is over; no action is legal.")
             action = _as_action(action)
