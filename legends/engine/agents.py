@@ -112,7 +112,7 @@ class Targets:
     """A team's live defenses as allocation targets: each one's missing elements (positions in `index`) and per
     element the number of defenses missing it, worked out once for `score`."""
 
-    __slots__ = ("missing", "open_slots", "groups", "used")
+    __slots__ = ("missing", "open_slots", "groups", "markers", "used")
 
     def __init__(self, defenses: Sequence[DefenseLike], index: dict[str, int]) -> None:
         """The targets among `defenses` (destroyed ones left out)."""
@@ -128,6 +128,11 @@ class Targets:
                 self.open_slots[i] += 1
         count = len(self.missing)
         self.groups = GROUPS[count] if count < len(GROUPS) else groups_largest_first(count)
+        self.markers = [0] * (1 << count)  # by group: the markers destroying it takes
+        for members in self.groups:
+            for k in range(count):
+                if members >> k & 1:
+                    self.markers[members] += len(self.missing[k])
         self.used = [0] * len(index)  # scratch: the markers of each element a group takes
 
     def score(self, strength: list[int], cap: int) -> float:
@@ -137,8 +142,11 @@ class Targets:
             return 0.0
         missing = self.missing
         completable = 0  # the defenses whose every missing element has points
-        for k, elements in enumerate(missing):
-            if all(strength[i] > 0 for i in elements):
+        for k in range(len(missing)):
+            for i in missing[k]:
+                if strength[i] <= 0:
+                    break
+            else:
                 completable |= 1 << k
         placed = 0
         for i, slots in enumerate(self.open_slots):
@@ -149,22 +157,20 @@ class Targets:
         destroyed = 0
         used = self.used
         for members in self.groups:
-            if members & ~completable:
+            if members & ~completable or self.markers[members] > cap:
                 continue
-            markers = 0
             fits = True
-            for k, elements in enumerate(missing):
+            for k in range(len(missing)):
                 if members >> k & 1:
-                    markers += len(elements)
-                    for i in elements:
+                    for i in missing[k]:
                         used[i] += 1
                         if used[i] > strength[i]:
                             fits = False
-            for k, elements in enumerate(missing):
+            for k in range(len(missing)):
                 if members >> k & 1:
-                    for i in elements:
+                    for i in missing[k]:
                         used[i] = 0
-            if fits and markers <= cap:
+            if fits:
                 destroyed = bin(members).count("1")
                 break
         return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT

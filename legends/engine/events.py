@@ -61,7 +61,7 @@ EVENT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
 
 def action_json(action: tuple[Any, ...]) -> list[Any]:
     """An action as plain JSON data (tuples become lists), as `decision` events log it."""
-    kind = action[0]
+    kind: str = action[0]
     if kind == REDRAW:
         return [kind, list(action[1]), action[2]]
     if kind == ALLOCATE:

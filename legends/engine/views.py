@@ -193,8 +193,4 @@ def defense_view(d: Defense) -> DefenseView:
 
 def shows(view: DefenseView, d: Defense) -> bool:
     """Whether `view` still shows the defense `d` as it is."""
-    if view.card is not d.card or view.destroyed != d.destroyed:
-        return False
-    markers = d.markers
-    shown = view.markers
-    return len(markers) == len(shown) and all(markers[m] == shown[m] for m in range(len(markers)))
+    return view.card is d.card and view.destroyed == d.destroyed and view.markers == tuple(d.markers)
