@@ -8,6 +8,7 @@ naming the parameter, before any query: the databases would round it, or fail on
 import django_filters
 from django import forms
 from django.db import models
+from drf_spectacular.utils import extend_schema_field
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, CardSet, Collection
@@ -24,10 +25,36 @@ class BoundedIntegerField(forms.IntegerField):
         super().__init__(*args, **kwargs)
 
 
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": MAX_INTEGER})
 class IntegerFilter(django_filters.NumberFilter):
     """The number filter of every FilterSet: whole numbers from 0 to 2**63 - 1 (not DRF's decimals)."""
 
     field_class = BoundedIntegerField
+
+
+class StrictBooleanField(forms.NullBooleanField):
+    """true/false (or 1/0, yes/no); anything else is an error rather than silently ignored."""
+
+    widget = forms.TextInput
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        text = str(value).strip().lower()
+        if text in ("true", "1", "yes"):
+            return True
+        if text in ("false", "0", "no"):
+            return False
+        raise forms.ValidationError("Use true or false.", code="invalid")
+
+    def validate(self, value) -> None:
+        pass
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    """The boolean filter of every FilterSet: `null`, `maybe` and the like are errors, not "no filter"."""
+
+    field_class = StrictBooleanField
 
 
 INTEGER_FIELDS = (
@@ -38,12 +65,26 @@ INTEGER_FIELDS = (
 
 
 class FilterSet(django_filters.FilterSet):
-    """The base of every FilterSet: filters generated for integer fields (Meta.fields) are IntegerFilters."""
+    """The base of every FilterSet: numbers are IntegerFilters, booleans StrictBooleanFilters (for the
+    filters Meta.fields generates too), and a parameter given empty (`rarity_id=`) is an error unless it
+    is free text: django-filter would read it as "no filter"."""
 
     FILTER_DEFAULTS = {
         **django_filters.FilterSet.FILTER_DEFAULTS,
         **{field: {"filter_class": IntegerFilter} for field in INTEGER_FIELDS},
+        models.BooleanField: {"filter_class": StrictBooleanFilter},
     }
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        empty = [
+            name for name, field in self.form.fields.items()
+            if self.data.get(name, None) == "" and not isinstance(field, forms.CharField)
+            and not isinstance(self.filters[name], django_filters.filters.BaseCSVFilter)
+        ]
+        for name in empty:
+            self.form.add_error(name, forms.ValidationError("Give a value, or leave the parameter out.", "empty"))
+        return valid and not empty
 
 
 class CardFilter(FilterSet):
@@ -53,7 +94,7 @@ class CardFilter(FilterSet):
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")
-    has_image = django_filters.BooleanFilter(field_name="image", method="filter_has_image")
+    has_image = StrictBooleanFilter(field_name="image", method="filter_has_image")
 
     class Meta:
         model = Card

@@ -231,6 +231,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {"PlayerEnum": "realms.choices.Player"},
+    # Every error an operation can answer (the Error component), anonymous access where it is allowed.
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "cardsdb.api.schema.postprocess"],
 }
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

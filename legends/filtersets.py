@@ -3,36 +3,12 @@
 from __future__ import annotations
 
 import django_filters
-from django import forms
 from django.db.models import F, Q, QuerySet
 
-from cardsdb.filtersets import FilterSet, IntegerFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import HOOKS, KINDS
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
-
-
-class StrictBooleanField(forms.NullBooleanField):
-    """true/false (or 1/0, yes/no); anything else is an error rather than silently ignored."""
-
-    widget = forms.TextInput
-
-    def to_python(self, value):
-        if value in (None, ""):
-            return None
-        text = str(value).strip().lower()
-        if text in ("true", "1", "yes"):
-            return True
-        if text in ("false", "0", "no"):
-            return False
-        raise forms.ValidationError("Use true or false.", code="invalid")
-
-    def validate(self, value) -> None:
-        pass
-
-
-class StrictBooleanFilter(django_filters.BooleanFilter):
-    field_class = StrictBooleanField
 
 
 class AnyFieldSlugFilter(django_filters.CharFilter):

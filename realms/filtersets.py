@@ -4,7 +4,7 @@ import django_filters
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
-from cardsdb.filtersets import FilterSet, IntegerFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter
 from realms.choices import CharacterClass, Position
 from realms.models import Army, Character, Race
 from realms.query import QueryError, character_q
@@ -32,7 +32,7 @@ class CharacterFilter(FilterSet):
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     position = django_filters.ChoiceFilter(choices=Position.choices)
     name = django_filters.CharFilter(lookup_expr="icontains")
-    has_image = django_filters.BooleanFilter(method="filter_has_image")
+    has_image = StrictBooleanFilter(method="filter_has_image")
     q = django_filters.CharFilter(method="filter_query", help_text="Query language, see docs/realms-query.md.")
     ordering = django_filters.OrderingFilter(
         fields=(

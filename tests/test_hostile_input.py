@@ -377,3 +377,61 @@ def test_a_value_the_database_refuses_is_400_not_500(anon_client):
     anon_client.raise_request_exception = False
     with mock.patch("cardsdb.api.views.CardViewSet.list", side_effect=DataError("integer out of range")):
         assert_error_shape(anon_client.get("/api/cards/"), 400, "invalid")
+
+
+# --- query parameters: once each, typed ones never empty -------------------------------------------
+
+@pytest.mark.parametrize("query", ["page=1&page=2", "search=a&search=b", "rarity_id=1&rarity_id=2",
+                                   "ordering=name&ordering=-name"])
+def test_a_parameter_given_twice_is_400(anon_client, query):
+    body = assert_error_shape(anon_client.get(f"/api/cards/?{query}"), 400, "invalid")
+    assert body["fields"] == {query.split("=")[0]: ["Give this parameter once."]}
+
+
+@pytest.mark.parametrize("url, name", [("/api/cards/", "rarity_id"), ("/api/cards/", "has_image"),
+                                       ("/api/cards/", "game"), ("/api/sets/", "released_before"),
+                                       ("/api/realms/characters/", "class"), ("/api/cards/", "page_size")])
+def test_a_typed_parameter_given_empty_is_400(anon_client, url, name):
+    assert list(assert_error_shape(anon_client.get(url, {name: ""}), 400, "invalid")["fields"]) == [name]
+
+
+def test_an_empty_page_is_404_and_empty_text_no_filter(anon_client):
+    assert_error_shape(anon_client.get("/api/cards/", {"page": ""}), 404, "not_found")
+    assert anon_client.get("/api/cards/", {"name": "", "search": "", "ordering": ""}).status_code == 200
+
+
+@pytest.mark.parametrize("value", ["null", "maybe", "2"])
+def test_boolean_filters_take_true_or_false_only(anon_client, value):
+    for url in ("/api/cards/", "/api/realms/characters/", "/api/legends/spirits/"):
+        assert "has_image" in assert_error_shape(anon_client.get(url, {"has_image": value}), 400)["fields"]
+
+
+def test_nul_in_any_query_parameter_is_400(anon_client):
+    body = assert_error_shape(anon_client.get("/api/cards/", {"ordering": "name\x00"}), 400, "invalid")
+    assert body["fields"] == {"ordering": ["Null characters are not allowed."]}
+
+
+# --- JSON types as the schema says ------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, field", [
+    ({"name": 7}, "name"),
+    ({"name": ["a"]}, "name"),
+    ({"name": True}, "name"),
+])
+def test_strings_must_be_strings(user_client, body, field):
+    assert list(assert_error_shape(user_client.post("/api/collections/", body, format="json"), 400)["fields"]) == [field]
+
+
+def test_numbers_must_be_numbers_and_every_problem_is_named(staff_client):
+    body = {"slug": "x y", "name": 5, "order": "3", "color": "#000000", "extra": 1}
+    fields = assert_error_shape(staff_client.post("/api/rarities/", body, format="json"), 400, "invalid")["fields"]
+    assert set(fields) == {"slug", "name", "order", "extra"}
+    assert fields["order"] == ["A whole number is required."]
+
+
+def test_booleans_must_be_booleans(staff_client):
+    from tests.legends.factories import make_protector
+
+    protector = make_protector("Sentinel")
+    response = staff_client.patch(f"/api/legends/protectors/{protector.slug}/", {"duel_legal": "yes"}, format="json")
+    assert assert_error_shape(response, 400, "invalid")["fields"] == {"duel_legal": ["Must be true or false."]}

@@ -17,6 +17,7 @@ from django.db import DataError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -218,11 +219,13 @@ def not_found_view(request, exception=None):
     return JsonResponse(error_body("Not found.", "not_found"), status=404)
 
 
+@csrf_exempt
 def api_not_found_view(request, path=""):
     """Any unrouted URL under /api/, DEBUG or not: a 404 in the common shape (never Django's HTML page).
 
     A URL that only lacks its trailing slash is redirected for GET and HEAD, as APPEND_SLASH would, and
-    named in the message for other methods (whose body a redirect would lose).
+    named in the message for other methods (whose body a redirect would lose). Exempt from CSRF, as
+    every API view is: a refused token would answer Django's HTML 403 page.
     """
     if not request.path_info.endswith("/"):
         target = f"{request.path_info}/"

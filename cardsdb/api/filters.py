@@ -34,6 +34,19 @@ def checked_filter_backends(backends=None) -> list[type]:
 
 
 class CheckedFiltersMixin:
-    """For every viewset of the API: the list parameters are checked before any query runs."""
+    """For every viewset of the API: the query parameters are checked before any query runs (each given at
+    most once: none takes a list; without NUL, which PostgreSQL refuses; `search` as SearchFilter says; the
+    filters as their FilterSet says)."""
 
     filter_backends = checked_filter_backends()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        errors = {}
+        for name, values in request.query_params.lists():
+            if len(values) > 1:
+                errors[name] = ["Give this parameter once."]
+            elif problem := text_problem(values[0]):
+                errors[name] = [problem]
+        if errors:
+            raise exceptions.ValidationError(dict(sorted(errors.items())))

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
+from rest_framework.settings import api_settings
 
 from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
 
@@ -23,15 +25,45 @@ UNKNOWN_FIELD = "Unknown field."
 RACE_LOST = "Another request saved a conflicting row at the same time; try again."
 
 
+def _json_type_error(field: serializers.Field, value) -> str | None:
+    """Why a JSON value is not of the field's JSON type, or None. DRF would read `0` as the string "0",
+    "5" as the number 5 and "yes" as true; the schema says string, integer and boolean."""
+    if value is None or field.read_only:
+        return None
+    if isinstance(field, serializers.CharField) and not isinstance(value, str):
+        return "Not a valid string."
+    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+        return "Must be true or false."
+    if isinstance(field, serializers.IntegerField) and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value)
+    ):
+        return "A whole number is required."
+    return None
+
+
 class StrictFieldsMixin:
-    """Refuse keys the serializer has no field for (read-only fields are known, and ignored)."""
+    """Refuse keys the serializer has no field for (read-only fields are known, and ignored), and JSON
+    values of another type than the field's (strings, whole numbers, booleans)."""
+
+    # Extra JSON Schema for the serializer's component (cardsdb.api.schema), e.g. "exactly one of".
+    schema_extra: dict = {}
 
     def to_internal_value(self, data):
-        if isinstance(data, Mapping):
-            unknown = sorted(str(key) for key in data if key not in self.fields)
-            if unknown:
-                raise serializers.ValidationError({key: [UNKNOWN_FIELD] for key in unknown})
-        return super().to_internal_value(data)
+        if not isinstance(data, Mapping):
+            return super().to_internal_value(data)
+        errors = {str(key): [UNKNOWN_FIELD] for key in data if key not in self.fields}
+        for name, field in self.fields.items():
+            if name in data and (problem := _json_type_error(field, data[name])):
+                errors[name] = [problem]
+        # The other fields are checked too, so that one answer names every problem.
+        try:
+            value = super().to_internal_value({key: item for key, item in data.items() if key not in errors})
+        except serializers.ValidationError as exc:
+            detail = exc.detail if isinstance(exc.detail, dict) else {api_settings.NON_FIELD_ERRORS_KEY: exc.detail}
+            raise serializers.ValidationError(dict(sorted({**detail, **errors}.items()))) from exc
+        if errors:
+            raise serializers.ValidationError(dict(sorted(errors.items())))
+        return value
 
 
 class StrictSerializer(StrictFieldsMixin, serializers.Serializer):
@@ -43,6 +75,7 @@ def id_field(**kwargs) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
 class BoundedPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):
     """A primary key that is an integer from 1 to 2**63 - 1 before any query (a float or a bigger number
     names no row, and would make SQLite raise)."""
@@ -120,13 +153,23 @@ class RaritySerializer(ValidatedModelSerializer):
 
 
 class FactionSerializer(ValidatedModelSerializer):
+    characteristics = serializers.ListField(
+        child=serializers.CharField(max_length=60), max_length=20, required=False,
+        help_text="Keywords of the faction.",
+    )
+
     class Meta:
         model = Faction
         fields = ["id", "slug", "name", "icon", "identity", "description", "characteristics", "color"]
 
 
 class CardSetSerializer(ValidatedModelSerializer):
-    card_count = serializers.IntegerField(read_only=True)
+    card_count = serializers.SerializerMethodField(help_text="Cards in the set.")
+
+    def get_card_count(self, card_set) -> int:
+        # Lists annotate it (selectors.card_set_list); a set just created or changed is counted.
+        count = getattr(card_set, "card_count", None)
+        return card_set.cards.count() if count is None else count
 
     class Meta:
         model = CardSet
@@ -137,7 +180,9 @@ class CardSerializer(serializers.ModelSerializer):
     """A card of either game, as the unified catalogue shows it."""
 
     set = serializers.SlugRelatedField(source="card_set", slug_field="code", read_only=True)
-    rarity = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    rarity = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True, help_text="Rarity slug; null for Akin Legends cards."
+    )
 
     class Meta:
         model = Card

@@ -62,7 +62,8 @@ class CardViewSet(CheckedFiltersMixin, viewsets.ReadOnlyModelViewSet):
     search_fields = ["name", "rules_text", "flavor_text"]
     ordering_fields = ["name", "game", "rarity__order", "card_set__release_date", "created_at", "updated_at"]
 
-    @extend_schema(request={"multipart/form-data": CardImageSerializer}, responses=CardSerializer)
+    @extend_schema(methods=["PUT"], request={"multipart/form-data": CardImageSerializer}, responses=CardSerializer)
+    @extend_schema(methods=["DELETE"], responses={200: CardSerializer})
     @action(
         detail=True,
         methods=["put", "delete"],

@@ -14,7 +14,15 @@ from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer
 from cardsdb.models import CardSet
 from legends import selectors, services
 from legends.choices import EffectKind, Mode
-from legends.engine.setup import SetupFormatError, parse_teams
+from legends.engine.setup import (
+    MAX_DEFENSES,
+    MAX_NAME,
+    MAX_PLAYERS,
+    MAX_SLUG,
+    MAX_TEAMS,
+    SetupFormatError,
+    parse_teams,
+)
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
 
 
@@ -136,6 +144,7 @@ class SpiritSerializer(LegendsCardSerializer):
 
 class ProtectorSerializer(LegendsCardSerializer):
     face_route = "legends-protector-card-face"
+    field_schemas = {"effect": {"type": "object", "description": "Effect spec (docs/legends-catalogue.md)."}}
 
     class Meta:
         model = Protector
@@ -192,11 +201,48 @@ def _teams_or_error(value: Any):
         raise serializers.ValidationError(errors) from exc
 
 
+_SLUG = {"type": "string", "minLength": 1, "maxLength": MAX_SLUG}
+
+
+@extend_schema_field({
+    "type": "array",
+    "maxItems": MAX_TEAMS,
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["players"],
+        "properties": {
+            "spirit": {**_SLUG, "nullable": True, "description": "Spirit slug."},
+            "protector": {**_SLUG, "nullable": True, "description": "Protector slug; null or left out to draw one."},
+            "defenses": {
+                "type": "array", "items": _SLUG, "maxItems": MAX_DEFENSES, "nullable": True,
+                "description": "Defense slugs; null or left out to draw them.",
+            },
+            "players": {
+                "type": "array",
+                "maxItems": MAX_PLAYERS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["name", "counter"],
+                    "properties": {
+                        "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                        "counter": {"type": "integer", "description": "Turn counter."},
+                    },
+                },
+            },
+        },
+    },
+})
+class TeamsField(serializers.JSONField):
+    """The teams of a setup (docs/legends-catalogue.md), checked by the engine's parser."""
+
+
 class SetupInputSerializer(StrictSerializer):
     """Input of `POST /api/legends/setups/validate/`."""
 
     mode = serializers.ChoiceField(choices=Mode.choices)
-    teams = serializers.JSONField(help_text="The two teams (docs/legends-catalogue.md).")
+    teams = TeamsField(help_text="The teams (docs/legends-catalogue.md).")
 
     def validate_teams(self, value):
         return _teams_or_error(value)
@@ -228,7 +274,7 @@ class TeamSetupSerializer(ValidatedModelSerializer):
     """A saved setup, shown with its current legality (recomputed against today's catalogue)."""
 
     owner = serializers.CharField(source="owner.username", read_only=True)
-    teams = serializers.JSONField(help_text="The teams, as for the validate action.")
+    teams = TeamsField(help_text="The teams, as for the validate action.")
     valid = serializers.SerializerMethodField()
     violations = serializers.SerializerMethodField()
     to_draw = serializers.SerializerMethodField()

@@ -39,6 +39,8 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
     card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.all())
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
 
+    field_schemas = {"faction_ability": {"type": "object"}, "main_ability": {"type": "object"}}
+
     class Meta:
         model = Character
         fields = [
@@ -66,6 +68,8 @@ class SlotSerializer(StrictSerializer):
 class ArmyInputSerializer(StrictSerializer):
     """`{"slots": [...], "collection": id}` or `{"code": "..."}`."""
 
+    schema_extra = {"oneOf": [{"required": ["slots"]}, {"required": ["code"]}]}
+
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
     code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
     collection = id_field(required=False, allow_null=True, help_text="One of your collections, to check R4.")
@@ -86,7 +90,7 @@ class ArmyValidationSerializer(serializers.Serializer):
 
 
 class ArmyCodeQuerySerializer(serializers.Serializer):
-    code = serializers.CharField()
+    code = serializers.CharField(max_length=200, help_text="An army code (URL-safe base64, at most 200 characters).")
 
 
 class ArmyDecodeSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """Echo Realms API views: thin wrappers over selectors and services."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import filters, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
@@ -99,7 +99,7 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         return Response(services.army_validate(slots=slots, collection=collection))
 
     @extend_schema(
-        parameters=[OpenApiParameter("code", str, required=True)],
+        parameters=[ArmyCodeQuerySerializer],
         responses=ArmyDecodeSerializer,
     )
     @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
@@ -107,7 +107,8 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """The slots an army code stands for."""
         query = ArmyCodeQuerySerializer(data=request.query_params)
         if not query.is_valid():
-            return Response(army_code_error(ArmyCodeError("`code` is required.")), status=400)
+            reason = query.errors["code"][0] if "code" in query.errors else "Give `code`."
+            return Response(army_code_error(ArmyCodeError(str(reason))), status=status.HTTP_400_BAD_REQUEST)
         try:
             slots = services.army_from_code(query.validated_data["code"])
         except ArmyCodeError as exc:
