@@ -366,13 +366,14 @@ class GreedyAgent:
         attack_values: list[float | None] = [None] * len(board.elements)
         effect_values: dict[tuple[str, int], float] = {}
         out: list[tuple[float, Action]] = []
+        redraws: list[Action] = []
+        places: list[int] = []  # for each redraw, its place among the scored actions
         cards = {c.slug: c for c in obs.hand}
-        redraw = self.redraw_choice(obs, legal, board)
         for action in legal:
             kind = action[0]
             if kind == REDRAW:
-                if action is redraw:
-                    out.append((self.redraw_value(obs), action))
+                redraws.append(action)
+                places.append(len(out))
                 continue
             if kind == ATTACK:
                 element = index[action[2]]
@@ -386,6 +387,9 @@ class GreedyAgent:
                 if value is None:
                     value = effect_values[key] = self.effect_value(key[0], key[1], board, base_attack, base_threat)
             out.append((value, action))
+        if redraws:
+            chosen = self.redraw_choice(obs, redraws, board)
+            out.insert(places[chosen], (self.redraw_value(obs), redraws[chosen]))
         return out
 
     def attack_value(self, element: int, board: Board, base_attack: float) -> float:
@@ -453,19 +457,17 @@ class GreedyAgent:
             other = 0.3
         return other if other > best else best
 
-    def redraw_choice(self, obs: LegendsObservation, legal: Sequence[Action], board: Board) -> Action | None:
-        """The redraw to consider: the largest draw for a short hand, discarding the least useful cards."""
-        redraws = [a for a in legal if a[0] == REDRAW]
-        if not redraws:
-            return None
+    def redraw_choice(self, obs: LegendsObservation, redraws: list[Action], board: Board) -> int:
+        """Which of the legal `redraws` to consider: the largest draw for a short hand, discarding the least
+        useful cards (the first redraw if none is that one)."""
         hand = obs.hand
         size = max(a[2] for a in redraws) if len(hand) <= REDRAW_SIZE else REDRAW_SIZE
         order = sorted(hand, key=lambda c: (self.keep_value(board, c), c.slug))
         discards = tuple(sorted(c.slug for c in order[:min(size, len(hand))]))
-        for a in redraws:
+        for i, a in enumerate(redraws):
             if a[2] == size and a[1] == discards:
-                return a
-        return redraws[0]
+                return i
+        return 0
 
     def redraw_value(self, obs: LegendsObservation) -> float:
         """Redraw beats a weak play, more so with a short hand."""

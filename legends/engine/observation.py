@@ -70,7 +70,11 @@ class LegendsObservation(NamedTuple):
         """How many turns of `team` remain this round after the current one."""
         count = len(self.order)
         teams = {p.pid: p.team for p in self.players}
-        return sum(1 for turn in range(self.turn + 1, count * self.passes) if teams[self.order[turn % count]] == team)
+        left = 0
+        for turn in range(self.turn + 1, count * self.passes):
+            if teams[self.order[turn % count]] == team:
+                left += 1
+        return left
 
     def to_dict(self) -> dict[str, Any]:
         """The observation as plain JSON-friendly data (the catalogue, being public and fixed, is left out)."""
