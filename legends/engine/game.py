@@ -21,7 +21,7 @@ from typing import Any
 import legends.engine.agents  # noqa: F401  (registers the Akin Legends agents)
 from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from legends.engine.options import validate_options
-from legends.engine.render import render_events
+from legends.engine.playbyplay import render_events
 from legends.engine.start import normalize_setup, setup_players
 from legends.engine.state import LegendsState
 from legends.engine.vocabulary import PLAYER_IDS
