@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 from django.utils import timezone
 
@@ -193,8 +194,10 @@ def batch_player(batch: Batch):
 
 
 def prepare_batch(batch: Batch) -> PreparedMatch:
-    """The batch's match prepared once for all its matches (the catalogue read once)."""
-    return prepare_match(game=batch.game, inputs=batch.inputs, agents=batch.inputs.get("agents"), user=batch.owner)
+    """The batch's match prepared once for all its matches (the catalogue read once), for its owner: an
+    anonymous batch is prepared for an anonymous user (whose saved rows are none)."""
+    return prepare_match(game=batch.game, inputs=batch.inputs, agents=batch.inputs.get("agents"),
+                         user=batch.owner or AnonymousUser())
 
 
 def create_batch(*, game: str, inputs: dict[str, Any], count: int, seed: int | None = None,

@@ -160,3 +160,14 @@ def test_a_batch_runs_on_a_real_celery_worker_through_redis(catalogue, settings,
     assert local_runner.jobs == []  # with a broker, nothing runs on the service's own thread
     assert body["played"] == 40
     assert body["summary"]["wins"]["a"] + body["summary"]["wins"]["b"] + body["summary"]["draws"] == 40
+
+
+@pytest.mark.parametrize("url, body, field", [
+    (REALMS, {"formation": {"collections": {"a": 1}}}, "formation.collections.a"),
+    (REALMS, {"armies": {"a": {"army": 1}, "b": {"army": 2}}}, "armies.a.army"),
+    (LEGENDS, {"setup": {"setup": 1}}, "setup.setup"),
+])
+def test_an_anonymous_batch_naming_saved_rows_is_400_not_500(anon_client, catalogue, url, body, field):
+    body = assert_error_shape(anon_client.post(url, {**body, "count": 2}, format="json"), 400, "invalid")
+    assert field in body["fields"]
+    assert Batch.objects.count() == 0
