@@ -17,7 +17,7 @@ from typing import Final
 from legends.engine.cards import ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
 from legends.engine.observation import LegendsObservation
-from legends.engine.showdown import DefenseLike, Play, allocation_value, attack_points, marker_cap
+from legends.engine.showdown import DefenseLike, Play, attack_points, best_allocation, marker_cap
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
 from legends.engine.views import DefenseView
@@ -33,13 +33,7 @@ REDRAW_BASE: Final = 0.3
 def default_allocation(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     """L10's default policy: the allocation destroying most defenses, then placing most markers."""
     defenses = obs.defenses[1 - obs.allocation.team] if obs.allocation is not None else obs.defenses[obs.opponent]
-    best = legal[0]
-    best_value = (-1, -1)
-    for action in legal:
-        value = allocation_value(action[1], defenses)
-        if value > best_value:
-            best, best_value = action, value
-    return best
+    return legal[best_allocation([action[1] for action in legal], defenses)]
 
 
 def revealed_plays(obs: LegendsObservation) -> list[Play] | None:
