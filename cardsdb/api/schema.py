@@ -8,8 +8,7 @@
   413 and 415 (bodies), 429 (throttling);
 - lets anonymous clients in (`{}` in `security`) where the view's permissions let them in;
 - closes the request bodies of serializers that refuse unknown keys (`additionalProperties: false`), and
-  adds what a serializer declares in `schema_extra` (e.g. "exactly one of `slots` and `code`") and, per
-  field, in `field_schemas` (the JSON type of a JSONField);
+  adds what a serializer declares per field in `field_schemas` (the JSON type of a JSONField);
 - says that text holds no NUL (a pattern on string parameters and request properties), as the parsers
   and fields check;
 - leaves out DRF's `format` query parameter (a renderer override; clients send an Accept header).
@@ -189,7 +188,6 @@ def postprocess(result, generator, request, public):
         _no_nul(schema)
         if issubclass(serializer, StrictFieldsMixin):
             schema["additionalProperties"] = False
-        schema.update(getattr(serializer, "schema_extra", {}))
     return result
 
 

@@ -45,9 +45,6 @@ class StrictFieldsMixin:
     """Refuse keys the serializer has no field for (read-only fields are known, and ignored), and JSON
     values of another type than the field's (strings, whole numbers, booleans)."""
 
-    # Extra JSON Schema for the serializer's component (cardsdb.api.schema), e.g. "exactly one of".
-    schema_extra: dict = {}
-
     def to_internal_value(self, data):
         if not isinstance(data, Mapping):
             return super().to_internal_value(data)

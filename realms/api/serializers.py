@@ -66,9 +66,7 @@ class SlotSerializer(StrictSerializer):
 
 
 class ArmyInputSerializer(StrictSerializer):
-    """`{"slots": [...], "collection": id}` or `{"code": "..."}`."""
-
-    schema_extra = {"oneOf": [{"required": ["slots"]}, {"required": ["code"]}]}
+    """`{"slots": [...], "collection": id}` or `{"code": "..."}`: exactly one of `slots` and `code`."""
 
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
     code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
