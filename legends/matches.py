@@ -12,53 +12,242 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.serializers import StrictSerializer
 from legends import selectors
 from legends.choices import Mode
 from legends.engine.cards import Catalogue, parse_catalogue
-from legends.engine.setup import parse_teams
+from legends.engine.setup import MAX_DEFENSES, MAX_NAME, MAX_PLAYERS, MAX_SLUG, MAX_TEAMS, parse_teams
+from legends.engine.vocabulary import (
+    MAX_ACTIONS_DEFAULT,
+    MAX_ACTIONS_LIMIT,
+    MAX_ROUNDS_DEFAULT,
+    MAX_ROUNDS_LIMIT,
+)
 from legends.services import setup_validate
-from simulate.api.serializers import BatchOptionsMixin
+from simulate.api.serializers import (
+    BatchOptionsMixin,
+    BatchResultSerializer,
+    BatchSummarySerializer,
+    MatchResultSerializer,
+    TextField,
+    WholeNumberField,
+    batch_figures,
+    id_field,
+    one_of,
+    seed_field,
+)
+from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
+from simulate.engine.games import get_game
 from simulate.engine.runner import validate_options
 from simulate.models import Match
-from simulate.services import SEED_LIMIT, IllegalMatchSetup, PreparedMatch
+from simulate.services import IllegalMatchSetup, PreparedMatch
 
 TEAMS = (0, 1)
 DEFAULT_AGENT = "greedy"
 
 # ------------------------------------------------------------------------------------ request
 
+AGENT_NAMES = agent_names("legends")
+SEATS = tuple(get_game("legends").players)  # t0p0, t0p1, t1p0, t1p1; a duel seats t0p0 and t1p0
+REASONS = ("defenses_destroyed", "mutual_destruction", "max_rounds", "max_actions")
 
-class LegendsMatchInputSerializer(serializers.Serializer):
-    """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`."""
+
+class LegendsPlayerSerializer(StrictSerializer):
+    name = TextField(max_length=MAX_NAME)
+    counter = WholeNumberField(help_text="Turn counter: 1 to 4 in teams mode, 1 to 2 in a duel (L5).")
+
+
+class LegendsTeamSerializer(StrictSerializer):
+    """One team; a protector or defenses left out (or null) are drawn with the match seed (L6)."""
+
+    spirit = TextField(max_length=MAX_SLUG, required=False, allow_null=True, help_text="Spirit slug.")
+    protector = TextField(max_length=MAX_SLUG, required=False, allow_null=True, help_text="Protector slug.")
+    defenses = serializers.ListField(child=TextField(max_length=MAX_SLUG), max_length=MAX_DEFENSES, required=False,
+                                     allow_null=True, help_text="Defense slugs.")
+    players = LegendsPlayerSerializer(many=True, max_length=MAX_PLAYERS)
+
+
+class LegendsInlineSetupSerializer(StrictSerializer):
+    """A setup as in `POST /api/legends/setups/validate/`."""
 
     mode = serializers.ChoiceField(choices=Mode.choices, required=False)
-    setup = serializers.DictField()
-    agents = serializers.JSONField(
-        required=False, help_text="One agent name per player (team 0 first), or one name for every seat."
-    )
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_LIMIT)
-    options = serializers.DictField(required=False)
+    teams = LegendsTeamSerializer(many=True, max_length=MAX_TEAMS, help_text="The two teams, team 0 first.")
 
-    def validate_setup(self, value):
-        if "setup" in value:
-            if set(value) != {"setup"} or isinstance(value["setup"], bool) or not isinstance(value["setup"], int):
+
+class LegendsSavedSetupSerializer(StrictSerializer):
+    setup = id_field(help_text="One of your saved team setups.")
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="LegendsSetup", resource_type_field_name=None,
+    serializers=[LegendsInlineSetupSerializer, LegendsSavedSetupSerializer],
+))
+class LegendsSetupSerializer(StrictSerializer):
+    """`{"mode": ..., "teams": [...]}`, or `{"setup": <id of one of your saved setups>}` alone."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    teams = LegendsTeamSerializer(many=True, max_length=MAX_TEAMS, required=False)
+    setup = id_field(required=False)
+
+    def validate(self, attrs):
+        if "setup" in attrs:
+            if set(attrs) != {"setup"}:
                 raise serializers.ValidationError("A saved setup is given as {\"setup\": <id>} alone.")
-        elif not isinstance(value.get("teams"), list):
-            raise serializers.ValidationError("`teams` must be a list of two teams.")
+        elif "teams" not in attrs:
+            raise serializers.ValidationError({"teams": ["This field is required."]})
+        return attrs
+
+
+@extend_schema_field({
+    "oneOf": [
+        {"type": "string", "enum": list(AGENT_NAMES)},
+        {"type": "array", "items": {"anyOf": [{"type": "string", "enum": list(AGENT_NAMES)}]}, "minItems": 1,
+         "maxItems": len(SEATS)},
+    ],
+    "description": "One agent name per player (team 0 first), or one name for every seat (default greedy).",
+})
+class AgentsField(serializers.Field):
+    default_error_messages = {
+        "shape": f"Give an agent name, or a list of 1 to {len(SEATS)} agent names (one per player).",
+        "unknown": "Unknown agent {name!r}; known: " + ", ".join(AGENT_NAMES) + ".",
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            if data not in AGENT_NAMES:
+                self.fail("unknown", name=data)
+            return data
+        if not isinstance(data, list) or not 1 <= len(data) <= len(SEATS):
+            self.fail("shape")
+        unknown = {str(i): [self.error_messages["unknown"].format(name=name)]
+                   for i, name in enumerate(data) if not isinstance(name, str) or name not in AGENT_NAMES}
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return data
+
+    def to_representation(self, value):
         return value
 
-    def validate_agents(self, value):
-        names = [value] if isinstance(value, str) else value
-        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
-            raise serializers.ValidationError("Give an agent name, or a list of agent names (one per player).")
-        return value
+
+class LegendsOptionsSerializer(StrictSerializer):
+    max_rounds = WholeNumberField(min_value=1, max_value=MAX_ROUNDS_LIMIT, required=False,
+                                  help_text=f"L12 (default {MAX_ROUNDS_DEFAULT}).")
+    max_actions = WholeNumberField(min_value=1, max_value=MAX_ACTIONS_LIMIT, required=False,
+                                   help_text=f"Hard cap on decisions (default {MAX_ACTIONS_DEFAULT:,}).")
+
+
+class LegendsMatchInputSerializer(StrictSerializer):
+    """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False, help_text="May be given here, in the setup, or both (then alike).")
+    setup = LegendsSetupSerializer()
+    agents = AgentsField(required=False)
+    seed = seed_field(required=False, help_text="0 to 2^63 - 1; generated and returned when absent.")
+    options = LegendsOptionsSerializer(required=False)
 
 
 class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer):
     """A legends match request, plus how many matches to play; match i uses seed + i."""
+
+
+# ------------------------------------------------------------------------------------ answers
+
+
+class ByTeamField(serializers.ListField):
+    """Figures kept by team name ("0", "1") answered as a list by team index, team 0 first."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_length=len(TEAMS), max_length=len(TEAMS), **kwargs)
+
+    def to_representation(self, data):
+        return super().to_representation([data.get(str(team), []) for team in TEAMS])
+
+
+class LegendsDefenseLeftSerializer(serializers.Serializer):
+    defense = serializers.CharField(help_text="Defense slug.")
+    name = serializers.CharField()
+    elements = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    markers = serializers.ListField(child=serializers.CharField(), help_text="Elements marked on it so far.")
+
+
+class LegendsTeamSurvivorsSerializer(serializers.Serializer):
+    """Each team's standing defenses by team name ("0", "1"); the same as `remaining_defenses`."""
+
+    def get_fields(self):
+        return {str(team): LegendsDefenseLeftSerializer(many=True) for team in TEAMS}
+
+
+class LegendsSeatAgentsSerializer(serializers.Serializer):
+    """The agent of each seat (a duel seats t0p0 and t1p0)."""
+
+    def get_fields(self):
+        return {seat: one_of(AGENT_NAMES, required=seat.endswith("p0")) for seat in SEATS}
+
+
+class LegendsPlayedOptionsSerializer(serializers.Serializer):
+    max_rounds = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS_LIMIT)
+    max_actions = serializers.IntegerField(min_value=1, max_value=MAX_ACTIONS_LIMIT)
+
+
+class LegendsStoredSetupSerializer(serializers.Serializer):
+    """The setup as given (a saved one read out); drawn cards are in the log's match_start."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    teams = LegendsTeamSerializer(many=True)
+
+
+class LegendsInputsSerializer(serializers.Serializer):
+    """The request as given, but its seed (and a batch's count and swap_sides)."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    setup = LegendsSetupSerializer()
+    agents = AgentsField(required=False)
+    options = LegendsOptionsSerializer(required=False)
+
+
+class LegendsMatchSerializer(MatchResultSerializer):
+    """An Akin Legends match as the API answers it."""
+
+    game = one_of(["legends"])
+    winner = serializers.SerializerMethodField()
+    reason = one_of(REASONS, help_text="Why the match ended (mutual_destruction and the caps are draws).")
+    survivors = LegendsTeamSurvivorsSerializer()
+    remaining_defenses = ByTeamField(child=LegendsDefenseLeftSerializer(many=True), source="survivors",
+                                     help_text="What is left of each team's defenses, by team index.")
+    agents = LegendsSeatAgentsSerializer()
+    options = LegendsPlayedOptionsSerializer(help_text="The options played, defaults filled in.")
+    setup = LegendsStoredSetupSerializer()
+    inputs = LegendsInputsSerializer()
+
+    class Meta(MatchResultSerializer.Meta):
+        fields = [*MatchResultSerializer.Meta.fields, "remaining_defenses"]
+        read_only_fields = fields
+
+    @extend_schema_field({"anyOf": [{"type": "integer", "enum": list(TEAMS)}], "nullable": True,
+                          "description": "The winning team's index; null for a draw."})
+    def get_winner(self, match: Match) -> int | None:
+        return None if match.winner is None else int(match.winner)
+
+
+class LegendsSummarySerializer(BatchSummarySerializer):
+    wins = ByTeamField(child=serializers.IntegerField(min_value=0),
+                       help_text="Wins by team index, as given in the request (swapped matches counted back).")
+
+
+class LegendsBatchSerializer(BatchResultSerializer):
+    """An Akin Legends batch as the API answers it."""
+
+    game = one_of(["legends"])
+    summary = serializers.SerializerMethodField()
+    inputs = LegendsInputsSerializer()
+
+    @extend_schema_field(LegendsSummarySerializer)
+    def get_summary(self, batch) -> dict:
+        return LegendsSummarySerializer(batch_figures(batch, (str(team) for team in TEAMS))).data
 
 
 # ------------------------------------------------------------------------ catalogue snapshot
@@ -124,8 +313,10 @@ class LegendsMatches:
 
     game = "legends"
     sides = tuple(str(team) for team in TEAMS)
-    match_request = LegendsMatchInputSerializer
-    batch_request = LegendsBatchInputSerializer
+    match_request = match_request_schema = LegendsMatchInputSerializer
+    batch_request = batch_request_schema = LegendsBatchInputSerializer
+    match_result = LegendsMatchSerializer
+    batch_result = LegendsBatchSerializer
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """The setup checked (its shape, then every rule violation), options, one agent per player."""
@@ -149,14 +340,6 @@ class LegendsMatches:
             stored_setup={**prepared.stored_setup, "teams": prepared.stored_setup["teams"][::-1]},
             agents=seats[first:] + seats[:first],
         )
-
-    def shown_winner(self, winner: str | None) -> int | None:
-        """The winning team's index (0 or 1), or None for a draw."""
-        return None if winner is None else int(winner)
-
-    def result_fields(self, match: Match) -> dict[str, Any]:
-        """`remaining_defenses`: what is left of each team's defenses, team 0 first."""
-        return {"remaining_defenses": [match.survivors.get(str(team), []) for team in TEAMS]}
 
     def add_command_arguments(self, parser: ArgumentParser) -> None:
         """--mode."""

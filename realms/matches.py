@@ -12,34 +12,76 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import Collection
 from realms import selectors, services
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
-from realms.choices import Player
+from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError, Slot
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.engine.formation import random_army
+from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
+from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
 from realms.models import Character
-from simulate.api.serializers import BatchOptionsMixin
+from simulate.api.serializers import (
+    BatchOptionsMixin,
+    BatchResultSerializer,
+    BatchSummarySerializer,
+    MatchResultSerializer,
+    TextField,
+    WholeNumberField,
+    batch_figures,
+    id_field,
+    one_of,
+    seed_field,
+)
+from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
-from simulate.models import Match
-from simulate.services import SEED_LIMIT, IllegalMatchSetup, PreparedMatch
+from simulate.services import IllegalMatchSetup, PreparedMatch
 
 SIDES = ("a", "b")
 DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
 
 # ------------------------------------------------------------------------------------ request
+#
+# Each body has one validating serializer; the schema shows the shapes it takes as a oneOf of
+# serializers that each admit one of them (armies or a formation; an army as slots, a code or a saved id).
+
+AGENT_NAMES = agent_names("realms")
+REASONS = ("elimination", "mutual_elimination", "max_rounds", "max_actions")
 
 
-class RealmsArmySerializer(serializers.Serializer):
+class RealmsMatchSlotSerializer(SlotSerializer):
+    card = TextField(max_length=140, help_text="Character slug.")
+    line = serializers.ChoiceField(choices=Line.choices)
+
+
+class RealmsArmyBySlotsSerializer(StrictSerializer):
+    slots = RealmsMatchSlotSerializer(many=True, max_length=MAX_SLOTS, help_text="The army's characters and lines.")
+
+
+class RealmsArmyByCodeSerializer(StrictSerializer):
+    code = TextField(max_length=200, help_text="An army code (URL-safe base64).")
+
+
+class RealmsArmyBySavedSerializer(StrictSerializer):
+    army = id_field(help_text="One of your saved armies (its collection, if any, then applies: R4).")
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="RealmsArmy", resource_type_field_name=None,
+    serializers=[RealmsArmyBySlotsSerializer, RealmsArmyByCodeSerializer, RealmsArmyBySavedSerializer],
+))
+class RealmsArmySerializer(StrictSerializer):
     """One side's army: `{"slots": [...]}`, `{"code": "..."}` or `{"army": <saved army id>}`."""
 
-    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
-    code = serializers.CharField(required=False)
-    army = serializers.IntegerField(required=False, min_value=1)
+    slots = RealmsMatchSlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
+    code = TextField(required=False, max_length=200)
+    army = id_field(required=False)
 
     def validate(self, attrs):
         given = [key for key in ("slots", "code", "army") if key in attrs]
@@ -48,34 +90,56 @@ class RealmsArmySerializer(serializers.Serializer):
         return attrs
 
 
-class RealmsArmiesSerializer(serializers.Serializer):
+class RealmsArmiesSerializer(StrictSerializer):
     a = RealmsArmySerializer()
     b = RealmsArmySerializer()
 
 
-class FormationCollectionsSerializer(serializers.Serializer):
-    a = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    b = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+class RealmsFormationCollectionsSerializer(StrictSerializer):
+    a = id_field(required=False, allow_null=True, help_text="One of your collections; absent or null: the catalogue.")
+    b = id_field(required=False, allow_null=True, help_text="One of your collections; absent or null: the catalogue.")
 
 
-class RealmsFormationSerializer(serializers.Serializer):
+class RealmsFormationSerializer(StrictSerializer):
     """Armies built in a Formation Round from two collections (absent: the whole catalogue)."""
 
-    collections = FormationCollectionsSerializer(required=False)
-    first = serializers.ChoiceField(choices=Player.choices, required=False)
+    collections = RealmsFormationCollectionsSerializer(required=False)
+    first = serializers.ChoiceField(choices=Player.choices, required=False, help_text="Who deploys first (default: a seeded coin flip).")
 
 
-class RealmsAgentsSerializer(serializers.Serializer):
-    a = serializers.CharField(max_length=40)
-    b = serializers.CharField(max_length=40)
+class RealmsAgentsSerializer(StrictSerializer):
+    a = one_of(AGENT_NAMES)
+    b = one_of(AGENT_NAMES)
 
 
-class RealmsMatchInputSerializer(serializers.Serializer):
+class RealmsOptionsSerializer(StrictSerializer):
+    tie_break = one_of(TIE_BREAKS, required=False, help_text="R9 (default random).")
+    max_rounds = WholeNumberField(min_value=1, max_value=MAX_ROUNDS_LIMIT, required=False,
+                                  help_text=f"R16 (default {OPTION_DEFAULTS['max_rounds']}).")
+    max_actions = WholeNumberField(min_value=1, max_value=MAX_ACTIONS_LIMIT, required=False,
+                                   help_text=f"Hard cap on decisions (default {OPTION_DEFAULTS['max_actions']:,}).")
+    first_player = one_of(FIRST_PLAYERS, required=False, help_text="R6 / R9 (default random).")
+
+
+class RealmsRequestSerializer(StrictSerializer):
+    """What every Echo Realms match body may hold besides its armies or formation."""
+
+    agents = RealmsAgentsSerializer(required=False, help_text="An agent per player (default greedy for both).")
+    seed = seed_field(required=False, help_text="0 to 2^63 - 1; generated and returned when absent.")
+    options = RealmsOptionsSerializer(required=False)
+
+
+class RealmsArmiesMatchSerializer(RealmsRequestSerializer):
+    armies = RealmsArmiesSerializer()
+
+
+class RealmsFormationMatchSerializer(RealmsRequestSerializer):
+    formation = RealmsFormationSerializer()
+
+
+class RealmsMatchInputSerializer(RealmsRequestSerializer):
     armies = RealmsArmiesSerializer(required=False)
     formation = RealmsFormationSerializer(required=False)
-    agents = RealmsAgentsSerializer(required=False)
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=SEED_LIMIT)
-    options = serializers.DictField(required=False)
 
     def validate(self, attrs):
         if ("armies" in attrs) == ("formation" in attrs):
@@ -85,6 +149,113 @@ class RealmsMatchInputSerializer(serializers.Serializer):
 
 class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsMatchInputSerializer):
     """A realms match request, plus how many matches to play; match i uses seed + i."""
+
+
+class RealmsArmiesBatchSerializer(BatchOptionsMixin, RealmsArmiesMatchSerializer):
+    pass
+
+
+class RealmsFormationBatchSerializer(BatchOptionsMixin, RealmsFormationMatchSerializer):
+    pass
+
+
+MATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(
+    component_name="RealmsMatchBody", resource_type_field_name=None,
+    serializers=[RealmsArmiesMatchSerializer, RealmsFormationMatchSerializer],
+)
+BATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(
+    component_name="RealmsBatchBody", resource_type_field_name=None,
+    serializers=[RealmsArmiesBatchSerializer, RealmsFormationBatchSerializer],
+)
+
+
+# ------------------------------------------------------------------------------------ answers
+
+
+class RealmsSurvivorSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="The unit's id in the log (a1 to a7, b1 to b7; summons after).")
+    card = serializers.CharField(allow_null=True, help_text="Character slug; null for a summon.")
+    name = serializers.CharField()
+    hp = serializers.IntegerField(min_value=1)
+    max_hp = serializers.IntegerField(min_value=1)
+    summon = serializers.BooleanField()
+
+
+class RealmsSurvivorsSerializer(serializers.Serializer):
+    a = RealmsSurvivorSerializer(many=True)
+    b = RealmsSurvivorSerializer(many=True)
+
+
+class RealmsStoredSlotSerializer(serializers.Serializer):
+    card = serializers.CharField(help_text="Character slug ('#<id>' for a card no longer in the catalogue).")
+    line = serializers.ChoiceField(choices=Line.choices)
+
+
+class RealmsStoredArmiesSerializer(serializers.Serializer):
+    a = RealmsStoredSlotSerializer(many=True)
+    b = RealmsStoredSlotSerializer(many=True)
+
+
+class RealmsStoredCollectionsSerializer(serializers.Serializer):
+    a = serializers.ListField(child=serializers.CharField(), help_text="Slugs of the cards player a could deploy.")
+    b = serializers.ListField(child=serializers.CharField(), help_text="Slugs of the cards player b could deploy.")
+
+
+class RealmsSetupSerializer(serializers.Serializer):
+    """The armies the match started from, or the pools of a Formation Round (one of the two)."""
+
+    armies = RealmsStoredArmiesSerializer(required=False)
+    collections = RealmsStoredCollectionsSerializer(required=False)
+
+
+class RealmsPlayedOptionsSerializer(serializers.Serializer):
+    tie_break = one_of(TIE_BREAKS)
+    max_rounds = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS_LIMIT)
+    max_actions = serializers.IntegerField(min_value=1, max_value=MAX_ACTIONS_LIMIT)
+    first_player = one_of(FIRST_PLAYERS)
+
+
+class RealmsInputsSerializer(serializers.Serializer):
+    """The request as given, but its seed (and a batch's count and swap_sides)."""
+
+    armies = RealmsArmiesSerializer(required=False)
+    formation = RealmsFormationSerializer(required=False)
+    agents = RealmsAgentsSerializer(required=False)
+    options = RealmsOptionsSerializer(required=False)
+
+
+class RealmsMatchSerializer(MatchResultSerializer):
+    """An Echo Realms match as the API answers it."""
+
+    game = one_of(["realms"])
+    winner = one_of(SIDES, allow_null=True, help_text="The winning player; null for a draw.")
+    reason = one_of(REASONS, help_text="Why the match ended (R16: max_rounds is a draw).")
+    survivors = RealmsSurvivorsSerializer(help_text="Each side's units still standing.")
+    agents = RealmsAgentsSerializer()
+    options = RealmsPlayedOptionsSerializer(help_text="The options played, defaults filled in.")
+    setup = RealmsSetupSerializer()
+    inputs = RealmsInputsSerializer()
+
+
+class RealmsWinsSerializer(serializers.Serializer):
+    a = serializers.IntegerField(min_value=0)
+    b = serializers.IntegerField(min_value=0)
+
+
+class RealmsSummarySerializer(BatchSummarySerializer):
+    wins = RealmsWinsSerializer(help_text="Wins per player as given in the request (swapped matches counted back).")
+
+
+class RealmsBatchSerializer(BatchResultSerializer):
+    """An Echo Realms batch as the API answers it."""
+
+    game = one_of(["realms"])
+    summary = serializers.SerializerMethodField()
+    inputs = RealmsInputsSerializer()
+
+    @extend_schema_field(RealmsSummarySerializer)
+    def get_summary(self, batch) -> dict:
+        return RealmsSummarySerializer(batch_figures(batch, SIDES)).data
 
 
 # ------------------------------------------------------------------------ catalogue snapshot
@@ -171,6 +342,10 @@ class RealmsMatches:
     sides = SIDES
     match_request = RealmsMatchInputSerializer
     batch_request = RealmsBatchInputSerializer
+    match_request_schema = MATCH_REQUEST_SCHEMA
+    batch_request_schema = BATCH_REQUEST_SCHEMA
+    match_result = RealmsMatchSerializer
+    batch_result = RealmsBatchSerializer
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """Armies (or formation collections) resolved into engine cards; illegal armies refused with every
@@ -194,14 +369,6 @@ class RealmsMatches:
         """Armies (or collections) and agents of a and b exchanged."""
         return replace(prepared, setup=swap_sides(prepared.setup), stored_setup=swap_sides(prepared.stored_setup),
                        agents={"a": prepared.agents["b"], "b": prepared.agents["a"]})
-
-    def shown_winner(self, winner: str | None) -> str | None:
-        """'a', 'b' or None, as stored."""
-        return winner
-
-    def result_fields(self, match: Match) -> dict[str, Any]:
-        """Nothing beyond the common fields: the survivors already say who is left."""
-        return {}
 
     def add_command_arguments(self, parser: ArgumentParser) -> None:
         """--a, --b and --tie-break."""

@@ -69,12 +69,17 @@ class PreparedMatch:
 
 
 class GameMatches(Protocol):
-    """A game app's part in playing matches: its request, its preparation and how a played match reads."""
+    """A game app's part in playing matches: its requests, its preparation and its answers."""
 
     game: str  # the game's name in `simulate.engine.games.GAMES`
     sides: tuple[str, str]  # the two sides as the engine names winners, first side first
-    match_request: type[Serializer]  # the body of POST /api/simulate/<game>/matches/
+    match_request: type[Serializer]  # validates the body of POST /api/simulate/<game>/matches/
     batch_request: type[Serializer]  # a match body plus `count` and `swap_sides`
+    # The same bodies as the schema shows them (a serializer, or a oneOf of the shapes they take).
+    match_request_schema: Serializer | type[Serializer]
+    batch_request_schema: Serializer | type[Serializer]
+    match_result: type[Serializer]  # a played match as the API answers it, the game's fields typed
+    batch_result: type[Serializer]  # a batch as the API answers it
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """The engine match of a validated request (`agents` as given, None for the default), its
@@ -82,12 +87,6 @@ class GameMatches(Protocol):
 
     def swapped(self, prepared: PreparedMatch) -> PreparedMatch:
         """The same match with the two sides exchanged (their setups and their agents)."""
-
-    def shown_winner(self, winner: str | None) -> str | int | None:
-        """A stored winner as the API answers it."""
-
-    def result_fields(self, match: Match) -> dict[str, Any]:
-        """Fields of this game's own that the API adds to a played match."""
 
     def add_command_arguments(self, parser: ArgumentParser) -> None:
         """This game's own flags of `manage.py simulate` (in a group of its own)."""

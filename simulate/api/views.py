@@ -1,22 +1,24 @@
 """Simulate API: play a match synchronously or queue a batch, read them back, page through a match's log.
 
 One view class serves every game: its route gives the game (`urls.py`), and the game's registered
-`GameMatches` its request. Refused requests raise, and `cardsdb.api.errors` answers them.
+`GameMatches` its request and its answer. Refused requests raise, and `cardsdb.api.errors` answers them.
 """
 
 import logging
 
 from django.db import transaction
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, serializers, status, viewsets
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework import exceptions, filters, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.filtersets import FilterSet
 from simulate import background, selectors, services
+from simulate.api.schema import EveryGameSchema, GameRequestSchema
 from simulate.api.serializers import BatchSerializer, MatchSerializer
 
 logger = logging.getLogger(__name__)
@@ -56,45 +58,55 @@ class GameRequestView(ResumesBatches, APIView):
 
     permission_classes = [permissions.AllowAny]
     throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopedRateThrottle]
+    schema = GameRequestSchema()
     game = ""
+    request_schema = answer = ""  # the GameMatches attributes of its request's schema and of its answer
+    answer_status = status.HTTP_200_OK
 
     def game_matches(self) -> services.GameMatches:
         return services.game_matches(self.game)
 
+    def validated(self, serializer_class) -> serializers.Serializer:
+        data = serializer_class(data=self.request.data)
+        data.is_valid(raise_exception=True)
+        return data
+
+    def answer_with(self, row, status_code: int) -> Response:
+        result = getattr(self.game_matches(), self.answer)
+        return Response(result(row, context={"request": self.request}).data, status=status_code)
+
 
 class MatchCreateView(GameRequestView):
-    """Play a match now and store it (201 with its result and a link to its log)."""
+    """Play a match now and store it: 201 with its result and a link to its log."""
 
     throttle_scope = "simulate"
+    request_schema, answer, answer_status = "match_request_schema", "match_result", status.HTTP_201_CREATED
 
     def get_serializer_class(self):
         return self.game_matches().match_request
 
-    @extend_schema(responses={201: MatchSerializer})
     def post(self, request):
-        data = self.get_serializer_class()(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.validated(self.get_serializer_class())
         given = data.validated_data
         match, _ = services.play_match(
             game=self.game, inputs=request_inputs(request, data, NOT_MATCH_INPUTS), agents=given.get("agents"),
             seed=given.get("seed"), user=request.user,
         )
-        return Response(MatchSerializer(match, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return self.answer_with(match, status.HTTP_201_CREATED)
 
 
 class BatchCreateView(GameRequestView):
     """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch,
-    which plays in the background."""
+    stored and queued; it plays in the background. Poll its `url`."""
 
     throttle_scope = "batches"
+    request_schema, answer, answer_status = "batch_request_schema", "batch_result", status.HTTP_202_ACCEPTED
 
     def get_serializer_class(self):
         return self.game_matches().batch_request
 
-    @extend_schema(responses={202: BatchSerializer})
     def post(self, request):
-        data = self.get_serializer_class()(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = self.validated(self.get_serializer_class())
         given = data.validated_data
         batch = services.create_batch(
             game=self.game, inputs=request_inputs(request, data, NOT_BATCH_INPUTS), count=given["count"],
@@ -102,17 +114,54 @@ class BatchCreateView(GameRequestView):
         )
         # After commit, so that a runner on another connection finds the row.
         transaction.on_commit(lambda: hand_over(batch.id))
-        body = BatchSerializer(batch, context={"request": request}).data
-        return Response(body, status=status.HTTP_202_ACCEPTED)
+        return self.answer_with(batch, status.HTTP_202_ACCEPTED)
 
 
-class BatchViewSet(ResumesBatches, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class CheckedOrderingFilter(filters.OrderingFilter):
+    """`ordering=<field>` or `-<field>`, one of the view's `ordering_fields`; anything else answers 400."""
+
+    def allowed(self, view) -> list[str]:
+        return [term for name in view.ordering_fields for term in (name, f"-{name}")]
+
+    def get_ordering(self, request, queryset, view):
+        given = request.query_params.get(self.ordering_param)
+        if given is not None and given not in self.allowed(view):
+            raise exceptions.ValidationError(
+                {self.ordering_param: [f"Give one of {', '.join(self.allowed(view))}."]}
+            )
+        return super().get_ordering(request, queryset, view)
+
+    def get_schema_operation_parameters(self, view):
+        return [{
+            "name": self.ordering_param, "required": False, "in": "query",
+            "description": "The order of the results (default newest first).",
+            "schema": {"type": "string", "enum": self.allowed(view)},
+        }]
+
+
+class CheckedFilterBackend(DjangoFilterBackend):
+    """The filters of `filterset_fields`, on the project's FilterSet base (a value given empty is an error)."""
+
+    filterset_base = FilterSet
+
+
+class EveryGameViewSet(ResumesBatches, CheckedFiltersMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                       viewsets.GenericViewSet):
+    """Rows of every game, each answered as its game answers it."""
+
+    permission_classes = [permissions.AllowAny]
+    filter_backends = [CheckedFilterBackend, CheckedOrderingFilter]
+    schema = EveryGameSchema()
+    answer = ""
+
+
+class BatchViewSet(EveryGameViewSet):
     """Batches: your own, and any batch queued anonymously (by its id). Poll one for its progress."""
 
     serializer_class = BatchSerializer
-    permission_classes = [permissions.AllowAny]
     filterset_fields = ["game", "status"]
     ordering_fields = ["created_at"]
+    answer = "batch_result"
 
     def get_queryset(self):
         if self.action == "list":
@@ -120,21 +169,20 @@ class BatchViewSet(ResumesBatches, mixins.ListModelMixin, mixins.RetrieveModelMi
         return selectors.batch_visible(user=self.request.user)
 
 
-class MatchViewSet(ResumesBatches, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class MatchViewSet(EveryGameViewSet):
     """Matches: your own, and any match played anonymously (by its id)."""
 
     serializer_class = MatchSerializer
-    permission_classes = [permissions.AllowAny]
     filterset_fields = ["game", "winner"]
     ordering_fields = ["created_at", "rounds"]
+    answer = "match_result"
 
     def get_queryset(self):
         if self.action == "list":
             return selectors.match_list(user=self.request.user)
         return selectors.match_visible(user=self.request.user)
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], filter_backends=[])
     def log(self, request, pk=None):
         """The match's events in order, paginated (`page`, `page_size` up to 200)."""
         match = self.get_object()

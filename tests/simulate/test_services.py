@@ -4,6 +4,7 @@ playing and storing a match, refusals, batches."""
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIRequestFactory
 
 from cardsdb.models import Collection, CollectionEntry
 from legends.models import TeamSetup
@@ -111,9 +112,9 @@ def test_a_legends_match_from_a_saved_setup(user, catalogue):
     assert match.setup == {"mode": "duel", "teams": DUEL["teams"]} and match.inputs == inputs
     assert match.agents == {"t0p0": "random", "t1p0": "random"}
     assert match.winner in ("0", "1", None) and set(match.survivors) == {"0", "1"}
-    shown = services.game_matches("legends")
-    assert shown.shown_winner(match.winner) == (None if result.winner is None else int(result.winner))
-    assert shown.result_fields(match) == {"remaining_defenses": [match.survivors["0"], match.survivors["1"]]}
+    shown = services.game_matches("legends").match_result(match, context={"request": APIRequestFactory().get("/")}).data
+    assert shown["winner"] == (None if result.winner is None else int(result.winner))
+    assert shown["remaining_defenses"] == [match.survivors["0"], match.survivors["1"]]
 
 
 def test_legends_refusals_name_the_request_path(user, other_user, catalogue):

@@ -1,0 +1,93 @@
+"""The simulate API's OpenAPI schema, made from the registered games: each game's own request and answer
+serializers, a oneOf of them (told apart by `game`) where one view serves every game, and the events of
+a match's log from each game's declared event fields (G1: a log's events carry exactly those fields)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
+
+from cardsdb.api.pagination import MAX_PAGE_SIZE
+from simulate import services
+from simulate.engine.games import get_game
+
+
+def by_game(component: str, kind: str, many: bool = False) -> PolymorphicProxySerializer:
+    """A oneOf of every game's `kind` serializer (`match_result`, `batch_result`), told apart by `game`."""
+    return PolymorphicProxySerializer(
+        component_name=component, resource_type_field_name="game", many=many,
+        serializers={game: getattr(matches, kind) for game, matches in sorted(services.GAME_MATCHES.items())},
+    )
+
+
+def event_schemas() -> list[dict[str, Any]]:
+    """One closed object per event type of every game: its `type`, and exactly its fields (any JSON value)."""
+    schemas = []
+    for game in sorted(services.GAME_MATCHES):
+        for kind, fields in get_game(game).event_fields.items():
+            schemas.append({
+                "type": "object",
+                "title": f"{game} {kind}",
+                "properties": {"type": {"type": "string", "enum": [kind]}, **{name: {} for name in fields}},
+                "required": ["type", *fields],
+                "additionalProperties": False,
+            })
+    return schemas
+
+
+def log_page_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["count", "next", "previous", "results"],
+        "properties": {
+            "count": {"type": "integer", "minimum": 0, "description": "Events in the log."},
+            "next": {"type": "string", "format": "uri", "nullable": True},
+            "previous": {"type": "string", "format": "uri", "nullable": True},
+            "results": {
+                "type": "array",
+                "description": "Events in order, each with exactly the fields its game declares for its "
+                               "type (the rules pages of docs/ describe them).",
+                "items": {"oneOf": event_schemas()},
+            },
+        },
+    }
+
+
+LOG_PARAMETERS = [
+    OpenApiParameter("page", {"type": "integer", "minimum": 1}, OpenApiParameter.QUERY,
+                     description="A page number from 1; past the last page answers 404."),
+    OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE}, OpenApiParameter.QUERY,
+                     description=f"Events per page, 1 to {MAX_PAGE_SIZE}."),
+]
+
+
+class GameRequestSchema(AutoSchema):
+    """A view playing one game: the game's own request (`view.request_schema` names which) and answer."""
+
+    def get_request_serializer(self):
+        return getattr(self.view.game_matches(), self.view.request_schema)
+
+    def get_response_serializers(self):
+        return {self.view.answer_status: getattr(self.view.game_matches(), self.view.answer)}
+
+    def _get_request_body(self, *args, **kwargs):
+        body = super()._get_request_body(*args, **kwargs)
+        if body is not None:
+            body["required"] = True  # a oneOf of shapes is not known to require a body; every shape does
+        return body
+
+
+class EveryGameSchema(AutoSchema):
+    """A viewset reading rows of every game: each answers as its game does (`view.answer` names how)."""
+
+    def get_response_serializers(self):
+        if getattr(self.view, "action", None) == "log":
+            return {200: log_page_schema()}
+        name = "Match" if self.view.answer == "match_result" else "Batch"
+        return by_game(name, self.view.answer, many=self.view.action == "list")
+
+    def get_override_parameters(self):
+        parameters = super().get_override_parameters()
+        return [*parameters, *LOG_PARAMETERS] if getattr(self.view, "action", None) == "log" else parameters
