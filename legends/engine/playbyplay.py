@@ -17,13 +17,15 @@ class _Names:
         self.players: dict[str, str] = {}
         self.teams: dict[int, str] = {}
 
-    def p(self, pid: str | None) -> str:
+    def player(self, pid: str | None) -> str:
+        """A player's name and id ("-" for none)."""
         if pid is None:
             return "-"
         name = self.players.get(pid)
         return f"{name} ({pid})" if name else pid
 
-    def t(self, team: int | None) -> str:
+    def team(self, team: int | None) -> str:
+        """A team's index and spirit ("-" for none)."""
         if team is None:
             return "-"
         spirit = self.teams.get(team)
@@ -35,24 +37,24 @@ def _points(points: dict[str, int]) -> str:
     return ", ".join(shown) if shown else "none"
 
 
-def _match_start(e: Event, n: _Names) -> list[str]:
+def _match_start(e: Event, names: _Names) -> list[str]:
     opts = e["options"]
     lines = [f"Akin Legends, {e['mode']} mode (seed {e['seed']}; max {opts.get('max_rounds')} rounds; "
              f"deck of {e['deck_size']} cards, {len(e['deck'])} designs)"]
     for t in e["teams"]:
-        n.teams[t["team"]] = t["spirit"]["slug"]
+        names.teams[t["team"]] = t["spirit"]["slug"]
         for p in t["players"]:
-            n.players[p["id"]] = p["name"]
+            names.players[p["id"]] = p["name"]
         protector = t["protector"]
         defenses = ", ".join(f"{d['slug']} [{'+'.join(d['elements'])}]" for d in t["defenses"])
         players = ", ".join(
             f"{p['name']} ({p['id']}, counter {p['counter']}, agent {e['agent_names'].get(p['id']) or '-'})"
             for p in t["players"]
         )
-        lines.append(f"  {n.t(t['team'])}: protector {protector['slug']} ({protector['effect']['kind']}); "
+        lines.append(f"  {names.team(t['team'])}: protector {protector['slug']} ({protector['effect']['kind']}); "
                      f"defenses {defenses}; players {players}")
     for d in e["drawn"]:
-        lines.append(f"  drawn for {n.t(d['team'])}: {d['kind']} {', '.join(d['cards'])} (from {len(d['pool'])})")
+        lines.append(f"  drawn for {names.team(d['team'])}: {d['kind']} {', '.join(d['cards'])} (from {len(d['pool'])})")
     return lines
 
 
@@ -69,12 +71,12 @@ def _action(action: list[Any]) -> str:
     return "allocate " + (", ".join(f"{el} on {d}" for d, el in action[1]) or "nothing")
 
 
-def _decision(e: Event, n: _Names) -> list[str]:
-    return [f"    {n.p(e['player'])} chooses {_action(e['action'])} ({len(e['offered'])} offered, {e['stage']})"]
+def _decision(e: Event, names: _Names) -> list[str]:
+    return [f"    {names.player(e['player'])} chooses {_action(e['action'])} ({len(e['offered'])} offered, {e['stage']})"]
 
 
-def _turn(e: Event, n: _Names) -> list[str]:
-    who = f"  #{e['seq']} {n.p(e['player'])} [counter {e['counter']}]"
+def _turn(e: Event, names: _Names) -> list[str]:
+    who = f"  #{e['seq']} {names.player(e['player'])} [counter {e['counter']}]"
     if e["face"] == "down":
         return [f"{who} plays face down, as {'an attack' if e['orientation'] == 'attack' else 'an effect'}"]
     if e["orientation"] == "attack":
@@ -82,90 +84,90 @@ def _turn(e: Event, n: _Names) -> list[str]:
     return [f"{who} plays {e['card']} face up: {e['element']} {e['kind']}"]
 
 
-def _reveal(e: Event, n: _Names) -> list[str]:
+def _reveal(e: Event, names: _Names) -> list[str]:
     what = f"{e['element']} attack" if e["orientation"] == "attack" else f"{e['element']} {e['kind']}"
-    return [f"  reveal #{e['seq']} {n.p(e['player'])}: {e['card']} = {what}"]
+    return [f"  reveal #{e['seq']} {names.player(e['player'])}: {e['card']} = {what}"]
 
 
-def _heal(e: Event, n: _Names) -> list[str]:
-    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+def _heal(e: Event, names: _Names) -> list[str]:
+    src = f"{e['source']} of {names.player(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
     if not e["removed"]:
         marker = "marker" if e["element"] == "any" else f"{e['element']} marker"
-        return [f"  heal: {src} finds no {marker} on {n.t(e['team'])}'s defenses (no effect)"]
+        return [f"  heal: {src} finds no {marker} on {names.team(e['team'])}'s defenses (no effect)"]
     how = "chosen" if e["chosen_by"] == "agent" else "the only choice"
     return [f"  heal: {src} removes a {e['element']} marker from {e['defense']} ({how})"]
 
 
-def _boost(e: Event, n: _Names) -> list[str]:
-    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+def _boost(e: Event, names: _Names) -> list[str]:
+    src = f"{e['source']} of {names.player(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
     if not e["attacks"]:
         return [f"  boost: {src} ({e['element']}) has no matching attack (no effect)"]
     seqs = ", ".join(f"#{s}" for s in e["attacks"])
     return [f"  boost: {src} gives +{e['amount']} to {e['element']} attack(s) {seqs}"]
 
 
-def _cancel(e: Event, n: _Names) -> list[str]:
-    src = f"{e['source']} of {n.p(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
+def _cancel(e: Event, names: _Names) -> list[str]:
+    src = f"{e['source']} of {names.player(e['player'])}" if e["via"] == "card" else f"protector {e['source']}"
     if e["pierced"]:
         return [f"  defense: {src} ({e['element']}) is pierced and cancels nothing, {e['left']} left"]
     if not e["cancelled"]:
         return [f"  defense: {src} ({e['element']}) has nothing to cancel"]
-    return [f"  defense: {src} cancels 1 {e['element']} point of {n.t(1 - e['team'])}, {e['left']} left"]
+    return [f"  defense: {src} cancels 1 {e['element']} point of {names.team(1 - e['team'])}, {e['left']} left"]
 
 
-def _allocation(e: Event, n: _Names) -> list[str]:
-    who = f"chosen by {n.p(e['player'])}" if e["chosen_by"] == "agent" else "no choice"
+def _allocation(e: Event, names: _Names) -> list[str]:
+    who = f"chosen by {names.player(e['player'])}" if e["chosen_by"] == "agent" else "no choice"
     where = ", ".join(f"{el} on {d}" for d, el in e["placements"]) or "nothing"
-    return [f"  allocation of {n.t(e['team'])}: points {_points(e['points'])}; cap {e['cap']} "
+    return [f"  allocation of {names.team(e['team'])}: points {_points(e['points'])}; cap {e['cap']} "
             f"({e['attack_cards']} attack card(s)); places {e['placed']}: {where} ({who})"]
 
 
-def _redraw(e: Event, n: _Names) -> list[str]:
+def _redraw(e: Event, names: _Names) -> list[str]:
     gone = ", ".join(e["discarded"]) or "no card"
-    return [f"  #{e['seq']} {n.p(e['player'])} [counter {e['counter']}] redraws: discards {gone}, "
+    return [f"  #{e['seq']} {names.player(e['player'])} [counter {e['counter']}] redraws: discards {gone}, "
             f"draws {e['drawn']} of {e['size']} (hand {e['hand']})"]
 
 
-def _draw(e: Event, n: _Names) -> list[str]:
+def _draw(e: Event, names: _Names) -> list[str]:
     why = {"play": "after playing", "redraw": "redraw"}.get(e["reason"], f"protector {e['source']}")
     cards = ", ".join(e["cards"]) or "nothing"
-    return [f"  {n.p(e['player'])} draws {cards} ({why}), hand {e['hand']}"]
+    return [f"  {names.player(e['player'])} draws {cards} ({why}), hand {e['hand']}"]
 
 
-def _match_end(e: Event, n: _Names) -> list[str]:
+def _match_end(e: Event, names: _Names) -> list[str]:
     if e["winner"] is None:
         return [f"Result: draw ({e['reason']}) after {e['rounds']} round(s)."]
-    return [f"Result: {n.t(e['winner'])} wins ({e['reason']}) after {e['rounds']} round(s)."]
+    return [f"Result: {names.team(e['winner'])} wins ({e['reason']}) after {e['rounds']} round(s)."]
 
 
 _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "match_start": _match_start,
-    "shuffle": lambda e, n: [f"  {'the deck' if e['reason'] == 'start' else 'the discard pile'} is shuffled "
+    "shuffle": lambda e, names: [f"  {'the deck' if e['reason'] == 'start' else 'the discard pile'} is shuffled "
                              f"into the draw pile ({len(e['order'])} cards)"],
-    "deal": lambda e, n: [f"  {n.p(e['player'])} is dealt {', '.join(e['cards'])}"],
+    "deal": lambda e, names: [f"  {names.player(e['player'])} is dealt {', '.join(e['cards'])}"],
     "decision": _decision,
-    "facedown": lambda e, n: [f"    face down: {e['card']} = {e['element']} {e['kind']}"],
-    "pierce": lambda e, n: [f"  pierce: protector {e['source']} of {n.t(e['team'])} pierces #{e['seq']} of "
-                            f"{n.p(e['player'])} ({e['element']})"],
-    "round_start": lambda e, n: [f"Round {e['round']}: order {', '.join(n.p(p) for p in e['order'])}"],
+    "facedown": lambda e, names: [f"    face down: {e['card']} = {e['element']} {e['kind']}"],
+    "pierce": lambda e, names: [f"  pierce: protector {e['source']} of {names.team(e['team'])} pierces #{e['seq']} of "
+                            f"{names.player(e['player'])} ({e['element']})"],
+    "round_start": lambda e, names: [f"Round {e['round']}: order {', '.join(names.player(p) for p in e['order'])}"],
     "turn": _turn,
     "redraw": _redraw,
     "draw": _draw,
-    "spy": lambda e, n: [f"  spy: {n.t(e['team'])} looks at #{e['seq']} of {n.p(e['player'])}: {e['card']} "
+    "spy": lambda e, names: [f"  spy: {names.team(e['team'])} looks at #{e['seq']} of {names.player(e['player'])}: {e['card']} "
                          f"({e['orientation']}, {e['element']})"],
-    "showdown_start": lambda e, n: [f" Showdown of round {e['round']}"],
+    "showdown_start": lambda e, names: [f" Showdown of round {e['round']}"],
     "reveal": _reveal,
     "heal": _heal,
     "boost": _boost,
-    "strength": lambda e, n: [f"  strength of {n.t(e['team'])} after boosts: {_points(e['points'])} "
+    "strength": lambda e, names: [f"  strength of {names.team(e['team'])} after boosts: {_points(e['points'])} "
                               f"({e['attack_cards']} attack card(s))"],
     "cancel": _cancel,
     "allocation": _allocation,
-    "destroyed": lambda e, n: [f"  {e['defense']} of {n.t(e['team'])} is destroyed ({'+'.join(e['elements'])})"],
-    "showdown_end": lambda e, n: [f"  defenses left: team 0 {e['defenses'][0]}, team 1 {e['defenses'][1]}"],
-    "round_end": lambda e, n: [f"  {len(e['cards'])} card(s) to the discard pile ({e['discard_pile']})"],
-    "counters": lambda e, n: [
-        "  counters handed on: " + ", ".join(f"{n.p(p)} {e['before'][p]}->{c}" for p, c in e["after"].items())
+    "destroyed": lambda e, names: [f"  {e['defense']} of {names.team(e['team'])} is destroyed ({'+'.join(e['elements'])})"],
+    "showdown_end": lambda e, names: [f"  defenses left: team 0 {e['defenses'][0]}, team 1 {e['defenses'][1]}"],
+    "round_end": lambda e, names: [f"  {len(e['cards'])} card(s) to the discard pile ({e['discard_pile']})"],
+    "counters": lambda e, names: [
+        "  counters handed on: " + ", ".join(f"{names.player(p)} {e['before'][p]}->{c}" for p, c in e["after"].items())
     ],
     "match_end": _match_end,
 }
