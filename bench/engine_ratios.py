@@ -29,13 +29,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from legends.engine.cards import load_fixture_catalogue, parse_catalogue  # noqa: E402
+from bench.legends_bench import seats  # noqa: E402  (one official-set setup for both benchmarks)
+from bench.legends_bench import setup as legends_setup  # noqa: E402
 from realms.engine.cards import CharacterCard, cards_from_fixture  # noqa: E402
 from realms.engine.formation import random_army  # noqa: E402
 from simulate.engine.runner import play_match  # noqa: E402
 
 REALMS = cards_from_fixture(json.loads((ROOT / "fixtures" / "realms_starter.json").read_text()))
-LEGENDS = parse_catalogue(load_fixture_catalogue(ROOT / "fixtures" / "legends_official.json"))
 Army = list[tuple[CharacterCard, str]]
 
 
@@ -60,21 +60,6 @@ def bare_match(a: Army, b: Army, rng: random.Random) -> str | None:
     return None
 
 
-def legends_setup(mode: str) -> dict[str, Any]:
-    """An official-set setup; protectors and defenses drawn from the seed."""
-    if mode == "teams":
-        teams = [
-            {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}, {"name": "Ben", "counter": 3}]},
-            {"spirit": "yulin", "players": [{"name": "Cat", "counter": 2}, {"name": "Dan", "counter": 4}]},
-        ]
-    else:
-        teams = [
-            {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}]},
-            {"spirit": "yulin", "players": [{"name": "Cat", "counter": 2}]},
-        ]
-    return {"mode": mode, "teams": teams, "catalogue": LEGENDS}
-
-
 def variants(matches: int, seed: int) -> dict[str, Callable[[], None]]:
     """Each measured variant as a function playing `matches` matches."""
     rng = random.Random(seed)
@@ -94,11 +79,11 @@ def variants(matches: int, seed: int) -> dict[str, Callable[[], None]]:
 
     def legends(mode: str, keep_log: bool) -> Callable[[], None]:
         setup = legends_setup(mode)
-        seats = 4 if mode == "teams" else 2
+        players = seats(mode)
 
         def run() -> None:
             for i in range(matches):
-                play_match("legends", setup=setup, agents=["greedy"] * seats, seed=i, keep_log=keep_log)
+                play_match("legends", setup=setup, agents=["greedy"] * players, seed=i, keep_log=keep_log)
         return run
 
     return {
