@@ -9,6 +9,7 @@ CACHE_URL / REDIS_URL  Redis for the cache and throttle counts (default: a datab
 NUM_PROXIES    trusted proxies in front of the service (default 0: X-Forwarded-For ignored)
 THROTTLE_*     request rates (see REST_FRAMEWORK below and the README)
 CELERY_BROKER_URL  broker for batch simulation (default: none, tasks run in-process)
+CELERY_VISIBILITY_TIMEOUT  seconds before Redis hands an unacknowledged chunk to another worker (default 300)
 """
 
 import os
@@ -240,6 +241,14 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "")
+# Batch chunks are acknowledged after they are stored: a worker killed mid-chunk leaves its message
+# unacknowledged, and Redis hands it to another worker once it has been out this long (a chunk plays in
+# seconds; one redelivered while still playing is stored once all the same).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))}
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# One chunk at a time per worker process, so that chunks spread over every worker that runs.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)

@@ -26,6 +26,7 @@ from realms.engine.formation import random_army
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
 from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
 from realms.models import Character
+from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies
 from simulate.api.serializers import (
     BatchOptionsMixin,
     BatchResultSerializer,
@@ -42,6 +43,7 @@ from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.services import IllegalMatchSetup, PreparedMatch
+from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 
 SIDES = ("a", "b")
 DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
@@ -147,26 +149,28 @@ class RealmsMatchInputSerializer(RealmsRequestSerializer):
         return attrs
 
 
-class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsMatchInputSerializer):
-    """A realms match request, plus how many matches to play; match i uses seed + i."""
+class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsRequestSerializer):
+    """A study (`kind`, default matchup) of Echo Realms matches; match i of each pairing uses seed + i."""
 
+    matchup_keys = ("armies", "formation")
 
-class RealmsArmiesBatchSerializer(BatchOptionsMixin, RealmsArmiesMatchSerializer):
-    pass
-
-
-class RealmsFormationBatchSerializer(BatchOptionsMixin, RealmsFormationMatchSerializer):
-    pass
+    armies = RealmsArmiesSerializer(required=False, help_text="matchup, ladder, whatif: the two armies.")
+    formation = RealmsFormationSerializer(required=False, help_text="matchup, ladder, whatif: a Formation Round instead.")
+    subject = RealmsArmySerializer(required=False, help_text="gauntlet: the army (side a) that meets every opponent.")
+    opponents = RealmsArmySerializer(many=True, required=False, min_length=1, max_length=MAX_OPPONENTS,
+                                     help_text="gauntlet: the armies it meets, one pairing each.")
+    entrants = RealmsArmySerializer(many=True, required=False, max_length=MAX_ENTRANTS,
+                                    help_text="matrix: the armies that each meet each other, sides swapped.")
+    pool = RealmsPoolSerializer(required=False, help_text="field (and a field what-if): where its random armies come from.")
+    patch = RealmsPatchSerializer(many=True, required=False, max_length=MAX_PATCH,
+                                  help_text="whatif: new values of cards, played in a sandbox copy of the catalogue.")
 
 
 MATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(
     component_name="RealmsMatchBody", resource_type_field_name=None,
     serializers=[RealmsArmiesMatchSerializer, RealmsFormationMatchSerializer],
 )
-BATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(
-    component_name="RealmsBatchBody", resource_type_field_name=None,
-    serializers=[RealmsArmiesBatchSerializer, RealmsFormationBatchSerializer],
-)
+BATCH_REQUEST_SCHEMA = RealmsBatchInputSerializer
 
 
 # ------------------------------------------------------------------------------------ answers
@@ -222,6 +226,13 @@ class RealmsInputsSerializer(serializers.Serializer):
     formation = RealmsFormationSerializer(required=False)
     agents = RealmsAgentsSerializer(required=False)
     options = RealmsOptionsSerializer(required=False)
+    subject = RealmsArmySerializer(required=False)
+    opponents = RealmsArmySerializer(many=True, required=False)
+    entrants = serializers.JSONField(required=False, help_text='The matrix\'s armies, or "factions" until chosen.')
+    pool = RealmsPoolSerializer(required=False)
+    patch = RealmsPatchSerializer(many=True, required=False)
+    base = serializers.CharField(required=False)
+    levels = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class RealmsMatchSerializer(MatchResultSerializer):
@@ -335,7 +346,7 @@ def swap_sides(setup: dict) -> dict:
     return {key: {"a": setup[key]["b"], "b": setup[key]["a"]}}
 
 
-class RealmsMatches:
+class RealmsMatches(RealmsStudies):
     """Echo Realms as the simulate services play it: two armies, or a Formation Round from two collections."""
 
     game = "realms"

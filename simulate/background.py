@@ -1,13 +1,14 @@
 """Where batches run: never inside a request.
 
-With a broker (`CELERY_BROKER_URL`), a batch is a Celery task (`simulate.run_batch`) on the workers.
-Without one, it is a job for the `local_runner`: one daemon thread of the service process that plays
-batches in turn, so the service works standalone and its requests still answer at once.
+With a broker (`CELERY_BROKER_URL`), each chunk of a batch is a Celery task (`simulate.run_chunk`), so
+chunks spread over every worker. Without one, a batch is a job for the `local_runner`: one daemon thread of
+the service process that plays batches in turn, so the service works standalone and its requests still
+answer at once.
 
-A restart loses nothing but time. Each runner claims a batch before playing it and beats while it plays
-(services.run_batch); a batch whose runner went quiet, or that was queued and never claimed, is queued
-again from its saved progress by `resume_stale_batches`: on the next simulate request of a process (at
-most once a minute each), and with a broker also on Celery beat and when a worker starts.
+A restart loses nothing but time. Stored chunks stay stored; a batch whose runner went quiet (nothing
+stored, no heartbeat), or that was queued and never started, is queued again by `resume_stale_batches`
+and only its missing chunks are played: on the next simulate request of a process (at most once a minute
+each), and with a broker also on Celery beat and when a worker starts.
 """
 
 from __future__ import annotations
@@ -19,10 +20,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from django.conf import settings
 from django.db import connections
 
-from simulate import services
+from simulate import batches, studies
 
 logger = logging.getLogger(__name__)
 
@@ -80,24 +80,28 @@ _resumed_at: float | None = None
 _resume_lock = threading.Lock()
 
 
-def uses_broker() -> bool:
-    return bool(settings.CELERY_BROKER_URL)
+uses_broker = batches.uses_broker
 
 
 def queue_batch(batch_id) -> None:
-    """Hand a stored batch to the background: a Celery task with a broker, the local runner without."""
+    """Hand a stored batch to the background: a Celery task per missing chunk with a broker, the local
+    runner without."""
     if uses_broker():
-        from simulate.tasks import run_batch
+        from simulate.models import Batch
+        from simulate.tasks import run_chunk
 
-        run_batch.delay(str(batch_id))
+        batch = Batch.objects.filter(pk=batch_id).first()
+        if batch is not None:
+            for index in studies.pending_chunks(batch):
+                run_chunk.delay(str(batch_id), index)
     else:
-        local_runner.submit(partial(services.run_batch, batch_id=batch_id))
+        local_runner.submit(partial(batches.play_here, batch_id=batch_id))
 
 
 def resume_stale_batches() -> int:
-    """Queue again every batch no live runner holds (see services.requeue_stale_batches); how many."""
-    queued_for = services.BROKER_QUEUED_FOR if uses_broker() else None
-    batch_ids = services.requeue_stale_batches(queued_for=queued_for)
+    """Queue again every batch no live runner holds (see batches.requeue_stale_batches); how many."""
+    queued_for = batches.BROKER_QUEUED_FOR if uses_broker() else None
+    batch_ids = batches.requeue_stale_batches(queued_for=queued_for)
     for batch_id in batch_ids:
         logger.info("Batch %s had no live runner; queued again from its saved progress.", batch_id)
         queue_batch(batch_id)

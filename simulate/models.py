@@ -53,26 +53,47 @@ class Match(TimestampedModel):
 
 
 class Batch(TimestampedModel):
-    """Many matches of one setup, played in the background: by a Celery worker, or by a thread of the
-    service when no broker is set. One runner holds a batch at a time and beats while it plays."""
+    """A study of many matches (`kind`), played in the background in chunks: chunk tasks on as many Celery
+    workers as run, or a thread of the service when no broker is set. Each chunk's counts are stored once
+    (BatchChunk) and added to the batch's `tally` in the same transaction; `results` are read off it."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class Kind(models.TextChoices):
+        MATCHUP = "matchup", "Matchup"
+        GAUNTLET = "gauntlet", "Gauntlet"
+        MATRIX = "matrix", "Matrix"
+        FIELD = "field", "Field"
+        WHATIF = "whatif", "What-if"
+        LADDER = "ladder", "Ladder"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="batches"
     )
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.MATCHUP)
+    client = models.CharField(max_length=100, blank=True, db_index=True, editable=False,
+                              help_text="Who queued it (an account, or an address), to bound unfinished batches.")
     inputs = models.JSONField(help_text="The request as given (setup, agents, options).")
-    count = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(help_text="Matches to play in all (every pairing of the study).")
     seed = models.BigIntegerField(help_text="Match i is played with seed + i.")
     swap_sides = models.BooleanField(default=False, help_text="Every second match swaps the two sides.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     played = models.PositiveIntegerField(default=0)
+    per_pairing = models.PositiveIntegerField(default=0, help_text="Matches of each pairing (seeds seed to seed + n - 1).")
+    chunk_size = models.PositiveIntegerField(default=0, help_text="Units of play per chunk (the last may be smaller).")
+    chunks = models.PositiveIntegerField(default=0, help_text="How many chunks the study is split into.")
+    plan = models.JSONField(default=dict, help_text="Units of play, matches per unit, the entrants' names.")
+    until_ci_width = models.FloatField(null=True, blank=True,
+                                       help_text="Stop once the win rate's 95% interval is at most this wide.")
+    tally = models.JSONField(default=dict, help_text="The counts of every chunk stored so far, summed.")
+    results = models.JSONField(default=dict, help_text="Everything measured, read off the tally.")
     summary = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -92,3 +113,24 @@ class Batch(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} batch {self.id} ({self.played}/{self.count})"
+
+
+class BatchChunk(models.Model):
+    """The counts of one chunk of a batch, stored once: a chunk played twice (a worker killed before it
+    acknowledged its task, say) finds its row already there and adds nothing."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="chunk_rows")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField(help_text="First unit of play of the chunk.")
+    stop = models.PositiveIntegerField(help_text="One past its last unit.")
+    played = models.PositiveIntegerField(help_text="Matches it played.")
+    tally = models.JSONField()
+    runner = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["batch", "index"]
+        constraints = [models.UniqueConstraint(fields=["batch", "index"], name="simulate_chunk_once")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of batch {self.batch_id}"

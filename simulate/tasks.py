@@ -1,4 +1,5 @@
-"""Celery tasks: batches played on the workers, batches resumed, expired anonymous simulations deleted.
+"""Celery tasks: chunks of batches played on the workers, batches resumed, expired anonymous simulations
+deleted.
 
 Without a broker none of these is sent: batches run on the service's own thread (simulate.background)
 and `manage.py cleanup_simulations` deletes what expired. Beat's schedule is in cardsdb/celery.py.
@@ -7,25 +8,21 @@ and `manage.py cleanup_simulations` deletes what expired. Beat's schedule is in 
 from celery import shared_task
 from celery.signals import worker_ready
 
-from simulate import services
+from simulate import background, batches, services
 
 
-# Late acknowledgement: the message of a worker killed mid-batch is delivered again, and the batch resumes
-# from its saved progress (a runner that still holds it makes the second delivery a no-op).
-@shared_task(name="simulate.run_batch", acks_late=True, reject_on_worker_lost=True)
-def run_batch(batch_id: str) -> str:
-    """Play a stored batch to the end; its progress and summary are saved on the Batch row."""
-    batch = services.run_batch(batch_id=batch_id)
-    return batch.status if batch is not None else "gone"
+# Late acknowledgement: the message of a worker killed mid-chunk is delivered again (by Redis once the
+# visibility timeout passes), and a chunk already stored is not counted twice (studies.store_chunk).
+@shared_task(name="simulate.run_chunk", acks_late=True, reject_on_worker_lost=True)
+def run_chunk(batch_id: str, index: int) -> bool:
+    """Play one chunk of a stored batch and add its counts to the batch; False when there was nothing to do."""
+    return batches.run_chunk(batch_id, index, runner_name=services.new_runner_name())
 
 
 @shared_task(name="simulate.resume_batches")
 def resume_batches() -> int:
-    """Queue again the batches no live runner holds; how many."""
-    batch_ids = services.requeue_stale_batches(queued_for=services.BROKER_QUEUED_FOR)
-    for batch_id in batch_ids:
-        run_batch.delay(str(batch_id))
-    return len(batch_ids)
+    """Send again the missing chunks of the batches nothing was stored for lately; how many batches."""
+    return background.resume_stale_batches()
 
 
 @shared_task(name="simulate.cleanup_simulations")

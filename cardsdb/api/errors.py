@@ -24,6 +24,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from cardsdb.api.parsers import MAX_JSON_DEPTH, RequestTooLarge, body_limit_message
+from simulate.batches import TooManyBatches
 from simulate.engine.errors import (
     InputError,
     OptionsError,
@@ -139,6 +140,13 @@ def _in_json_decoding(exc: BaseException) -> bool:
     return False
 
 
+class TooManyUnfinished(exceptions.APIException):
+    """A client with too many batches not yet over asked for another."""
+
+    status_code = 429
+    default_code = "too_many_batches"
+
+
 def _convert(exc):
     """Django, database and engine exceptions as the API exceptions that answer them (or None)."""
     if isinstance(exc, DjangoValidationError):
@@ -157,6 +165,8 @@ def _convert(exc):
         return InvalidInput(str(exc), input_error_fields(exc))
     if isinstance(exc, IllegalMatchSetup):
         return RuleViolations(exc.violations, str(exc))
+    if isinstance(exc, TooManyBatches):
+        return TooManyUnfinished(str(exc))
     if isinstance(exc, RequestDataTooBig):
         return RequestTooLarge(body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
     if isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):

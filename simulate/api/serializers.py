@@ -16,8 +16,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from cardsdb.api.serializers import MAX_ID
+from simulate.batches import MAX_BATCH, MAX_PER_PAIRING, MIN_CI_WIDTH
 from simulate.models import Batch, Match
-from simulate.services import MAX_BATCH, SEED_LIMIT, game_matches
+from simulate.models import Batch as BatchModel
+from simulate.services import SEED_LIMIT, game_matches
+from simulate.studies import LADDER_LEVELS, MAX_ENTRANTS
 
 # ---------------------------------------------------------------------------------- JSON fields
 
@@ -88,16 +91,85 @@ def id_field(**kwargs) -> WholeNumberField:
 
 
 class BatchOptionsMixin(serializers.Serializer):
-    """What a batch request adds to its game's match request."""
+    """What a batch request adds to its game's match request: the kind of study and its size. Each game
+    adds the inputs of every kind (`subject`, `opponents`, `entrants`, `pool`, `patch`) in its own shapes."""
 
+    kind = one_of(BatchModel.Kind.values, required=False, help_text="The study (default matchup): see docs/simulate.md.")
     count = WholeNumberField(
-        min_value=1, max_value=MAX_BATCH,
-        help_text="Matches to play, match i with seed + i (so seed + count - 1 is at most 2^63 - 1). At most "
-                  "10,000 with a broker and 2,000 without; when an agent is `search`, 500 and 100.",
+        min_value=1, max_value=MAX_PER_PAIRING,
+        help_text="Matches of each pairing (each opponent, matrix cell, agent level; a what-if plays each seed "
+                  "twice), match i with seed + i (so seed + count - 1 is at most 2^63 - 1). A batch plays at most "
+                  f"{MAX_BATCH:,} matches in all with a broker and 20,000 without; 1,000 and 200 when an agent is "
+                  "`search`.",
     )
     swap_sides = TrueFalseField(
-        default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move bias."
+        default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move "
+                                 "bias (a matrix always does).",
     )
+    until_ci_width = serializers.FloatField(
+        required=False, min_value=MIN_CI_WIDTH, max_value=1.0,
+        help_text="matchup: stop once the 95% interval of the win rate is at most this wide (count is the cap).",
+    )
+    base = one_of(["matchup", "field"], required=False, help_text="whatif: the study played with and without the patch.")
+    levels = serializers.ListField(
+        child=one_of(LADDER_LEVELS), min_length=1, max_length=len(LADDER_LEVELS), required=False,
+        help_text="ladder: the agents that play both sides in turn (default random, greedy, search).",
+    )
+    factions = TrueFalseField(required=False, help_text="matrix: every faction's strongest legal army as the entrants.")
+
+    # The request keys that give one matchup (each game's own), and what every kind needs or refuses.
+    matchup_keys: tuple[str, ...] = ()
+    kind_keys = {
+        "matchup": set(), "ladder": {"levels"}, "gauntlet": {"subject", "opponents"},
+        "matrix": {"entrants", "factions"}, "field": {"pool"}, "whatif": {"patch", "base", "pool"},
+    }
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        kind = attrs.setdefault("kind", "matchup")
+        base = attrs.get("base", "matchup")
+        allowed = set(self.kind_keys[kind])
+        needs_matchup = kind in ("matchup", "ladder") or (kind == "whatif" and base == "matchup")
+        if needs_matchup:
+            allowed |= set(self.matchup_keys)
+            given = [key for key in self.matchup_keys if key in attrs]
+            if len(given) != 1:
+                raise serializers.ValidationError(f"A {kind} gives one of {', '.join(f'`{k}`' for k in self.matchup_keys)}.")
+        study_keys = {"subject", "opponents", "entrants", "factions", "pool", "patch", "base", "levels",
+                      "until_ci_width", *self.matchup_keys}
+        if kind != "matchup":
+            allowed.discard("until_ci_width")
+        else:
+            allowed.add("until_ci_width")
+        if kind == "whatif" and base == "matchup":
+            allowed.discard("pool")
+        stray = sorted(key for key in study_keys - allowed if key in attrs)
+        if stray:
+            raise serializers.ValidationError({key: [f"Not an input of a {kind} study."] for key in stray})
+        if kind == "gauntlet" and not ({"subject", "opponents"} <= set(attrs)):
+            raise serializers.ValidationError("A gauntlet gives `subject` and `opponents`.")
+        if kind == "matrix" and ("entrants" in attrs) == bool(attrs.get("factions")):
+            raise serializers.ValidationError(f"A matrix gives `entrants` (2 to {MAX_ENTRANTS}) or `factions: true`.")
+        if kind == "matrix" and "entrants" in attrs and len(attrs["entrants"]) < 2:
+            raise serializers.ValidationError({"entrants": ["Give at least 2 entrants."]})
+        if kind == "whatif" and not attrs.get("patch"):
+            raise serializers.ValidationError({"patch": ["A whatif gives a patch: [{\"card\": ..., \"changes\": {...}}]."]})
+        if kind == "ladder" and "agents" in attrs:
+            raise serializers.ValidationError({"agents": ["A ladder's agents are its `levels`."]})
+        if "levels" in attrs and len(set(attrs["levels"])) != len(attrs["levels"]):
+            raise serializers.ValidationError({"levels": ["Each level once."]})
+        return attrs
+
+
+def study_inputs(validated: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """What a batch keeps as its `inputs`: the request as given, but the batch's own fields; a matrix of
+    factions keeps `entrants: "factions"` until they are chosen."""
+    left_out = {"seed", "count", "swap_sides", "until_ci_width", "kind"}
+    inputs = {key: value for key, value in given.items() if key in validated and key not in left_out}
+    if validated.get("factions"):
+        inputs.pop("factions", None)
+        inputs["entrants"] = "factions"
+    return inputs
 
 
 # -------------------------------------------------------------------------------------- answers
@@ -139,19 +211,169 @@ class BatchSummarySerializer(serializers.Serializer):
     rounds = RoundsSerializer()
 
 
+class IntervalSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+class OutcomeFiguresSerializer(serializers.Serializer):
+    """Side a's (team 0's) wins, draws and losses, and its win rate (draws are not wins) with a 95% Wilson
+    interval."""
+
+    played = serializers.IntegerField(min_value=0, required=False)
+    wins = serializers.IntegerField(min_value=0)
+    draws = serializers.IntegerField(min_value=0)
+    losses = serializers.IntegerField(min_value=0)
+    win_rate = serializers.FloatField(min_value=0, max_value=1, allow_null=True, help_text="null before a match.")
+    win_rate_ci = IntervalSerializer()
+
+
+class ByFirstSerializer(serializers.Serializer):
+    a = OutcomeFiguresSerializer(help_text="The matches in which side a held the first seat.")
+    b = OutcomeFiguresSerializer(help_text="The matches in which side b held it (sides swapped).")
+
+
+class StudyRoundsSerializer(serializers.Serializer):
+    mean = serializers.FloatField(min_value=0, allow_null=True)
+    min = serializers.IntegerField(min_value=0, allow_null=True)
+    max = serializers.IntegerField(min_value=0, allow_null=True)
+    histogram = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by rounds played.")
+
+
+class DecisivenessSerializer(serializers.Serializer):
+    wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting HP (Akin Legends: defenses) side a kept in its wins.")
+    losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
+
+
+class FiguresSerializer(OutcomeFiguresSerializer):
+    by_first = ByFirstSerializer()
+    rounds = StudyRoundsSerializer()
+    reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")
+    decisiveness = DecisivenessSerializer()
+
+
+def group_row_serializer(key: str, what: str) -> type[serializers.Serializer]:
+    """A row of a field study's group: one member (`key`) and how the armies or teams fielding it did."""
+    fields = {
+        key: serializers.CharField(help_text=f"The {what}."),
+        "appearances": serializers.IntegerField(min_value=0, help_text="Armies (teams) that fielded it; a member of both sides of a match counts twice."),
+        "wins": serializers.IntegerField(min_value=0, help_text="Wins of those armies."),
+        "win_rate": serializers.FloatField(allow_null=True),
+        "win_rate_ci": IntervalSerializer(),
+        "without_win_rate": serializers.FloatField(allow_null=True, help_text="The win rate of the armies without it."),
+        "delta": serializers.FloatField(allow_null=True, help_text="win_rate - without_win_rate."),
+        "delta_ci": IntervalSerializer(help_text="Newcombe's 95% interval of the delta."),
+        "flag": one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0."),
+    }
+    name = "".join(part.title() for part in key.split("_"))
+    return type(f"Field{name}RowSerializer", (serializers.Serializer,), fields)
+
+
+FIELD_GROUPS = {  # every game's field groups: the results key, the row's key, what a row is
+    "cards": ("card", "card (slug)"), "factions": ("faction", "faction (slug)"), "classes": ("class", "class"),
+    "protectors": ("protector", "protector (slug)"), "defenses": ("defense", "defense card (slug)"),
+    "summoning_cards": ("summoning_card", "summoning card (slug)"),
+}
+GROUP_ROWS = {group: group_row_serializer(key, what) for group, (key, what) in FIELD_GROUPS.items()}
+
+
+def with_groups(name: str, base: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    fields = {group: row(many=True, required=False, help_text=f"Field study: per {FIELD_GROUPS[group][0]}, ranked by delta.")
+              for group, row in GROUP_ROWS.items()}
+    return type(name, (base,), fields)
+
+
+VariantSerializer = with_groups("WhatifVariantSerializer", FiguresSerializer)
+
+
+class OpponentRowSerializer(FiguresSerializer):
+    opponent = serializers.IntegerField(min_value=0, help_text="Index in `opponents`.")
+
+
+class AgentRowSerializer(FiguresSerializer):
+    agent = serializers.CharField(help_text="The agent that played both sides.")
+
+
+class CellSerializer(OutcomeFiguresSerializer):
+    pass
+
+
+class MatrixSerializer(serializers.Serializer):
+    rows = serializers.ListField(child=serializers.CharField())
+    cols = serializers.ListField(child=serializers.CharField())
+    cells = serializers.ListField(child=serializers.ListField(child=CellSerializer(allow_null=True)),
+                                  help_text="cells[i][j]: entrant i against entrant j, from i's side; null on the diagonal.")
+
+
+class StandingSerializer(serializers.Serializer):
+    entrant = serializers.IntegerField(min_value=0)
+    name = serializers.CharField()
+    mean_win_rate = serializers.FloatField(allow_null=True, help_text="Its mean win rate against every other entrant.")
+
+
+class DiscordantSerializer(serializers.Serializer):
+    baseline_only = serializers.IntegerField(min_value=0)
+    patched_only = serializers.IntegerField(min_value=0)
+
+
+class DifferenceSerializer(serializers.Serializer):
+    win_rate = serializers.FloatField(allow_null=True, help_text="Patched less baseline, paired by seed.")
+    ci = IntervalSerializer(help_text="Newcombe's 95% interval for paired rates.")
+    pairs = serializers.IntegerField(min_value=0)
+    discordant = DiscordantSerializer()
+
+
+class PatchedRowSerializer(serializers.Serializer):
+    card = serializers.CharField()
+    baseline = GROUP_ROWS["cards"](allow_null=True)
+    patched = GROUP_ROWS["cards"](allow_null=True)
+
+
+class ResultsSerializer(with_groups("ResultsGroupsSerializer", serializers.Serializer)):
+    """Everything a batch measured so far; which keys appear depends on its kind (docs/simulate.md)."""
+
+    played = serializers.IntegerField(min_value=0, required=False)
+    wins = serializers.IntegerField(min_value=0, required=False)
+    draws = serializers.IntegerField(min_value=0, required=False)
+    losses = serializers.IntegerField(min_value=0, required=False)
+    win_rate = serializers.FloatField(allow_null=True, required=False)
+    win_rate_ci = IntervalSerializer(required=False)
+    by_first = ByFirstSerializer(required=False)
+    rounds = StudyRoundsSerializer(required=False)
+    reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), required=False)
+    decisiveness = DecisivenessSerializer(required=False)
+    opponents = OpponentRowSerializer(many=True, required=False, help_text="gauntlet: a row per opponent.")
+    agents = AgentRowSerializer(many=True, required=False, help_text="ladder: a row per agent level.")
+    matrix = MatrixSerializer(required=False)
+    standings = StandingSerializer(many=True, required=False, help_text="matrix: entrants by mean win rate.")
+    base = one_of(["matchup", "field"], required=False)
+    baseline = VariantSerializer(required=False)
+    patched = VariantSerializer(required=False)
+    difference = DifferenceSerializer(required=False)
+    p_value = serializers.FloatField(min_value=0, max_value=1, required=False, help_text="McNemar's exact test, paired by seed.")
+    patched_rows = PatchedRowSerializer(many=True, required=False, help_text="field what-if: the patched cards' rows.")
+
+
 class BatchResultSerializer(serializers.ModelSerializer):
     """A batch: the fields every game answers (each game's subclass types its summary and inputs)."""
 
     url = serializers.HyperlinkedIdentityField(view_name="batch-detail")
-    count = serializers.IntegerField(min_value=1, max_value=MAX_BATCH)
-    played = serializers.IntegerField(min_value=0, max_value=MAX_BATCH)
-    seed = seed_field(help_text="Match i was played with seed + i.")
+    kind = one_of(BatchModel.Kind.values)
+    status = one_of(BatchModel.Status.values)
+    count = serializers.IntegerField(min_value=1, max_value=MAX_BATCH, help_text="Matches to play in all.")
+    played = serializers.IntegerField(min_value=0, max_value=MAX_BATCH, help_text="Matches played and stored.")
+    per_pairing = serializers.IntegerField(min_value=0, max_value=MAX_PER_PAIRING, help_text="The count asked for each pairing.")
+    seed = seed_field(help_text="Match i of each pairing was played with seed + i.")
+    until_ci_width = serializers.FloatField(allow_null=True)
+    chunks = serializers.IntegerField(min_value=0, help_text="The chunks the study is split into.")
+    results = ResultsSerializer()
     error = serializers.CharField(allow_blank=True, help_text="Why a failed batch failed; empty otherwise.")
 
     class Meta:
         model = Batch
-        fields = ["id", "url", "game", "status", "count", "played", "seed", "swap_sides", "summary", "error",
-                  "inputs", "created_at", "updated_at", "finished_at"]
+        fields = ["id", "url", "game", "kind", "status", "count", "played", "per_pairing", "seed", "swap_sides",
+                  "until_ci_width", "chunks", "results", "summary", "error", "inputs", "created_at", "updated_at",
+                  "finished_at"]
         read_only_fields = fields
 
 

@@ -17,16 +17,14 @@ from rest_framework.views import APIView
 
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.filtersets import FilterSet
-from simulate import background, selectors, services
+from simulate import background, batches, selectors, services
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
-from simulate.api.serializers import BatchSerializer, MatchSerializer
+from simulate.api.serializers import BatchSerializer, MatchSerializer, study_inputs
 
 logger = logging.getLogger(__name__)
 
 # Request fields a match does not keep as its `inputs` (it keeps its seed, and the agents that played).
 NOT_MATCH_INPUTS = {"seed", "agents"}
-# Request fields a batch does not keep as its `inputs` (they are fields of the batch).
-NOT_BATCH_INPUTS = {"seed", "count", "swap_sides"}
 
 
 def request_inputs(request, data: serializers.Serializer, left_out: set[str]) -> dict:
@@ -96,8 +94,8 @@ class MatchCreateView(GameRequestView):
 
 
 class BatchCreateView(GameRequestView):
-    """Queue a batch of matches (the request of a match, plus `count` and `swap_sides`): 202 with the batch,
-    stored and queued; it plays in the background. Poll its `url`."""
+    """Queue a study (`kind`, default matchup: the request of a match, plus `count` and `swap_sides`): 202
+    with the batch, stored and queued; it plays in the background, in chunks. Poll its `url`."""
 
     throttle_scope = "batches"
     request_schema, answer, answer_status = "batch_request_schema", "batch_result", status.HTTP_202_ACCEPTED
@@ -108,13 +106,20 @@ class BatchCreateView(GameRequestView):
     def post(self, request):
         data = self.validated(self.get_serializer_class())
         given = data.validated_data
-        batch = services.create_batch(
-            game=self.game, inputs=request_inputs(request, data, NOT_BATCH_INPUTS), count=given["count"],
-            seed=given.get("seed"), swap_sides=given["swap_sides"], user=request.user,
+        batch = batches.create_batch(
+            game=self.game, kind=given["kind"], inputs=study_inputs(given, request.data), count=given["count"],
+            seed=given.get("seed"), swap_sides=given["swap_sides"], until_ci_width=given.get("until_ci_width"),
+            user=request.user, client=self.client_ident(request),
         )
         # After commit, so that a runner on another connection finds the row.
         transaction.on_commit(lambda: hand_over(batch.id))
         return self.answer_with(batch, status.HTTP_202_ACCEPTED)
+
+    def client_ident(self, request) -> str:
+        """The account, or for an anonymous request its address as the throttles see it."""
+        if request.user.is_authenticated:
+            return f"user:{request.user.pk}"
+        return f"address:{ScopedRateThrottle().get_ident(request)}"
 
 
 class CheckedOrderingFilter(filters.OrderingFilter):
@@ -167,6 +172,13 @@ class BatchViewSet(EveryGameViewSet):
         if self.action == "list":
             return selectors.batch_list(user=self.request.user)
         return selectors.batch_visible(user=self.request.user)
+
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def cancel(self, request, pk=None):
+        """Stop a queued or running batch: its pending chunks are not played; what was stored stays. Yours,
+        or an anonymous one (by its id). A batch already over is answered as it is."""
+        batch = batches.cancel_batch(self.get_object())
+        return Response(self.get_serializer(batch).data)
 
 
 class MatchViewSet(EveryGameViewSet):

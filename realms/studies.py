@@ -1,0 +1,261 @@
+"""Echo Realms in the balance lab: the inputs of every kind of study, random legal armies for a field, a
+patch applied to a sandbox copy of the catalogue, and how decisive a win was.
+
+`RealmsStudies` is a part of `realms.matches.RealmsMatches` (simulate.services.GameMatches).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from rest_framework import serializers
+
+from cardsdb.api.serializers import StrictSerializer
+from cardsdb.models import CardSet, OfficialRecord
+from realms import selectors
+from realms.engine.cards import CharacterCard
+from realms.engine.formation import legal_deployments, random_army
+from simulate.api.serializers import TextField, WholeNumberField, id_field
+from simulate.engine.errors import InputError
+from simulate.services import PreparedMatch
+
+MAX_PATCH = 16
+MAX_POOL_CARDS = 1_000
+# What a patch may change, by its name in the request and the field of the card it sets (absolute values).
+PATCHABLE = {"atk": "attack", "def": "defense", "spd": "speed", "hp": "health", "cooldown": "cooldown",
+             "position": "position", "main_ability": "main_ability", "faction_ability": "faction_ability"}
+
+
+class RealmsPoolSerializer(StrictSerializer):
+    """The cards a field study draws its armies from: official sets (default), sets, cards or a collection."""
+
+    sets = serializers.ListField(child=TextField(max_length=20), min_length=1, max_length=50, required=False,
+                                 help_text="Card set codes.")
+    cards = serializers.ListField(child=TextField(max_length=140), min_length=1, max_length=MAX_POOL_CARDS,
+                                  required=False, help_text="Character slugs.")
+    collection = id_field(required=False, help_text="One of your collections (the cards it holds).")
+
+    def validate(self, attrs):
+        if len(attrs) != 1:
+            raise serializers.ValidationError("Give one of `sets`, `cards` or `collection`.")
+        return attrs
+
+
+class RealmsChangesSerializer(StrictSerializer):
+    """New values of a card (absolute), validated as an edit in the admin is."""
+
+    atk = WholeNumberField(required=False, min_value=0, max_value=10_000)
+    def_ = WholeNumberField(required=False, min_value=0, max_value=10_000)
+    spd = WholeNumberField(required=False, min_value=0, max_value=10_000)
+    hp = WholeNumberField(required=False, min_value=1, max_value=100_000)
+    cooldown = WholeNumberField(required=False, min_value=0, max_value=100)
+    position = TextField(required=False, max_length=10)
+    main_ability = serializers.DictField(required=False, help_text="An ability spec (docs/abilities.md).")
+    faction_ability = serializers.DictField(required=False, help_text="An ability spec (docs/abilities.md).")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["def"] = fields.pop("def_")  # `def` is a keyword
+        return fields
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError("Change at least one of " + ", ".join(PATCHABLE) + ".")
+        return attrs
+
+
+class RealmsPatchSerializer(StrictSerializer):
+    card = TextField(max_length=140, help_text="Character slug.")
+    changes = RealmsChangesSerializer()
+
+
+@dataclass(frozen=True)
+class RealmsPool:
+    cards: tuple[CharacterCard, ...]
+
+
+class RealmsStudies:
+    """The Echo Realms part of every kind of study (see simulate.studies)."""
+
+    field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
+    entrant_request = None  # set by realms.matches (its army serializer)
+    pool_request = RealmsPoolSerializer
+    patch_request = RealmsPatchSerializer
+
+    # ------------------------------------------------------------------- pairings of given armies
+
+    def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
+        """A match of army `first` (side a) against army `second`, with the study's options."""
+        return {"armies": {"a": first, "b": second}, **({"options": inputs["options"]} if "options" in inputs else {})}
+
+    def level_agents(self, prepared: PreparedMatch, agent: str) -> dict[str, str]:
+        return {"a": agent, "b": agent}
+
+    def entrant_name(self, entrant: Mapping[str, Any], index: int) -> str:
+        if "army" in entrant:
+            return f"saved army {entrant['army']}"
+        if "code" in entrant:
+            return f"army {index + 1} ({entrant['code'][:16]})"
+        return f"army {index + 1}"
+
+    def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        """Every faction's strongest legal army, built greedily: the legal deployment of the card with the
+        highest ATK + DEF + SPD + HP first (ties by slug, vanguard first). Factions that cannot field a legal
+        army are left out."""
+        cards = sorted(self.official_cards(), key=lambda c: c.slug)
+        entrants, names = [], []
+        by_faction: dict[str, list[CharacterCard]] = {}
+        for card in cards:
+            by_faction.setdefault(card.faction, []).append(card)
+        factions = dict(selectors.character_list().values_list("faction__slug", "faction__name"))
+        for faction, members in sorted(by_faction.items()):
+            army = strongest_army(members)
+            if army is not None:
+                entrants.append({"slots": [{"card": card.slug, "line": line} for card, line in army]})
+                names.append(factions.get(faction, faction))
+        if len(entrants) < 2:
+            message = "Fewer than two factions can field a legal army from the official sets."
+            raise InputError(message, [("factions", message)])
+        return entrants, names
+
+    # --------------------------------------------------------------------------------- field
+
+    def official_cards(self) -> list[CharacterCard]:
+        """The cards of the official sets (every card when none is loaded)."""
+        from realms.matches import character_snapshot
+
+        official = OfficialRecord.objects.filter(model="cardsdb.cardset").values_list("object_pk", flat=True)
+        rows = selectors.character_list().filter(card_set__game="realms")
+        ids = [int(pk) for pk in official if pk.isdigit()]
+        if ids and rows.filter(card_set__in=ids).exists():
+            rows = rows.filter(card_set__in=ids)
+        return list(character_snapshot(rows.values_list("slug", flat=True)).values())
+
+    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[RealmsPool, PreparedMatch]:
+        """The pool of a field study and the match every draw is played as (agents, options)."""
+        from realms.matches import DEFAULT_AGENTS, character_snapshot
+        from simulate.engine.runner import validate_options
+
+        pool = inputs.get("pool") or {}
+        if "cards" in pool:
+            catalogue = character_snapshot(pool["cards"])
+            missing = sorted(set(pool["cards"]) - set(catalogue))
+            if missing:
+                message = f"Unknown character(s): {', '.join(missing[:10])}."
+                raise InputError(message, [("pool.cards", message)])
+            cards = list(catalogue.values())
+        elif "sets" in pool:
+            known = set(CardSet.objects.filter(code__in=pool["sets"], game="realms").values_list("code", flat=True))
+            missing = sorted(set(pool["sets"]) - known)
+            if missing:
+                message = f"Unknown Echo Realms set(s): {', '.join(missing)}."
+                raise InputError(message, [("pool.sets", message)])
+            slugs = selectors.character_list().filter(card_set__code__in=known).values_list("slug", flat=True)
+            cards = list(character_snapshot(slugs).values())
+        elif "collection" in pool:
+            collection = selectors.collection_for(user=user, collection_id=pool["collection"])
+            if collection is None:
+                message = f"You have no collection {pool['collection']}."
+                raise InputError(message, [("pool.collection", message)])
+            owned = selectors.owned_quantities(collection) or {}
+            cards = list(character_snapshot([slug for slug, n in owned.items() if n > 0]).values())
+        else:
+            cards = self.official_cards()
+        cards.sort(key=lambda card: card.slug)
+        try:
+            random_army(cards, random.Random(0))
+        except ValueError as exc:
+            message = "These cards cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary, lines ≤ 5)."
+            raise InputError(message, [("pool", message)]) from exc
+        prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or DEFAULT_AGENTS),
+                                 options=validate_options("realms", inputs.get("options")), stored_setup={})
+        return RealmsPool(tuple(cards)), prepared
+
+    def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
+        """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""
+        armies = {side: random_army(pool.cards, rng) for side in ("a", "b")}
+        features = tuple(
+            {"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],
+             "classes": [card.character_class for card, _ in army]}
+            for army in armies.values()
+        )
+        return {"armies": armies}, (features[0], features[1])
+
+    # --------------------------------------------------------------------------------- what-if
+
+    def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> dict[str, CharacterCard]:
+        """The patched cards, each checked exactly as an admin edit is (the model's full_clean) on a copy
+        that is never saved; InputError naming `patch.<i>.changes.<field>`."""
+        from realms.matches import character_card
+
+        if not 1 <= len(patch) <= MAX_PATCH:
+            message = f"A patch changes 1 to {MAX_PATCH} cards."
+            raise InputError(message, [("patch", message)])
+        rows = {row.slug: row for row in selectors.character_list().filter(slug__in={p["card"] for p in patch})}
+        patched: dict[str, CharacterCard] = {}
+        errors: list[tuple[str, str]] = []
+        for index, entry in enumerate(patch):
+            row = rows.get(entry["card"])
+            if row is None or entry["card"] in patched:
+                errors.append((f"patch.{index}.card", "Unknown character." if row is None else "Patched twice."))
+                continue
+            for key, value in entry["changes"].items():
+                setattr(row, PATCHABLE[key], value)
+            try:
+                row.full_clean(validate_unique=False, validate_constraints=False)
+            except ValidationError as exc:
+                fields = {field: name for name, field in PATCHABLE.items()}
+                for field, messages in exc.message_dict.items():
+                    where = f"patch.{index}.changes.{fields[field]}" if field in fields else f"patch.{index}"
+                    errors.extend((where, message) for message in messages)
+                continue
+            patched[row.slug] = character_card(row)
+        if errors:
+            raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
+        return patched
+
+    def patched_pool(self, pool: RealmsPool, patched: Mapping[str, CharacterCard]) -> RealmsPool:
+        return RealmsPool(tuple(patched.get(card.slug, card) for card in pool.cards))
+
+    def patched_match(self, prepared: PreparedMatch, patched: Mapping[str, CharacterCard]) -> PreparedMatch:
+        """The same match with the patched cards in place of the catalogue's."""
+        setup = prepared.setup
+        if "armies" in setup:
+            armies = {side: [(patched.get(card.slug, card), line) for card, line in army]
+                      for side, army in setup["armies"].items()}
+            return replace(prepared, setup={"armies": armies})
+        pools = {side: [patched.get(card.slug, card) for card in pool] for side, pool in setup["collections"].items()}
+        return replace(prepared, setup={"collections": pools})
+
+    # ----------------------------------------------------------------------------- decisiveness
+
+    def kept_share(self, setup: Mapping[str, Any], result: Any, seat: str) -> float:
+        """The share of its starting HP the winner's characters kept (of its characters, for a Formation
+        Round, whose armies the setup does not hold)."""
+        standing = [unit for unit in result.survivors.get(seat, []) if not unit["summon"]]
+        if "armies" not in setup:
+            return len(standing) / 7
+        start = sum(card.hp for card, _ in setup["armies"][seat])
+        return min(1.0, sum(min(unit["hp"], unit["max_hp"]) for unit in standing) / start) if start else 0.0
+
+
+def stat_total(card: CharacterCard) -> int:
+    return card.atk + card.def_ + card.spd + card.hp
+
+
+def strongest_army(cards: Sequence[CharacterCard]) -> list[tuple[CharacterCard, str]] | None:
+    """The greedy strongest legal army of `cards` (None if they make none)."""
+    by_slug = {card.slug: card for card in cards}
+    army: list[tuple[CharacterCard, str]] = []
+    while len(army) < 7:
+        options = legal_deployments(army, cards)
+        if not options:
+            return None
+        _, slug, line = min(options, key=lambda o: (-stat_total(by_slug[o[1]]), o[1], o[2] != "vanguard"))
+        army.append((by_slug[slug], line))
+    return army
+

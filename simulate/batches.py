@@ -1,0 +1,231 @@
+"""Batches from request to results: stored and checked, split into chunks, played, resumed, cancelled.
+
+With a broker every chunk is a Celery task (`simulate.run_chunk`), so chunks spread over every worker that
+runs, here or on other machines; a task is acknowledged only after its chunk is stored, so a worker killed
+mid-chunk has it handed to another one. Without a broker the service's own thread plays the chunks of a
+batch in turn (`play_here`), holding the batch with a heartbeat so that a restart resumes it. Either way
+a chunk's counts are stored once (studies.store_chunk), so nothing is lost or counted twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from simulate import studies
+from simulate.conf import setting
+from simulate.engine.errors import InputError
+from simulate.models import Batch
+from simulate.services import SEED_LIMIT, game_matches, new_runner_name, new_seed, seat_agent_names
+
+logger = logging.getLogger(__name__)
+
+# Matches one batch may play in all, by where it runs and whether a look-ahead (search) agent plays in it.
+MAX_BATCH = 100_000  # on Celery workers
+MAX_SEARCH_BATCH = 1_000
+MAX_LOCAL_BATCH = 20_000  # on the service's own background thread (no broker set)
+MAX_LOCAL_SEARCH_BATCH = 200
+MAX_PER_PAIRING = 100_000
+MAX_UNFINISHED = 5  # queued or running batches per client
+MIN_CI_WIDTH = 0.01
+HEARTBEAT_SECONDS = 10  # the local runner saves its heartbeat at least this often
+# With a broker a queued batch waits in the broker's queue, which keeps it: its chunks are sent again only
+# when it has waited this long with nothing stored (a broker that lost its queue), not after the stale time.
+BROKER_QUEUED_FOR = timedelta(minutes=15)
+
+
+class TooManyBatches(Exception):
+    """A client with MAX_UNFINISHED batches not yet over asked for another (answered 429)."""
+
+
+def uses_broker() -> bool:
+    return bool(settings.CELERY_BROKER_URL)
+
+
+def batch_limit(*, searching: bool) -> int:
+    """How many matches one batch may play: fewer on the service's own thread (no broker) than on workers,
+    and fewer again when a look-ahead agent plays (a search match costs up to a second of CPU)."""
+    if uses_broker():
+        return MAX_SEARCH_BATCH if searching else MAX_BATCH
+    return MAX_LOCAL_SEARCH_BATCH if searching else MAX_LOCAL_BATCH
+
+
+def _refuse(path: str, message: str) -> InputError:
+    return InputError(message, [(path, message)])
+
+
+def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "matchup", seed: int | None = None,
+                 swap_sides: bool = False, until_ci_width: float | None = None, user=None,
+                 client: str = "") -> Batch:
+    """Store a study once it is planned like its matches would be (setups, agents, patch), its size and
+    seeds checked; the caller hands it to the background after (`dispatch`)."""
+    matches = game_matches(game)
+    inputs = dict(inputs)
+    if kind == "matrix" and inputs.get("entrants") == "factions":
+        inputs["entrants"], names = matches.strongest_entrants(inputs)
+    else:
+        names = [matches.entrant_name(e, i) for i, e in enumerate(inputs.get("entrants") or [])] \
+            if kind == "matrix" else []
+    if until_ci_width is not None and kind != "matchup":
+        raise _refuse("until_ci_width", "until_ci_width stops a matchup early; other kinds play their count.")
+    study = studies.plan(game=game, kind=kind, inputs=inputs, per_pairing=count, swap_sides=swap_sides, user=user)
+    searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
+    limit = batch_limit(searching=searching)
+    if study.count > limit:
+        where = "" if uses_broker() else " when no broker is set"
+        raise _refuse("count", f"This study would play {study.count:,} matches ({len(study.pairings)} pairing(s) x "
+                               f"{count:,}{' x 2' if study.paired else ''}); at most {limit:,} with these "
+                               f"agents{where}.")
+    seed = new_seed() if seed is None else seed
+    if seed + count - 1 > SEED_LIMIT:
+        raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
+                              f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
+    if client and Batch.objects.filter(client=client, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]) \
+            .count() >= MAX_UNFINISHED:
+        raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running; wait for one to end or "
+                             "cancel one.")
+    size = studies.chunk_units(study)
+    return Batch.objects.create(
+        game=game, kind=kind, client=client[:100],
+        owner=user if user is not None and user.is_authenticated else None,
+        inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
+        until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
+        plan={"units": study.units, "matches_per_unit": study.matches_per_unit, "pairings": len(study.pairings),
+              "names": names},
+    )
+
+
+# ------------------------------------------------------------------------------------- playing
+
+
+def run_chunk(batch_id, index: int, *, runner_name: str = "", study: studies.Study | None = None) -> bool:
+    """Play chunk `index` of a batch and store it (once); False when there was nothing to do (the batch is
+    over or gone, or the chunk was stored already). A failure marks the batch failed."""
+    batch = Batch.objects.select_related("owner").filter(pk=batch_id).first()
+    if batch is None or batch.status not in (Batch.Status.QUEUED, Batch.Status.RUNNING):
+        return False
+    if batch.chunk_rows.filter(index=index).exists():
+        return False
+    Batch.objects.filter(pk=batch.pk, status=Batch.Status.QUEUED).update(status=Batch.Status.RUNNING,
+                                                                         updated_at=timezone.now())
+    try:
+        study = study or studies.study_of(batch)
+        start, stop = studies.chunk_bounds(batch, index)
+        tally = studies.play_chunk(study, batch.seed, start, stop, cancelled=lambda: is_cancelled(batch.pk))
+    except Exception as exc:  # a batch must end in a state its owner can read, whatever went wrong
+        logger.exception("Chunk %s of batch %s failed", index, batch.pk)
+        fail(batch.pk, exc)
+        return False
+    if tally is None:
+        return False
+    return studies.store_chunk(batch.pk, index, tally, runner_name=runner_name)
+
+
+def is_cancelled(batch_id) -> bool:
+    return Batch.objects.filter(pk=batch_id, status=Batch.Status.CANCELLED).exists()
+
+
+def fail(batch_id, exc: Exception) -> None:
+    now = timezone.now()
+    Batch.objects.filter(pk=batch_id, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
+        status=Batch.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=now, updated_at=now)
+
+
+def play_here(batch_id, *, runner_name: str | None = None,
+              progress: Callable[[Batch], None] | None = None) -> Batch | None:
+    """Claim the batch and play its missing chunks in order in this process (the service's thread without a
+    broker, or the command line), beating between chunks; a runner whose batch was taken over stops.
+    Returns the batch as it stands."""
+    runner_name = runner_name or new_runner_name()
+    if not claim_batch(batch_id, runner_name):
+        return Batch.objects.filter(pk=batch_id).first()
+    batch = Batch.objects.select_related("owner").get(pk=batch_id)
+    try:
+        study = studies.study_of(batch)
+    except Exception as exc:
+        logger.exception("Batch %s could not be planned", batch.pk)
+        fail(batch.pk, exc)
+        return Batch.objects.filter(pk=batch_id).first()
+    for index in studies.pending_chunks(batch):
+        now = timezone.now()
+        if not Batch.objects.filter(pk=batch.pk, runner=runner_name, status=Batch.Status.RUNNING).update(
+                heartbeat_at=now):
+            logger.info("Batch %s is over or was taken over; runner %s stops.", batch.pk, runner_name)
+            break
+        run_chunk(batch.pk, index, runner_name=runner_name, study=study)
+        if progress is not None:
+            progress(Batch.objects.get(pk=batch.pk))
+    return Batch.objects.filter(pk=batch_id).first()
+
+
+def cancel_batch(batch: Batch) -> Batch:
+    """Stop a queued or running batch: no pending chunk is played any more, the figures stored so far stay
+    readable. A batch that is over is answered as it is."""
+    now = timezone.now()
+    Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
+        status=Batch.Status.CANCELLED, finished_at=now, updated_at=now)
+    batch.refresh_from_db()
+    return batch
+
+
+# ------------------------------------------------------------------------------ runners and restarts
+
+
+def stale_before(now: datetime) -> datetime:
+    """A runner that saved nothing since this moment is taken for dead."""
+    return now - timedelta(seconds=setting("SIMULATE_BATCH_STALE_SECONDS"))
+
+
+def claimable(now: datetime) -> Q:
+    """Batches a runner may take: queued ones, and running ones whose runner went quiet."""
+    stale = stale_before(now)
+    quiet = Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, updated_at__lt=stale)
+    return Q(status=Batch.Status.QUEUED) | (Q(status=Batch.Status.RUNNING) & quiet)
+
+
+def claim_batch(batch_id, runner_name: str) -> bool:
+    """Take the batch for `runner_name` in one conditional update; False when another runner holds it or it
+    is over (or gone)."""
+    now = timezone.now()
+    taken = Batch.objects.filter(claimable(now), pk=batch_id).update(
+        status=Batch.Status.RUNNING, runner=runner_name, heartbeat_at=now, updated_at=now)
+    return taken == 1
+
+
+def requeue_stale_batches(*, queued_for: timedelta | None = None, limit: int = 100) -> list:
+    """Batches no live runner serves, set back to queued with their stored chunks kept: those that stored
+    nothing and beat no heartbeat for the stale time (with a broker, `queued_for`: its queue keeps the
+    chunks, and a killed worker's chunk comes back by itself). Their ids, to hand out again."""
+    now = timezone.now()
+    quiet_since = now - queued_for if queued_for is not None else stale_before(now)
+    quiet = Q(heartbeat_at__lt=quiet_since) | Q(heartbeat_at__isnull=True)
+    left = Q(status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING], updated_at__lt=quiet_since) & quiet
+    requeued = []
+    for pk in Batch.objects.filter(left).order_by("updated_at").values_list("pk", flat=True)[:limit]:
+        # The same condition again: a runner may have claimed it since the read.
+        if Batch.objects.filter(left, pk=pk).update(status=Batch.Status.QUEUED, runner="", updated_at=now):
+            requeued.append(pk)
+    return requeued
+
+
+def progress_of(batch: Batch) -> Mapping[str, Any]:
+    """`played` of `count`, as a share (for progress bars)."""
+    return {"played": batch.played, "count": batch.count,
+            "share": round(batch.played / batch.count, 4) if batch.count else 1.0}
+
+
+def wait_for(batch_id, *, timeout: float, every: float = 0.5) -> Batch:
+    """Poll a batch until it is over or `timeout` seconds pass (for the command line and tools)."""
+    deadline = time.monotonic() + timeout
+    batch = Batch.objects.get(pk=batch_id)
+    while batch.status in (Batch.Status.QUEUED, Batch.Status.RUNNING) and time.monotonic() < deadline:
+        time.sleep(every)
+        batch.refresh_from_db()
+    return batch
