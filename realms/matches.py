@@ -74,10 +74,11 @@ class RealmsArmyBySavedSerializer(StrictSerializer):
     army = id_field(help_text="One of your saved armies (its collection, if any, then applies: R4).")
 
 
-@extend_schema_field(PolymorphicProxySerializer(
-    component_name="RealmsArmy", resource_type_field_name=None,
-    serializers=[RealmsArmyBySlotsSerializer, RealmsArmyByCodeSerializer, RealmsArmyBySavedSerializer],
-))
+ARMY_SHAPES = [RealmsArmyBySlotsSerializer, RealmsArmyByCodeSerializer, RealmsArmyBySavedSerializer]
+
+
+@extend_schema_field(PolymorphicProxySerializer(component_name="RealmsArmy", resource_type_field_name=None,
+                                                serializers=ARMY_SHAPES))
 class RealmsArmySerializer(StrictSerializer):
     """One side's army: `{"slots": [...]}`, `{"code": "..."}` or `{"army": <saved army id>}`."""
 
@@ -90,6 +91,15 @@ class RealmsArmySerializer(StrictSerializer):
         if len(given) != 1:
             raise serializers.ValidationError("Give exactly one of `slots`, `code` or `army`.")
         return attrs
+
+
+@extend_schema_field(PolymorphicProxySerializer(component_name="RealmsArmy", resource_type_field_name=None,
+                                                serializers=ARMY_SHAPES, many=True))
+class RealmsArmyListField(serializers.ListField):
+    """A list of armies, each as RealmsArmySerializer takes one."""
+
+    def __init__(self, **kwargs):
+        super().__init__(child=RealmsArmySerializer(), **kwargs)
 
 
 class RealmsArmiesSerializer(StrictSerializer):
@@ -157,10 +167,10 @@ class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsRequestSerializer):
     armies = RealmsArmiesSerializer(required=False, help_text="matchup, ladder, whatif: the two armies.")
     formation = RealmsFormationSerializer(required=False, help_text="matchup, ladder, whatif: a Formation Round instead.")
     subject = RealmsArmySerializer(required=False, help_text="gauntlet: the army (side a) that meets every opponent.")
-    opponents = RealmsArmySerializer(many=True, required=False, min_length=1, max_length=MAX_OPPONENTS,
-                                     help_text="gauntlet: the armies it meets, one pairing each.")
-    entrants = RealmsArmySerializer(many=True, required=False, max_length=MAX_ENTRANTS,
-                                    help_text="matrix: the armies that each meet each other, sides swapped.")
+    opponents = RealmsArmyListField(required=False, min_length=1,
+                                      max_length=MAX_OPPONENTS, help_text="gauntlet: the armies it meets, one pairing each.")
+    entrants = RealmsArmyListField(required=False, max_length=MAX_ENTRANTS,
+                                     help_text="matrix: the armies that each meet each other, sides swapped.")
     pool = RealmsPoolSerializer(required=False, help_text="field (and a field what-if): where its random armies come from.")
     patch = RealmsPatchSerializer(many=True, required=False, max_length=MAX_PATCH,
                                   help_text="whatif: new values of cards, played in a sandbox copy of the catalogue.")
@@ -227,7 +237,7 @@ class RealmsInputsSerializer(serializers.Serializer):
     agents = RealmsAgentsSerializer(required=False)
     options = RealmsOptionsSerializer(required=False)
     subject = RealmsArmySerializer(required=False)
-    opponents = RealmsArmySerializer(many=True, required=False)
+    opponents = RealmsArmyListField(required=False)
     entrants = serializers.JSONField(required=False, help_text='The matrix\'s armies, or "factions" until chosen.')
     pool = RealmsPoolSerializer(required=False)
     patch = RealmsPatchSerializer(many=True, required=False)

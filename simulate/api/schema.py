@@ -82,6 +82,11 @@ class GameRequestSchema(AutoSchema):
 class EveryGameSchema(AutoSchema):
     """A viewset reading rows of every game: each answers as its game does (`view.answer` names how)."""
 
+    def get_request_serializer(self):
+        if getattr(self.view, "action", None) == "cancel":
+            return None  # cancel takes no body
+        return super().get_request_serializer()
+
     def get_response_serializers(self):
         if getattr(self.view, "action", None) == "log":
             return {200: log_page_schema()}

@@ -241,7 +241,7 @@ class StudyRoundsSerializer(serializers.Serializer):
 
 
 class DecisivenessSerializer(serializers.Serializer):
-    wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting HP (Akin Legends: defenses) side a kept in its wins.")
+    wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting strength (HP, or defense cards) side a kept in its wins.")
     losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
 
 

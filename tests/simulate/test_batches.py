@@ -90,9 +90,9 @@ def test_a_legends_batch(anon_client, catalogue, queue):
 
 @pytest.mark.parametrize("url, payload, field", [
     (REALMS, {"count": 0}, "count"),
-    (REALMS, {"count": 10_001}, "count"),
-    (REALMS, {"count": 2_001}, "count"),  # no broker: at most 2,000 on the service's own thread
-    (REALMS, {"count": 101, "agents": {"a": "search", "b": "greedy"}}, "count"),
+    (REALMS, {"count": 100_001}, "count"),
+    (REALMS, {"count": 20_001}, "count"),  # no broker: at most 20,000 on the service's own thread
+    (REALMS, {"count": 201, "agents": {"a": "search", "b": "greedy"}}, "count"),
     (REALMS, {"count": 5, "agents": {"a": "genius", "b": "greedy"}}, "agents"),
     (REALMS, {"count": 5, "options": {"max_rounds": -1}}, "options.max_rounds"),
     (REALMS, {"count": 5, "swap_sides": "often"}, "swap_sides"),

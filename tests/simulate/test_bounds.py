@@ -13,7 +13,7 @@ from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
-from simulate import services
+from simulate import batches, services
 from simulate.models import Batch, Match
 from tests.conftest import assert_error_shape
 from tests.factories import faction_army
@@ -145,17 +145,18 @@ def test_from_the_shell_a_bad_seed_or_code_exits_non_zero_without_a_traceback(ar
 
 def test_batch_bounds_are_smaller_for_search_agents_and_without_a_broker(settings):
     settings.CELERY_BROKER_URL = ""
-    assert (services.batch_limit(searching=False), services.batch_limit(searching=True)) == (2_000, 100)
+    assert (batches.batch_limit(searching=False), batches.batch_limit(searching=True)) == (20_000, 200)
     settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
-    assert (services.batch_limit(searching=False), services.batch_limit(searching=True)) == (10_000, 500)
+    assert (batches.batch_limit(searching=False), batches.batch_limit(searching=True)) == (100_000, 1_000)
 
 
 @pytest.mark.parametrize("agents, count, status", [
-    ({"a": "search", "b": "greedy"}, 100, 202),
-    ({"a": "search", "b": "greedy"}, 101, 400),
-    ({"a": "greedy", "b": "random"}, 2_000, 202),
+    ({"a": "search", "b": "greedy"}, 200, 202),
+    ({"a": "search", "b": "greedy"}, 201, 400),
+    ({"a": "greedy", "b": "random"}, 20_000, 202),
+    ({"a": "greedy", "b": "random"}, 20_001, 400),
 ])
-def test_a_batch_with_a_search_agent_holds_at_most_100_matches_without_a_broker(anon_client, armies, agents,
+def test_a_batch_with_a_search_agent_holds_at_most_200_matches_without_a_broker(anon_client, armies, agents,
                                                                                   count, status):
     response = anon_client.post("/api/simulate/realms/batches/", {"armies": armies, "agents": agents,
                                                                    "count": count}, format="json")
@@ -164,7 +165,7 @@ def test_a_batch_with_a_search_agent_holds_at_most_100_matches_without_a_broker(
 
 def test_search_agents_in_a_legends_batch_are_bounded_too(anon_client, catalogue):
     response = anon_client.post("/api/simulate/legends/batches/", {"setup": DUEL, "agents": ["greedy", "search"],
-                                                                    "count": 101}, format="json")
+                                                                    "count": 201}, format="json")
     assert "count" in assert_error_shape(response, 400, "invalid")["fields"]
 
 

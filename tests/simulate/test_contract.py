@@ -7,7 +7,7 @@ from django.core.cache import cache
 from jsonschema import Draft7Validator
 from rest_framework.test import APIClient
 
-from simulate import services
+from simulate import batches, services, studies
 from simulate.models import Batch, Match
 from tests.conftest import assert_error_shape
 from tests.factories import faction_army
@@ -154,13 +154,17 @@ def test_batches_answer_202_then_their_schema_as_they_play(user_client, armies, 
     contract(user_client.get("/api/simulate/batches/"), "/api/simulate/batches/", "get")
 
 
-def test_a_batch_under_way_shows_its_figures_so_far(user_client, armies, contract):
-    batch = services.create_batch(game="realms", inputs={"armies": armies}, count=10, seed=1)
-    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.RUNNING, played=2, summary={
-        "wins": {"a": 1, "b": 1}, "draws": 0, "reasons": {"elimination": 2}, "rounds": {"total": 30, "min": 14,
-                                                                                      "max": 16}})
+def test_a_batch_under_way_shows_its_figures_so_far(user_client, armies, contract, monkeypatch):
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 2)
+    batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=10, seed=1, swap_sides=True)
+    assert batches.run_chunk(batch.pk, 0)
     body = contract(APIClient().get(f"/api/simulate/batches/{batch.pk}/"), "/api/simulate/batches/{id}/", "get")
-    assert body["summary"]["rounds"] == {"total": 30, "min": 14, "max": 16, "mean": 15.0}
+    assert (body["status"], body["played"], body["count"], body["chunks"]) == ("running", 2, 10, 5)
+    results = body["results"]
+    assert results["played"] == 2 == results["wins"] + results["draws"] + results["losses"]
+    assert results["by_first"]["a"]["wins"] + results["by_first"]["b"]["wins"] == results["wins"]
+    assert sum(results["rounds"]["histogram"].values()) == 2
+    assert body["summary"]["rounds"]["mean"] == results["rounds"]["mean"]
 
 
 def test_refusals_answer_the_error_schema(anon_client, armies, contract, monkeypatch):
@@ -229,7 +233,7 @@ def test_bad_fields_are_named_by_dotted_paths(anon_client, armies, catalogue):
     (REALMS_BATCH, {"count": "10"}, "count"),
     (REALMS_BATCH, {"count": 2, "swap_sides": "true"}, "swap_sides"),
     (REALMS_BATCH, {"count": 2, "swap_sides": 1}, "swap_sides"),
-    (REALMS_BATCH, {"count": 10_001}, "count"),
+    (REALMS_BATCH, {"count": 100_001}, "count"),
     (LEGENDS_MATCH, {"setup": {"mode": "duel", "teams": [{"spirit": 5, "players": []}, {"players": []}]}},
      "setup.teams.0.spirit"),
     (LEGENDS_MATCH, {"setup": DUEL, "agents": 3}, "agents"),
@@ -275,5 +279,5 @@ def test_the_schema_states_the_contract(openapi):
     seed = components["RealmsArmiesMatchRequest"]["properties"]["seed"]
     assert (seed["minimum"], seed["maximum"]) == (0, 2**63 - 1)
     count = components["LegendsBatchInputRequest"]["properties"]["count"]
-    assert (count["minimum"], count["maximum"]) == (1, 10_000)
+    assert (count["minimum"], count["maximum"]) == (1, 100_000)
     assert components["LegendsMatchInputRequest"]["additionalProperties"] is False

@@ -86,7 +86,7 @@ def test_celery_beat_runs_the_cleanup_hourly_and_resumes_batches():
     schedule = {entry["task"]: entry["schedule"] for entry in app.conf.beat_schedule.values()}
     assert schedule == {"simulate.cleanup_simulations": 3600, "simulate.resume_batches": 60}
     app.loader.import_default_modules()
-    assert {"simulate.cleanup_simulations", "simulate.resume_batches", "simulate.run_batch"} <= set(app.tasks)
+    assert {"simulate.cleanup_simulations", "simulate.resume_batches", "simulate.run_chunk"} <= set(app.tasks)
 
 
 def test_the_cleanup_task_deletes_what_expired(rows):

@@ -10,7 +10,7 @@ from cardsdb.models import Collection, CollectionEntry
 from legends.models import TeamSetup
 from realms.models import Army, Character
 from realms.services import army_validate, slots_from_data
-from simulate import services
+from simulate import batches, services
 from simulate.engine.errors import InputError, OptionsError, SetupError, UnknownAgentError, UnknownGameError
 from simulate.models import Batch, Match
 from tests.factories import faction_army
@@ -182,10 +182,10 @@ def test_a_game_without_matches_is_refused():
 
 def test_a_batch_is_checked_stored_and_played_like_single_matches(user, armies):
     agents = {"a": "greedy", "b": "random"}
-    batch = services.create_batch(game="realms", inputs={"armies": armies, "agents": agents}, count=4, seed=20,
-                                  swap_sides=True, user=user)
+    batch = batches.create_batch(game="realms", inputs={"armies": armies, "agents": agents}, count=4, seed=20,
+                                 swap_sides=True, user=user)
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.QUEUED
-    done = services.run_batch(batch_id=batch.pk)
+    done = batches.play_here(batch.pk)
     expected = {"a": 0, "b": 0}
     for index in range(4):
         swapped = index % 2 == 1
@@ -197,16 +197,17 @@ def test_a_batch_is_checked_stored_and_played_like_single_matches(user, armies):
             expected[{"a": "b", "b": "a"}[result.winner] if swapped else result.winner] += 1
     assert (done.status, done.played) == (Batch.Status.DONE, 4)
     assert done.summary["wins"] == expected
+    assert (done.results["wins"], done.results["losses"]) == (expected["a"], expected["b"])
     assert sum(done.summary["reasons"].values()) == 4
 
 
 def test_a_batch_is_refused_before_it_is_stored(armies):
     with pytest.raises(InputError) as refused:
-        services.create_batch(game="realms", inputs={"armies": armies, "agents": {"a": "search", "b": "greedy"}},
-                              count=services.batch_limit(searching=True) + 1)
+        batches.create_batch(game="realms", inputs={"armies": armies, "agents": {"a": "search", "b": "greedy"}},
+                             count=batches.batch_limit(searching=True) + 1)
     assert paths(refused.value) == ["count"]
     with pytest.raises(InputError) as refused:
-        services.create_batch(game="legends", inputs={"setup": DUEL, "agents": ["greedy"]}, count=2)
+        batches.create_batch(game="legends", inputs={"setup": DUEL, "agents": ["greedy"]}, count=2)
     assert paths(refused.value) == ["agents"]
     assert Batch.objects.count() == 0
 
@@ -216,8 +217,8 @@ def test_a_batch_reads_the_catalogue_once_whatever_its_size(armies, game, inputs
     inputs = {"armies": armies} if inputs == "armies" else inputs
     reads = []
     for count in (2, 8):
-        batch = services.create_batch(game=game, inputs=inputs, count=count, seed=1)
+        batch = batches.create_batch(game=game, inputs=inputs, count=count, seed=1)
         with CaptureQueriesContext(connection) as captured:
-            assert services.run_batch(batch_id=batch.pk).status == Batch.Status.DONE
+            assert batches.play_here(batch.pk).status == Batch.Status.DONE
         reads.append(sum(query["sql"].startswith("SELECT") for query in captured))  # progress saves aside
     assert reads[0] == reads[1]
