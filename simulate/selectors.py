@@ -31,3 +31,11 @@ def batch_visible(*, user) -> QuerySet[Batch]:
     if user.is_authenticated:
         return Batch.objects.filter(Q(owner=user) | Q(owner__isnull=True))
     return Batch.objects.filter(owner__isnull=True)
+
+
+def latest_field_study(*, game: str) -> Batch | None:
+    """The latest finished `field` study of a game's official sets (no pool given) that a designer ran:
+    a staff account, or the command line (no client). Its rows are the `simulated` block of each card."""
+    return (Batch.objects.filter(game=game, kind=Batch.Kind.FIELD, status=Batch.Status.DONE)
+            .filter(Q(owner__is_staff=True) | Q(owner__isnull=True, client=""))
+            .exclude(inputs__has_key="pool").defer("tally").order_by("-finished_at").first())

@@ -24,6 +24,7 @@ from legends.engine.setup import (
     parse_teams,
 )
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
+from simulate.api.serializers import SimulatedSerializer, simulated_block
 
 
 def _elements_by_slug(slugs: list[str]) -> dict[str, Element]:
@@ -133,6 +134,18 @@ class LegendsCardSerializer(ValidatedModelSerializer):
             raise serializers.ValidationError(renamed) from exc
 
 
+class SimulatedCardMixin(serializers.Serializer):
+    """A card with its row of the latest field study of the official sets (`simulated_group` of its results)."""
+
+    simulated = serializers.SerializerMethodField(
+        help_text="Its figures in the latest field study of the official sets (null until one ran).")
+    simulated_group = ""
+
+    @extend_schema_field(SimulatedSerializer(allow_null=True))
+    def get_simulated(self, card) -> dict | None:
+        return simulated_block(self.context, game="legends", group=self.simulated_group, member=card.slug)
+
+
 class SpiritSerializer(LegendsCardSerializer):
     face_route = "legends-spirit-card-face"
 
@@ -142,17 +155,19 @@ class SpiritSerializer(LegendsCardSerializer):
         read_only_fields = CARD_READ_ONLY
 
 
-class ProtectorSerializer(LegendsCardSerializer):
+class ProtectorSerializer(SimulatedCardMixin, LegendsCardSerializer):
     face_route = "legends-protector-card-face"
+    simulated_group = "protectors"
     field_schemas = {"effect": {"type": "object", "description": "Effect spec (docs/legends-catalogue.md)."}}
 
     class Meta:
         model = Protector
-        fields = [*CARD_FIELDS, "effect", "duel_legal"]
+        fields = [*CARD_FIELDS, "effect", "duel_legal", "simulated"]
         read_only_fields = [*CARD_READ_ONLY, "rules_text"]
 
 
-class DefenseCardSerializer(LegendsCardSerializer):
+class DefenseCardSerializer(SimulatedCardMixin, LegendsCardSerializer):
+    simulated_group = "defenses"
     elements = ElementPairField("element_1", "element_2", help_text="The two (different) element slugs required.")
 
     face_route = "legends-defense-card-face"
@@ -160,11 +175,12 @@ class DefenseCardSerializer(LegendsCardSerializer):
 
     class Meta:
         model = DefenseCard
-        fields = [*CARD_FIELDS, "elements"]
+        fields = [*CARD_FIELDS, "elements", "simulated"]
         read_only_fields = [*CARD_READ_ONLY, "rules_text"]
 
 
-class SummoningCardSerializer(LegendsCardSerializer):
+class SummoningCardSerializer(SimulatedCardMixin, LegendsCardSerializer):
+    simulated_group = "summoning_cards"
     attacks = ElementPairField("attack_1", "attack_2", help_text="The two attack element slugs (may be equal).")
     effect = SummoningEffectField(help_text='{"kind": "defense"|"healing"|"boost", "element": "<slug>"}')
 
@@ -176,7 +192,7 @@ class SummoningCardSerializer(LegendsCardSerializer):
 
     class Meta:
         model = SummoningCard
-        fields = [*CARD_FIELDS, "attacks", "effect", "copies"]
+        fields = [*CARD_FIELDS, "attacks", "effect", "copies", "simulated"]
         read_only_fields = [*CARD_READ_ONLY, "rules_text"]
 
 

@@ -1,6 +1,7 @@
 """Serializers of the Echo Realms API."""
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from cardsdb.api.serializers import RenamedFieldsMixin, StrictSerializer, ValidatedModelSerializer, id_field
@@ -9,6 +10,7 @@ from realms import selectors, services
 from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError
 from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
+from simulate.api.serializers import SimulatedSerializer, simulated_block
 
 MAX_SLOTS = 50
 
@@ -38,6 +40,8 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
     rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.all())
     card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.all())
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
+    simulated = serializers.SerializerMethodField(
+        help_text="Its figures in the latest field study of the official sets (null until one ran).")
 
     field_schemas = {"faction_ability": {"type": "object"}, "main_ability": {"type": "object"}}
 
@@ -46,13 +50,17 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
         fields = [
             "id", "slug", "name", "race", "character_class", "faction", "rarity", "card_set", "position",
             "attack", "defense", "speed", "health", "cooldown", "faction_ability", "main_ability",
-            "rules_text", "flavor_text", "image", "thumbnail", "card_face", "created_at", "updated_at",
+            "rules_text", "flavor_text", "image", "thumbnail", "card_face", "simulated", "created_at", "updated_at",
         ]
         read_only_fields = ["rules_text", "image", "thumbnail", "created_at", "updated_at"]
         extra_kwargs = {
             "faction_ability": {"help_text": f"Faction ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}"},
             "main_ability": {"help_text": f"Main ability spec (docs/abilities.md). {GENERATED_TEXT_HELP}"},
         }
+
+    @extend_schema_field(SimulatedSerializer(allow_null=True))
+    def get_simulated(self, obj) -> dict | None:
+        return simulated_block(self.context, game="realms", group="cards", member=obj.slug)
 
     def get_card_face(self, obj) -> str:
         path = reverse("character-card-face", kwargs={"slug": obj.slug})

@@ -377,6 +377,41 @@ class BatchResultSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class SimulatedSerializer(serializers.Serializer):
+    """How the armies (teams) fielding this card did in the latest field study of the official sets."""
+
+    batch = serializers.UUIDField(help_text="The field study (GET /api/simulate/batches/{id}/).")
+    finished_at = serializers.DateTimeField()
+    played = serializers.IntegerField(min_value=0, help_text="Matches of the study.")
+    appearances = serializers.IntegerField(min_value=0)
+    wins = serializers.IntegerField(min_value=0)
+    win_rate = serializers.FloatField(allow_null=True)
+    win_rate_ci = IntervalSerializer(help_text="95% Wilson interval.")
+    without_win_rate = serializers.FloatField(allow_null=True)
+    delta = serializers.FloatField(allow_null=True)
+    delta_ci = IntervalSerializer(help_text="Newcombe's 95% interval.")
+    flag = one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0.")
+
+
+def simulated_block(context: dict, *, game: str, group: str, member: str) -> dict[str, Any] | None:
+    """A card's row of the latest field study (read once per answer, whatever the number of cards)."""
+    from simulate.selectors import latest_field_study
+
+    cache = context.setdefault("simulated_rows", {})
+    if game not in cache:
+        batch = latest_field_study(game=game)
+        rows = {} if batch is None else {
+            name: {row[key]: row for row in batch.results.get(name, [])} for name, (key, _) in FIELD_GROUPS.items()}
+        cache[game] = (batch, rows)
+    batch, rows = cache[game]
+    row = rows.get(group, {}).get(member)
+    if batch is None or row is None:
+        return None
+    key = FIELD_GROUPS[group][0]
+    return {"batch": str(batch.pk), "finished_at": batch.finished_at, "played": batch.played,
+            **{name: value for name, value in row.items() if name != key}}
+
+
 def batch_figures(batch: Batch, sides: Iterable[str]) -> dict[str, Any]:
     """A batch's summary with every figure present (zeros before the first match, a mean along the way)."""
     summary: Mapping[str, Any] = batch.summary or {}

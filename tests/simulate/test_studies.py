@@ -256,3 +256,28 @@ def test_chunks_stored_in_any_order_give_the_results_of_one_run(armies, monkeypa
     shuffled.refresh_from_db()
     assert order != sorted(order) and shuffled.chunks == 9
     assert (shuffled.status, shuffled.played, shuffled.results) == (one_run.status, one_run.played, one_run.results)
+
+
+# ------------------------------------------------------------------- the catalogue shows the results
+
+
+def test_cards_show_the_latest_field_study_a_designer_ran(anon_client, staff_client, local_runner, small_chunks,
+                                                          django_capture_on_commit_callbacks, catalogue):
+    assert anon_client.get("/api/realms/characters/").json()["results"][0]["simulated"] is None
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = staff_client.post(REALMS, {"kind": "field", "count": 30, "seed": 9}, format="json").json()
+    local_runner.run_all()
+    results = staff_client.get(queued["url"]).json()["results"]
+    row = results["cards"][0]
+    card = anon_client.get(f"/api/realms/characters/{row['card']}/").json()
+    simulated = card["simulated"]
+    assert (simulated["batch"], simulated["played"]) == (queued["id"], 30)
+    assert {key: simulated[key] for key in row if key != "card"} == {key: value for key, value in row.items()
+                                                                      if key != "card"}
+    # Anyone else's field study, or one of another pool, is not the catalogue's.
+    with django_capture_on_commit_callbacks(execute=True):
+        anon_client.post(REALMS, {"kind": "field", "count": 6, "seed": 1}, format="json")
+        staff_client.post(REALMS, {"kind": "field", "count": 6, "seed": 1,
+                                   "pool": {"cards": [r["card"] for r in results["cards"]]}}, format="json")
+    local_runner.run_all()
+    assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"]["batch"] == queued["id"]
