@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from simulate.models import Batch, Match
+from simulate.models import Batch, BatchChunk, Match
 
 
 @admin.register(Match)
@@ -26,11 +26,27 @@ class MatchAdmin(admin.ModelAdmin):
 
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
-    list_display = ["id", "game", "status", "played", "count", "owner", "created_at", "finished_at"]
-    list_filter = ["game", "status"]
+    list_display = ["id", "game", "kind", "status", "played", "count", "owner", "created_at", "finished_at"]
+    list_filter = ["game", "kind", "status"]
     search_fields = ["id", "owner__username"]
     list_select_related = ["owner"]
     readonly_fields = [f.name for f in Batch._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(BatchChunk)
+class BatchChunkAdmin(admin.ModelAdmin):
+    """The stored chunks of batches: their counts as played, read-only."""
+
+    list_display = ["batch", "index", "start", "stop", "played", "runner", "created_at"]
+    search_fields = ["batch__id", "runner"]
+    list_select_related = ["batch"]
+    readonly_fields = [f.name for f in BatchChunk._meta.fields]
 
     def has_add_permission(self, request) -> bool:
         return False
