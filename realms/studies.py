@@ -82,6 +82,7 @@ class RealmsStudies:
     """The Echo Realms part of every kind of study (see simulate.studies)."""
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
+    pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side
     entrant_request = None  # set by realms.matches (its army serializer)
     pool_request = RealmsPoolSerializer
     patch_request = RealmsPatchSerializer

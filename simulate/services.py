@@ -80,6 +80,40 @@ class GameMatches(Protocol):
     def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
         """The inputs and agents of a match from the command's arguments; InputError if they do not make one."""
 
+    # The game's part in the balance lab (simulate.studies), each game app providing its own.
+    field_groups: dict[str, str]  # a field study's groups (results key) and the key of their rows
+    pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side
+
+    def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
+        """The match request of entrant `first` (first side) against `second`, with the study's options."""
+
+    def level_agents(self, prepared: PreparedMatch, agent: str) -> Any:
+        """The agents of the prepared match with `agent` in every seat (a ladder's level)."""
+
+    def entrant_name(self, entrant: Mapping[str, Any], index: int) -> str:
+        """How a matrix names an entrant given in the request."""
+
+    def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+        """Every faction's strongest legal entrant and its name (a matrix of `factions`); InputError if none."""
+
+    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[Any, PreparedMatch]:
+        """What a field study draws from, and the match each draw plays as (its agents and options)."""
+
+    def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
+        """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
+
+    def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
+        """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
+
+    def patched_pool(self, pool: Any, patch: Any) -> Any:
+        """The field pool with the patched cards in place."""
+
+    def patched_match(self, prepared: PreparedMatch, patch: Any) -> PreparedMatch:
+        """The prepared match with the patched cards in place."""
+
+    def kept_share(self, setup: Any, result: MatchResult, seat: str) -> float:
+        """The share of its starting strength the winner in `seat` kept (0 to 1)."""
+
 
 GAME_MATCHES: dict[str, GameMatches] = {}
 

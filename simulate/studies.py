@@ -90,21 +90,36 @@ class Study:
 # ------------------------------------------------------------------------------------ planning
 
 
-def _prefixed(path: str, exc: InputError | IllegalMatchSetup) -> Exception:
-    """The same refusal, its paths under `path` (an opponent, an entrant)."""
+def _located(exc: InputError | IllegalMatchSetup, sides: Mapping[str, str], paths: tuple[str, str]) -> Exception:
+    """The same refusal of one pairing, its paths those of the entrants in the request: `sides` maps the
+    match request's prefix of each side (e.g. `armies.a`) to its side's name, `paths` are the entrants'."""
+    where = dict(zip(sides, paths, strict=True))
     if isinstance(exc, IllegalMatchSetup):
-        return IllegalMatchSetup([{"at": path, **v} for v in exc.violations], f"{path}: {exc}")
-    return type(exc)(f"{path}: {exc}", [(f"{path}.{p}" if p else path, r) for p, r in exc.errors]) \
-        if type(exc) is InputError else InputError(f"{path}: {exc}", [(path, str(exc))])
+        names = dict(zip(sides.values(), paths, strict=True))
+        located = [{**v, "at": names.get(str(v.get("side", v.get("team"))), " / ".join(paths))} for v in exc.violations]
+        return IllegalMatchSetup(located, f"{' / '.join(paths)}: {exc}")
+
+    def moved(path: str) -> str:
+        for prefix, entrant in where.items():
+            if path == prefix or path.startswith(prefix + "."):
+                return entrant + path[len(prefix):]
+        return path
+
+    errors = [(moved(path), reason) for path, reason in exc.errors]
+    message = str(exc)
+    for prefix, entrant in where.items():
+        message = message.replace(prefix, entrant)
+    return InputError(message, errors)
 
 
-def _prepare_pair(game: str, inputs: Mapping[str, Any], first: Any, second: Any, user, where: str) -> PreparedMatch:
+def _prepare_pair(game: str, inputs: Mapping[str, Any], first: Any, second: Any, user,
+                  paths: tuple[str, str]) -> PreparedMatch:
     matches = game_matches(game)
     try:
         return services.prepare_match(game=game, inputs=matches.pair_inputs(inputs, first, second),
                                       agents=inputs.get("agents"), user=user)
     except (InputError, IllegalMatchSetup) as exc:
-        raise _prefixed(where, exc) from exc
+        raise _located(exc, matches.pair_paths, paths) from exc
 
 
 def plan(*, game: str, kind: str, inputs: Mapping[str, Any], per_pairing: int, swap_sides: bool,
@@ -138,14 +153,14 @@ def plan(*, game: str, kind: str, inputs: Mapping[str, Any], per_pairing: int, s
     elif kind == "gauntlet":
         subject, opponents = inputs["subject"], inputs["opponents"]
         pairings = [Pairing({"opponent": index},
-                            _prepare_pair(game, inputs, subject, opponent, user, f"opponents.{index}"), swap_sides)
+                            _prepare_pair(game, inputs, subject, opponent, user, ("subject", f"opponents.{index}")), swap_sides)
                     for index, opponent in enumerate(opponents)]
     elif kind == "matrix":
         entrants = inputs["entrants"]
         if entrants == "factions":
             entrants = matches.strongest_entrants(inputs)
         pairings = [Pairing({"row": i, "col": j},
-                            _prepare_pair(game, inputs, entrants[i], entrants[j], user, f"entrants.{i}-{j}"), True)
+                            _prepare_pair(game, inputs, entrants[i], entrants[j], user, (f"entrants.{i}", f"entrants.{j}")), True)
                     for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
     elif kind == "field":
         pool, prepared = matches.field_pool(inputs, user=user)
@@ -205,7 +220,9 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     if features is None:
         return [outcome == WIN]
     wins = (winner == first, winner == second)
-    for side_features, won in zip(features, wins, strict=True):
+    # A game may add what a side did in the match (Akin Legends: the cards it played) to what it fielded.
+    counted = matches.played_features(features, result) if hasattr(matches, "played_features") else features
+    for side_features, won in zip(counted, wins, strict=True):
         count_appearances(leg["groups"], side_features, won=won)
     if not pairing.patched:
         return []
@@ -350,11 +367,14 @@ def results_of(batch: Batch, total: Tally) -> dict[str, Any]:
                   "p_value": paired["p_value"]}
         if base == "field":
             patched = patched_members(inputs)
-            group, key = next(iter(matches.field_groups.items()))
-            rows = {variant: {row[key]: row for row in sides[i][group]}
-                    for i, variant in enumerate(("baseline", "patched"))}
-            answer["patched_rows"] = [{key: member, "baseline": rows["baseline"].get(member),
-                                       "patched": rows["patched"].get(member)} for member in sorted(patched)]
+            # Each patched card's row in the first group that holds it (an Akin Legends patch names protectors
+            # or summoning cards), keyed `card` as a patched row is.
+            rows: list[dict[str, dict[str, Any]]] = [{}, {}]
+            for i, side in enumerate(sides):
+                for group, key in reversed(matches.field_groups.items()):
+                    rows[i].update({row[key]: {**row, "card": row[key]} for row in side.get(group, [])})
+            answer["patched_rows"] = [{"card": member, "baseline": rows[0].get(member),
+                                       "patched": rows[1].get(member)} for member in sorted(patched)]
         return answer
     raise ValueError(kind)
 

@@ -54,6 +54,15 @@ class TrueFalseField(serializers.BooleanField):
         return data
 
 
+class NumberField(serializers.FloatField):
+    """A JSON number (0.05, or 1): never a string or a boolean."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class OneOfField(serializers.ChoiceField):
     """One of a few JSON strings or integers, given as such (`"1"` is not 1)."""
 
@@ -106,7 +115,7 @@ class BatchOptionsMixin(serializers.Serializer):
         default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move "
                                  "bias (a matrix always does).",
     )
-    until_ci_width = serializers.FloatField(
+    until_ci_width = NumberField(
         required=False, min_value=MIN_CI_WIDTH, max_value=1.0,
         help_text="matchup: stop once the 95% interval of the win rate is at most this wide (count is the cap).",
     )
@@ -364,7 +373,7 @@ class BatchResultSerializer(serializers.ModelSerializer):
     played = serializers.IntegerField(min_value=0, max_value=MAX_BATCH, help_text="Matches played and stored.")
     per_pairing = serializers.IntegerField(min_value=0, max_value=MAX_PER_PAIRING, help_text="The count asked for each pairing.")
     seed = seed_field(help_text="Match i of each pairing was played with seed + i.")
-    until_ci_width = serializers.FloatField(allow_null=True)
+    until_ci_width = NumberField(allow_null=True)
     chunks = serializers.IntegerField(min_value=0, help_text="The chunks the study is split into.")
     results = ResultsSerializer()
     error = serializers.CharField(allow_blank=True, help_text="Why a failed batch failed; empty otherwise.")
