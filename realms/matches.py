@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from argparse import ArgumentParser
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -21,11 +21,11 @@ from realms import selectors, services
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError, Slot
-from realms.engine.cards import CharacterCard, card_from_dict
+from realms.engine.cards import CharacterCard
 from realms.engine.formation import random_army
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
 from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
-from realms.models import Character
+from realms.snapshot import DEFAULT_AGENTS, character_snapshot
 from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies
 from simulate.api.serializers import (
     BatchOptionsMixin,
@@ -46,7 +46,6 @@ from simulate.services import IllegalMatchSetup, PreparedMatch
 from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 
 SIDES = ("a", "b")
-DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
 
 # ------------------------------------------------------------------------------------ request
 #
@@ -277,27 +276,6 @@ class RealmsBatchSerializer(BatchResultSerializer):
     @extend_schema_field(RealmsSummarySerializer)
     def get_summary(self, batch) -> dict:
         return RealmsSummarySerializer(batch_figures(batch, SIDES)).data
-
-
-# ------------------------------------------------------------------------ catalogue snapshot
-
-
-def character_card(row: Character) -> CharacterCard:
-    """The engine's view of one character row."""
-    return card_from_dict({
-        "slug": row.slug, "name": row.name, "faction": row.faction.slug, "class": row.character_class,
-        "position": row.position, "rarity": row.rarity.slug, "atk": row.attack, "def": row.defense,
-        "spd": row.speed, "hp": row.health, "cooldown": row.cooldown,
-        "main_ability": row.main_ability, "faction_ability": row.faction_ability,
-    })
-
-
-def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, CharacterCard]:
-    """Engine cards by slug for the given slugs (or the whole catalogue), in one query."""
-    rows = selectors.character_list()
-    if slugs is not None:
-        rows = rows.filter(slug__in=set(slugs))
-    return {row.slug: character_card(row) for row in rows}
 
 
 # ------------------------------------------------------------------------------- preparation

@@ -19,6 +19,7 @@ from cardsdb.models import CardSet, OfficialRecord
 from realms import selectors
 from realms.engine.cards import CharacterCard
 from realms.engine.formation import legal_deployments, random_army
+from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
 from simulate.api.serializers import TextField, WholeNumberField, id_field
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
@@ -127,8 +128,6 @@ class RealmsStudies:
 
     def official_cards(self) -> list[CharacterCard]:
         """The cards of the official sets (every card when none is loaded)."""
-        from realms.matches import character_snapshot
-
         official = OfficialRecord.objects.filter(model="cardsdb.cardset").values_list("object_pk", flat=True)
         rows = selectors.character_list().filter(card_set__game="realms")
         ids = [int(pk) for pk in official if pk.isdigit()]
@@ -138,7 +137,6 @@ class RealmsStudies:
 
     def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[RealmsPool, PreparedMatch]:
         """The pool of a field study and the match every draw is played as (agents, options)."""
-        from realms.matches import DEFAULT_AGENTS, character_snapshot
         from simulate.engine.runner import validate_options
 
         pool = inputs.get("pool") or {}
@@ -191,8 +189,6 @@ class RealmsStudies:
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> dict[str, CharacterCard]:
         """The patched cards, each checked exactly as an admin edit is (the model's full_clean) on a copy
         that is never saved; InputError naming `patch.<i>.changes.<field>`."""
-        from realms.matches import character_card
-
         if not 1 <= len(patch) <= MAX_PATCH:
             message = f"A patch changes 1 to {MAX_PATCH} cards."
             raise InputError(message, [("patch", message)])

@@ -22,7 +22,7 @@ from functools import partial
 
 from django.db import connections
 
-from simulate import batches, studies
+from simulate import batches
 
 logger = logging.getLogger(__name__)
 
@@ -87,13 +87,9 @@ def queue_batch(batch_id) -> None:
     """Hand a stored batch to the background: a Celery task per missing chunk with a broker, the local
     runner without."""
     if uses_broker():
-        from simulate.models import Batch
-        from simulate.tasks import run_chunk
+        from simulate.tasks import send_pending_chunks
 
-        batch = Batch.objects.filter(pk=batch_id).first()
-        if batch is not None:
-            for index in studies.pending_chunks(batch):
-                run_chunk.delay(str(batch_id), index)
+        send_pending_chunks(batch_id)
     else:
         local_runner.submit(partial(batches.play_here, batch_id=batch_id))
 

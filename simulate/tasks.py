@@ -8,7 +8,8 @@ and `manage.py cleanup_simulations` deletes what expired. Beat's schedule is in 
 from celery import shared_task
 from celery.signals import worker_ready
 
-from simulate import background, batches, services
+from simulate import batches, services, studies
+from simulate.models import Batch
 
 
 # Late acknowledgement: the message of a worker killed mid-chunk is delivered again (by Redis once the
@@ -19,10 +20,22 @@ def run_chunk(batch_id: str, index: int) -> bool:
     return batches.run_chunk(batch_id, index, runner_name=services.new_runner_name())
 
 
+def send_pending_chunks(batch_id) -> int:
+    """A task for every chunk of the batch not stored yet; how many."""
+    batch = Batch.objects.filter(pk=batch_id).first()
+    pending = studies.pending_chunks(batch) if batch is not None else []
+    for index in pending:
+        run_chunk.delay(str(batch_id), index)
+    return len(pending)
+
+
 @shared_task(name="simulate.resume_batches")
 def resume_batches() -> int:
-    """Send again the missing chunks of the batches nothing was stored for lately; how many batches."""
-    return background.resume_stale_batches()
+    """Send again the missing chunks of the batches nothing was stored for in a long while; how many batches."""
+    batch_ids = batches.requeue_stale_batches(queued_for=batches.BROKER_QUEUED_FOR)
+    for batch_id in batch_ids:
+        send_pending_chunks(batch_id)
+    return len(batch_ids)
 
 
 @shared_task(name="simulate.cleanup_simulations")

@@ -1,0 +1,30 @@
+"""Echo Realms catalogue rows as the engine's frozen cards, read once per match or study, and what an
+Echo Realms match plays with when its request names no agents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from realms import selectors
+from realms.engine.cards import CharacterCard, card_from_dict
+from realms.models import Character
+
+DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
+
+
+def character_card(row: Character) -> CharacterCard:
+    """The engine's view of one character row."""
+    return card_from_dict({
+        "slug": row.slug, "name": row.name, "faction": row.faction.slug, "class": row.character_class,
+        "position": row.position, "rarity": row.rarity.slug, "atk": row.attack, "def": row.defense,
+        "spd": row.speed, "hp": row.health, "cooldown": row.cooldown,
+        "main_ability": row.main_ability, "faction_ability": row.faction_ability,
+    })
+
+
+def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, CharacterCard]:
+    """Engine cards by slug for the given slugs (or the whole catalogue), in one query."""
+    rows = selectors.character_list()
+    if slugs is not None:
+        rows = rows.filter(slug__in=set(slugs))
+    return {row.slug: character_card(row) for row in rows}
