@@ -18,7 +18,6 @@ from rest_framework import serializers
 from cardsdb.api.serializers import StrictSerializer
 from legends import selectors
 from legends.choices import Mode
-from legends.engine.cards import Catalogue, parse_catalogue
 from legends.engine.setup import MAX_DEFENSES, MAX_NAME, MAX_PLAYERS, MAX_SLUG, MAX_TEAMS, parse_teams
 from legends.engine.vocabulary import (
     MAX_ACTIONS_DEFAULT,
@@ -27,6 +26,8 @@ from legends.engine.vocabulary import (
     MAX_ROUNDS_LIMIT,
 )
 from legends.services import setup_validate
+from legends.snapshot import TEAMS, catalogue_snapshot, legal_players, seat_agents
+from legends.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer, LegendsStudies
 from simulate.api.serializers import (
     BatchOptionsMixin,
     BatchResultSerializer,
@@ -45,9 +46,7 @@ from simulate.engine.games import get_game
 from simulate.engine.runner import validate_options
 from simulate.models import Match
 from simulate.services import IllegalMatchSetup, PreparedMatch
-
-TEAMS = (0, 1)
-DEFAULT_AGENT = "greedy"
+from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 
 # ------------------------------------------------------------------------------------ request
 
@@ -151,7 +150,34 @@ class LegendsMatchInputSerializer(StrictSerializer):
 
 
 class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer):
-    """A legends match request, plus how many matches to play; match i uses seed + i."""
+    """A study (`kind`, default matchup) of Akin Legends matches; match i of each pairing uses seed + i. Every
+    kind but a matchup, a ladder and a what-if of a matchup gives the `mode` here."""
+
+    matchup_keys = ("setup",)
+
+    setup = LegendsSetupSerializer(required=False, help_text="matchup, ladder, whatif: the two teams.")
+    subject = LegendsTeamSerializer(required=False, help_text="gauntlet: the team (team 0) that meets every opponent.")
+    opponents = LegendsTeamSerializer(
+        many=True, required=False, min_length=1, max_length=MAX_OPPONENTS,
+        help_text="gauntlet: the teams it meets, one pairing each. A team sharing the subject's spirit or counters "
+                  "takes those left.")
+    entrants = LegendsTeamSerializer(
+        many=True, required=False, max_length=MAX_ENTRANTS,
+        help_text="matrix: the teams that each meet each other, sides swapped. Of two teams sharing a spirit or "
+                  "counters, the later one takes those left.")
+    pool = LegendsPoolSerializer(required=False,
+                                 help_text="field (and a field what-if): what its random teams draw from.")
+    patch = LegendsPatchSerializer(many=True, required=False, max_length=MAX_PATCH,
+                                   help_text="whatif: new values of protectors or summoning cards, played in a "
+                                             "sandbox copy of the catalogue.")
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        teams_given = attrs["kind"] in ("gauntlet", "matrix", "field") or \
+            (attrs["kind"] == "whatif" and attrs.get("base") == "field")
+        if teams_given and "mode" not in attrs:
+            raise serializers.ValidationError({"mode": [f"A {attrs['kind']} gives the mode (teams or duel)."]})
+        return attrs
 
 
 # ------------------------------------------------------------------------------------ answers
@@ -209,6 +235,19 @@ class LegendsInputsSerializer(serializers.Serializer):
     options = LegendsOptionsSerializer(required=False)
 
 
+class LegendsBatchInputsSerializer(LegendsInputsSerializer):
+    """A study's request as given, but its seed, count, swap_sides and kind."""
+
+    setup = LegendsSetupSerializer(required=False)
+    subject = LegendsTeamSerializer(required=False)
+    opponents = LegendsTeamSerializer(many=True, required=False)
+    entrants = LegendsTeamSerializer(many=True, required=False)
+    pool = LegendsPoolSerializer(required=False)
+    patch = LegendsPatchSerializer(many=True, required=False)
+    base = serializers.CharField(required=False)
+    levels = serializers.ListField(child=serializers.CharField(), required=False)
+
+
 class LegendsMatchSerializer(MatchResultSerializer):
     """An Akin Legends match as the API answers it."""
 
@@ -243,37 +282,11 @@ class LegendsBatchSerializer(BatchResultSerializer):
 
     game = one_of(["legends"])
     summary = serializers.SerializerMethodField()
-    inputs = LegendsInputsSerializer()
+    inputs = LegendsBatchInputsSerializer()
 
     @extend_schema_field(LegendsSummarySerializer)
     def get_summary(self, batch) -> dict:
         return LegendsSummarySerializer(batch_figures(batch, (str(team) for team in TEAMS))).data
-
-
-# ------------------------------------------------------------------------ catalogue snapshot
-
-
-def catalogue_snapshot() -> Catalogue:
-    """The Akin Legends catalogue as the engine's frozen catalogue (five queries, whatever its size), parsed
-    once for every match it serves."""
-    raw = {
-        "elements": [element.slug for element in selectors.element_list()],
-        "spirits": [{"slug": s.slug, "name": s.name} for s in selectors.spirit_list()],
-        "protectors": [
-            {"slug": p.slug, "name": p.name, "effect": p.effect, "duel_legal": p.duel_legal}
-            for p in selectors.protector_list()
-        ],
-        "defenses": [
-            {"slug": d.slug, "name": d.name, "elements": [d.element_1.slug, d.element_2.slug]}
-            for d in selectors.defense_list()
-        ],
-        "deck": [
-            {"slug": c.slug, "name": c.name, "attacks": [c.attack_1.slug, c.attack_2.slug],
-             "effect": {"kind": c.effect_kind, "element": c.effect_element.slug}, "copies": c.copies}
-            for c in selectors.summoning_card_list()
-        ],
-    }
-    return parse_catalogue(raw)
 
 
 # ------------------------------------------------------------------------------- preparation
@@ -298,17 +311,7 @@ def setup_from_request(*, mode: str | None, setup: Mapping[str, Any], user) -> t
     return mode, teams
 
 
-def seat_agents(agents: str | list[str] | None, players: int) -> list[str]:
-    """One agent name per player: the names given, or one name for every seat."""
-    if agents is None or isinstance(agents, str):
-        return [agents or DEFAULT_AGENT] * players
-    if len(agents) != players:
-        raise InputError(f"Give {players} agents (one per player) or one name for every seat.",
-                         [("agents", f"expected {players} names, got {len(agents)}")])
-    return list(agents)
-
-
-class LegendsMatches:
+class LegendsMatches(LegendsStudies):
     """Akin Legends as the simulate services play it: a team setup (teams or duel), seats in setup order."""
 
     game = "legends"
@@ -349,14 +352,8 @@ class LegendsMatches:
     def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
         """Spirits Akin and Yulin, players with legal counters, the round cap; one agent name plays every seat."""
         mode = arguments["mode"]
-        per_team = 2 if mode == Mode.TEAMS else 1
-        counters = [1, 3, 2, 4] if per_team == 2 else [1, 2]
-        teams = [
-            {"spirit": spirit,
-             "players": [{"name": f"Player {team * per_team + i + 1}", "counter": counters[team * per_team + i]}
-                         for i in range(per_team)]}
-            for team, spirit in zip(TEAMS, ("akin", "yulin"), strict=True)
-        ]
+        teams = [{"spirit": spirit, "players": players}
+                 for spirit, players in zip(("akin", "yulin"), legal_players(mode), strict=True)]
         options = {} if arguments["max_rounds"] is None else {"max_rounds": arguments["max_rounds"]}
         agents = arguments["agents"]
         if agents is not None and len(agents) == 1:

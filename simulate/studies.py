@@ -196,9 +196,9 @@ def new_chunk_tally(study: Study) -> Tally:
     return tally
 
 
-def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: Tally) -> list[bool]:
-    """Play match `index` of a pairing and count it in `leg`; for a what-if, whether each army that the
-    patch touches won (side a's win for a matchup)."""
+def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: Tally) -> list[tuple[bool, bool]]:
+    """Play match `index` of a pairing and count it in `leg`; for a what-if, whether each army won and
+    whether the patch touches it (side a, touched, for a matchup)."""
     matches = game_matches(study.game)
     first, second = matches.sides
     prepared, features = pairing.prepared, None
@@ -218,16 +218,16 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     count_match(leg, outcome=outcome, first="b" if swapped else "a", rounds=result.rounds, reason=result.reason,
                 share=share)
     if features is None:
-        return [outcome == WIN]
+        return [(outcome == WIN, True)]
     wins = (winner == first, winner == second)
-    # A game may add what a side did in the match (Akin Legends: the cards it played) to what it fielded.
+    # A game may add what a side did in the match (the cards it played, say) to what it fielded.
     counted = matches.played_features(features, result) if hasattr(matches, "played_features") else features
     for side_features, won in zip(counted, wins, strict=True):
         count_appearances(leg["groups"], side_features, won=won)
     if not pairing.patched:
         return []
-    return [won for side_features, won in zip(features, wins, strict=True)
-            if not pairing.patched.isdisjoint(member for members in side_features.values() for member in members)]
+    return [(won, not pairing.patched.isdisjoint(member for members in side_features.values() for member in members))
+            for side_features, won in zip(features, wins, strict=True)]
 
 
 def play_chunk(study: Study, seed: int, start: int, stop: int,
@@ -242,8 +242,10 @@ def play_chunk(study: Study, seed: int, start: int, stop: int,
             half = len(study.pairings) // 2
             outcomes = [play_unit_match(study, p, unit, seed, legs[k]) for k, p in enumerate(study.pairings)]
             for k in range(half):  # baseline pairing k against patched pairing half + k
-                for before, after in zip(outcomes[k], outcomes[half + k], strict=True):
-                    tally["pairs"][0 if before and after else 1 if before else 2 if after else 3] += 1
+                # A side is paired when the patch touches it in either (a patch may change what is drawn).
+                for (before, touched), (after, touched_after) in zip(outcomes[k], outcomes[half + k], strict=True):
+                    if touched or touched_after:
+                        tally["pairs"][0 if before and after else 1 if before else 2 if after else 3] += 1
         else:
             k, index = divmod(unit, study.per_pairing)
             play_unit_match(study, study.pairings[k], index, seed, legs[k])
@@ -367,8 +369,8 @@ def results_of(batch: Batch, total: Tally) -> dict[str, Any]:
                   "p_value": paired["p_value"]}
         if base == "field":
             patched = patched_members(inputs)
-            # Each patched card's row in the first group that holds it (an Akin Legends patch names protectors
-            # or summoning cards), keyed `card` as a patched row is.
+            # Each patched card's row in the first group that holds it (a patch may name cards of several
+            # groups), keyed `card` as a patched row is.
             rows: list[dict[str, dict[str, Any]]] = [{}, {}]
             for i, side in enumerate(sides):
                 for group, key in reversed(matches.field_groups.items()):

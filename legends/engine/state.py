@@ -176,7 +176,8 @@ class LegendsState(Table):
         return self.log.to_list() if self.log is not None else None
 
     def outcome(self) -> Outcome:
-        """Winner ('0', '1' or None), reason, rounds played and each team's standing defenses."""
+        """Winner ('0', '1' or None), reason, rounds played, each team's standing defenses and the summoning
+        cards each team played."""
         survivors = {
             str(team): [
                 {"defense": d.slug, "name": d.card.name, "elements": list(d.elements), "markers": list(d.markers)}
@@ -185,7 +186,8 @@ class LegendsState(Table):
             for team in (0, 1)
         }
         winner = None if self.winner is None else str(self.winner)
-        return Outcome(winner=winner, reason=self.reason, rounds=self.round, survivors=survivors)
+        played = {str(team): sorted(self.played[team]) for team in (0, 1)}
+        return Outcome(winner=winner, reason=self.reason, rounds=self.round, survivors=survivors, played=played)
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (the runner's hard cap on actions)."""
@@ -222,6 +224,7 @@ class LegendsState(Table):
                 turns.redraw(self, seat, action)
             else:
                 turns.play_card(self, seat, action)
+                self.played[seat.team].add(action[1])
             self.turn += 1
         rounds.advance(self)
 
@@ -246,6 +249,7 @@ class LegendsState(Table):
         c.turn = self.turn
         c.plays = list(self.plays)
         c.last_plays = self.last_plays
+        c.played = [set(p) for p in self.played]
         c.known = [set(k) for k in self.known]
         c.spy_used = list(self.spy_used)
         c.revealed = self.revealed

@@ -103,6 +103,7 @@ class Table:
         self.turn = 0  # the turns taken this round (the next turn's seq)
         self.plays: list[Play] = []
         self.last_plays: list[Play] = []
+        self.played: list[set[str]] = [set(), set()]  # per team: every summoning card it played (the outcome)
         self.known: list[set[int]] = [set(), set()]  # per team: the seqs of the face-down cards a Spy showed it
         self.spy_used = [False, False]
         self.revealed = False  # the showdown has revealed every card of the round

@@ -33,6 +33,9 @@ class Outcome:
     reason: str
     rounds: int
     survivors: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # What each side played, by side, where the game tells it (the cards each side played, say), so that a
+    # study can count it without keeping the log.
+    played: dict[str, list[str]] | None = None
 
 
 @runtime_checkable

@@ -31,6 +31,7 @@ class MatchResult:
     schema_version: int
     options: dict[str, Any]
     agents: dict[str, str]
+    played: dict[str, list[str]] | None = None  # Outcome.played; not part of to_dict (nor of any answer)
 
     @property
     def is_draw(self) -> bool:
@@ -152,6 +153,7 @@ def play_match(
         schema_version=rules.schema_version,
         options=opts,
         agents=names,
+        played=outcome.played,
     )
 
 

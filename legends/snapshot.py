@@ -1,0 +1,62 @@
+"""Akin Legends catalogue rows as the engine's catalogue (plain data, then parsed once per match or study),
+and what an Akin Legends match seats when its request names no agents or players."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from legends import selectors
+from legends.engine.cards import Catalogue, parse_catalogue
+from legends.engine.vocabulary import MODES
+from legends.models import Protector, SummoningCard
+from simulate.engine.errors import InputError
+
+TEAMS = (0, 1)
+DEFAULT_AGENT = "greedy"
+
+
+def protector_entry(p: Protector) -> dict[str, Any]:
+    return {"slug": p.slug, "name": p.name, "effect": p.effect, "duel_legal": p.duel_legal}
+
+
+def design_entry(c: SummoningCard) -> dict[str, Any]:
+    return {"slug": c.slug, "name": c.name, "attacks": [c.attack_1.slug, c.attack_2.slug],
+            "effect": {"kind": c.effect_kind, "element": c.effect_element.slug}, "copies": c.copies}
+
+
+def catalogue_raw() -> dict[str, Any]:
+    """The Akin Legends catalogue as plain data, as `parse_catalogue` takes it (five queries)."""
+    return {
+        "elements": [element.slug for element in selectors.element_list()],
+        "spirits": [{"slug": s.slug, "name": s.name} for s in selectors.spirit_list()],
+        "protectors": [protector_entry(p) for p in selectors.protector_list()],
+        "defenses": [
+            {"slug": d.slug, "name": d.name, "elements": [d.element_1.slug, d.element_2.slug]}
+            for d in selectors.defense_list()
+        ],
+        "deck": [design_entry(c) for c in selectors.summoning_card_list()],
+    }
+
+
+def catalogue_snapshot() -> Catalogue:
+    """The Akin Legends catalogue as the engine's frozen catalogue (five queries, whatever its size), parsed
+    once for every match it serves."""
+    return parse_catalogue(catalogue_raw())
+
+
+def seat_agents(agents: str | list[str] | None, players: int) -> list[str]:
+    """One agent name per player: the names given, or one name for every seat."""
+    if agents is None or isinstance(agents, str):
+        return [agents or DEFAULT_AGENT] * players
+    if len(agents) != players:
+        raise InputError(f"Give {players} agents (one per player) or one name for every seat.",
+                         [("agents", f"expected {players} names, got {len(agents)}")])
+    return list(agents)
+
+
+def legal_players(mode: str) -> list[list[dict[str, Any]]]:
+    """Each team's players with legal counters (L5): 1 and 3 against 2 and 4, or 1 against 2 in a duel."""
+    per_team = MODES[mode].players_per_team
+    counters = [[1, 3], [2, 4]] if per_team == 2 else [[1], [2]]
+    return [[{"name": f"Player {team * per_team + i + 1}", "counter": counters[team][i]} for i in range(per_team)]
+            for team in TEAMS]

@@ -1,0 +1,292 @@
+"""Akin Legends in the balance lab: the inputs of every kind of study, random legal setups for a field, a
+patch applied to a sandbox copy of the catalogue, and how decisive a win was.
+
+`LegendsStudies` is a part of `legends.matches.LegendsMatches` (simulate.services.GameMatches).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from rest_framework import serializers
+
+from cardsdb.api.serializers import StrictSerializer
+from legends import selectors
+from legends.engine.cards import Catalogue, parse_catalogue
+from legends.engine.setup import MAX_SLUG
+from legends.engine.start import MatchStart, normalize_setup
+from legends.engine.vocabulary import MODES
+from legends.models import Element, Protector, SummoningCard
+from legends.snapshot import catalogue_raw, design_entry, legal_players, protector_entry, seat_agents
+from simulate.api.serializers import TextField, TrueFalseField, WholeNumberField
+from simulate.engine.errors import InputError, SetupError
+from simulate.engine.runner import validate_options
+from simulate.services import PreparedMatch, seat_agent_names
+
+MAX_PATCH = 16
+MAX_POOL_CARDS = 200
+# What a patch may change of each kind of card: the fields its admin page edits.
+PATCHABLE = {"protector": ("effect", "duel_legal"),
+             "summoning card": ("attack_1", "attack_2", "effect_kind", "effect_element", "copies")}
+ELEMENT_FIELDS = ("attack_1", "attack_2", "effect_element")  # given as element slugs
+
+
+class LegendsPoolSerializer(StrictSerializer):
+    """What a field study draws its teams' protectors and defenses from (absent: the whole catalogue)."""
+
+    protectors = serializers.ListField(child=TextField(max_length=MAX_SLUG), min_length=1, max_length=MAX_POOL_CARDS,
+                                       required=False, help_text="Protector slugs (in a duel, the duel-legal ones "
+                                                                 "are drawn).")
+    defenses = serializers.ListField(child=TextField(max_length=MAX_SLUG), min_length=1, max_length=MAX_POOL_CARDS,
+                                     required=False, help_text="Defense slugs.")
+
+
+class LegendsChangesSerializer(StrictSerializer):
+    """New values of a protector (`effect`, `duel_legal`) or of a summoning card (the rest), validated as an
+    edit in the admin is."""
+
+    effect = serializers.DictField(required=False, help_text="Protector: an effect spec (docs/legends-catalogue.md).")
+    duel_legal = TrueFalseField(required=False, help_text="Protector: whether a duel may field it.")
+    attack_1 = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
+    attack_2 = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
+    effect_kind = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: defense, healing or boost.")
+    effect_element = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
+    copies = WholeNumberField(required=False, min_value=0, max_value=32_767,  # the admin form's bounds
+                              help_text="Summoning card: its copies in the deck.")
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError("Change at least one field of the card.")
+        return attrs
+
+
+class LegendsPatchSerializer(StrictSerializer):
+    card = TextField(max_length=MAX_SLUG, help_text="Protector or summoning card slug.")
+    changes = LegendsChangesSerializer()
+
+
+@dataclass(frozen=True)
+class LegendsPool:
+    """A field study's draws: the mode, the catalogue its protectors and defenses are drawn from (the pool's
+    cards only) and the players of each team."""
+
+    mode: str
+    catalogue: Catalogue
+    protectors: tuple[str, ...]
+    defenses: tuple[str, ...]
+    players: tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class LegendsPatch:
+    """A validated patch: the catalogue with it, as plain data and parsed (a sandbox copy, never saved)."""
+
+    raw: dict[str, Any]
+    catalogue: Catalogue
+
+
+class LegendsStudies:
+    """The Akin Legends part of every kind of study (see simulate.studies)."""
+
+    field_groups = {"protectors": "protector", "defenses": "defense", "summoning_cards": "summoning_card"}
+    # Where pair_inputs puts each entrant, as the setup's errors name it, and its side (a violation's team).
+    pair_paths = {"teams[0]": "0", "teams[1]": "1"}
+    pool_request = LegendsPoolSerializer
+    patch_request = LegendsPatchSerializer
+
+    # ------------------------------------------------------------------- pairings of given teams
+
+    def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
+        """A match of team `first` (team 0) against team `second`, with the study's mode and options. Teams
+        given apart may clash on what two teams cannot share: the second then protects the spirit left and
+        its players take the counters left (in their order)."""
+        mode = inputs["mode"]
+        second = fitted(first, second, mode)
+        return {"mode": mode, "setup": {"mode": mode, "teams": [first, second]},
+                **({"options": inputs["options"]} if "options" in inputs else {})}
+
+    def level_agents(self, prepared: PreparedMatch, agent: str) -> list[str]:
+        return [agent] * len(seat_agent_names(prepared.agents))
+
+    def entrant_name(self, entrant: Mapping[str, Any], index: int) -> str:
+        cards = [entrant.get("protector")] + list(entrant.get("defenses") or [])
+        named = ", ".join(card for card in cards if card)
+        return f"team {index + 1}" + (f" ({named})" if named else "")
+
+    def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+        message = ("Akin Legends has no factions to build entrants from: give the matrix's `entrants` (teams with "
+                   "their protector and defenses).")
+        raise InputError(message, [("factions", message)])
+
+    # --------------------------------------------------------------------------------- field
+
+    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[LegendsPool, PreparedMatch]:
+        """The draws of a field study and the match every draw is played as (agents, options)."""
+        mode = inputs["mode"]
+        raw = catalogue_raw()
+        chosen = inputs.get("pool") or {}
+        errors = []
+        for kind in ("protectors", "defenses"):
+            known = {card["slug"] for card in raw[kind]}
+            missing = sorted(set(chosen.get(kind, ())) - known)
+            if missing:
+                errors.append((f"pool.{kind}", f"Unknown {kind[:-1]}(s): {', '.join(missing[:10])}."))
+        if errors:
+            raise InputError("; ".join(reason for _, reason in errors), errors)
+        protectors = tuple(card["slug"] for card in raw["protectors"]
+                           if "protectors" not in chosen or card["slug"] in chosen["protectors"])
+        defenses = tuple(card["slug"] for card in raw["defenses"]
+                         if "defenses" not in chosen or card["slug"] in chosen["defenses"])
+        players = legal_players(mode)
+        pool = drawable(LegendsPool(mode, restricted(raw, protectors, defenses), protectors, defenses,
+                                    (players[0], players[1])), "pool")
+        prepared = PreparedMatch(setup=None, agents=seat_agents(inputs.get("agents"), len(players[0]) * 2),
+                                 options=validate_options("legends", inputs.get("options")), stored_setup={})
+        return pool, prepared
+
+    def field_match(self, pool: LegendsPool, rng: random.Random) -> tuple[MatchStart, tuple[dict, dict]]:
+        """Two random legal teams: their spirits, then their protectors and defenses drawn as L6 draws them;
+        and what each fields."""
+        start = normalize_setup(field_setup(pool, rng), rng)
+        features = tuple({"protectors": [team.protector.slug], "defenses": [card.slug for card in team.defenses]}
+                         for team in start.teams)
+        return start, (features[0], features[1])
+
+    def played_features(self, features: tuple[dict, dict], result: Any) -> tuple[dict, dict]:
+        """What each team fielded, and the summoning cards it played in the match (the outcome's `played`)."""
+        played = result.played or {}
+        first, second = ({**side, "summoning_cards": played.get(str(team), [])} for team, side in enumerate(features))
+        return first, second
+
+    # --------------------------------------------------------------------------------- what-if
+
+    def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> LegendsPatch:
+        """The catalogue with the patched cards, each checked exactly as an admin edit is (the model's
+        full_clean) on a copy that is never saved; InputError naming `patch.<i>.changes.<field>`."""
+        if not 1 <= len(patch) <= MAX_PATCH:
+            message = f"A patch changes 1 to {MAX_PATCH} cards."
+            raise InputError(message, [("patch", message)])
+        slugs = {entry["card"] for entry in patch}
+        rows: dict[str, Protector | SummoningCard] = {
+            **{row.slug: row for row in selectors.summoning_card_list().filter(slug__in=slugs)},
+            **{row.slug: row for row in selectors.protector_list().filter(slug__in=slugs)},
+        }
+        elements = {element.slug: element for element in selectors.element_list()}
+        raw = catalogue_raw()
+        errors: list[tuple[str, str]] = []
+        done: set[str] = set()
+        for index, entry in enumerate(patch):
+            row = rows.get(entry["card"])
+            if row is None or entry["card"] in done:
+                errors.append((f"patch.{index}.card",
+                               "No protector or summoning card has this slug." if row is None else "Patched twice."))
+                continue
+            done.add(row.slug)
+            errors.extend(apply_changes(row, entry["changes"], elements, f"patch.{index}.changes"))
+            try:
+                row.full_clean(validate_unique=False, validate_constraints=False)
+            except ValidationError as exc:
+                for field, messages in exc.message_dict.items():
+                    where = f"patch.{index}.changes" + (f".{field}" if field in entry["changes"] else "")
+                    errors.extend((where, message) for message in messages)
+                continue
+            if isinstance(row, Protector):
+                raw["protectors"] = [protector_entry(row) if card["slug"] == row.slug else card
+                                     for card in raw["protectors"]]
+            else:
+                raw["deck"] = [design_entry(row) if card["slug"] == row.slug else card for card in raw["deck"]]
+        if errors:
+            raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
+        try:
+            catalogue = parse_catalogue(raw)
+        except SetupError as exc:
+            raise patch_error(exc) from exc
+        return LegendsPatch(raw, catalogue)
+
+    def patched_pool(self, pool: LegendsPool, patch: LegendsPatch) -> LegendsPool:
+        return drawable(replace(pool, catalogue=restricted(patch.raw, pool.protectors, pool.defenses)), "patch")
+
+    def patched_match(self, prepared: PreparedMatch, patch: LegendsPatch) -> PreparedMatch:
+        """The same match played with the patched catalogue; refused if the patch makes its setup illegal (a
+        protector of a duel no longer duel-legal, a deck too small)."""
+        setup = {**prepared.setup, "catalogue": patch.catalogue}
+        try:
+            normalize_setup(setup, random.Random(0))
+        except SetupError as exc:
+            raise patch_error(exc) from exc
+        return replace(prepared, setup=setup)
+
+    # ----------------------------------------------------------------------------- decisiveness
+
+    def kept_share(self, setup: Any, result: Any, seat: str) -> float:
+        """The share of its defenses the winning team kept intact."""
+        mode = setup.mode if isinstance(setup, MatchStart) else setup["mode"]
+        return len(result.survivors.get(seat, [])) / MODES[mode].defenses_per_team
+
+
+def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> dict[str, Any]:
+    """Team `second` made to meet team `first`: the spirit and the counters left when it shares theirs."""
+    second = dict(second)
+    if second.get("spirit") is not None and second.get("spirit") == first.get("spirit"):
+        left = [slug for slug in selectors.spirit_list().order_by("slug").values_list("slug", flat=True)
+                if slug != first["spirit"]]
+        if left:
+            second["spirit"] = left[0]
+    taken = {player["counter"] for player in first.get("players", [])}
+    players = second.get("players", [])
+    if taken & {player["counter"] for player in players}:
+        left = [counter for counter in range(1, MODES[mode].counters + 1) if counter not in taken]
+        if len(left) == len(players):
+            second["players"] = [{**player, "counter": counter} for player, counter in zip(players, left, strict=True)]
+    return second
+
+
+def apply_changes(row: Protector | SummoningCard, changes: Mapping[str, Any], elements: Mapping[str, Element],
+                  where: str) -> list[tuple[str, str]]:
+    """Set the changes on the (unsaved) row; the changes its kind of card does not have, or unknown elements."""
+    kind = "protector" if isinstance(row, Protector) else "summoning card"
+    errors = []
+    for field, value in changes.items():
+        if field not in PATCHABLE[kind]:
+            errors.append((f"{where}.{field}", f"A {kind} has no {field}; it takes {', '.join(PATCHABLE[kind])}."))
+        elif field in ELEMENT_FIELDS:
+            if value not in elements:
+                errors.append((f"{where}.{field}", f"Unknown element {value!r}; known: {', '.join(elements)}."))
+            else:
+                setattr(row, field, elements[value])
+        else:
+            setattr(row, field, value)
+    return errors
+
+
+def restricted(raw: Mapping[str, Any], protectors: Sequence[str], defenses: Sequence[str]) -> Catalogue:
+    """The catalogue of `raw` with only these protectors and defenses to draw from (the deck whole)."""
+    return parse_catalogue({**raw, "protectors": [card for card in raw["protectors"] if card["slug"] in protectors],
+                            "defenses": [card for card in raw["defenses"] if card["slug"] in defenses]})
+
+
+def field_setup(pool: LegendsPool, rng: random.Random) -> dict[str, Any]:
+    """A setup of two teams protecting two different spirits drawn from `rng`, their cards left to draw."""
+    spirits = rng.sample(pool.catalogue.spirits, 2)
+    return {"mode": pool.mode, "catalogue": pool.catalogue,
+            "teams": [{"spirit": spirit, "players": players} for spirit, players in zip(spirits, pool.players,
+                                                                                       strict=True)]}
+
+
+def drawable(pool: LegendsPool, path: str) -> LegendsPool:
+    """The pool, if two teams can draw their cards from it (checked by drawing them once)."""
+    try:
+        normalize_setup(field_setup(pool, random.Random(0)), random.Random(0))
+    except SetupError as exc:
+        message = f"Two teams cannot draw their cards from these: {exc}"
+        raise InputError(message, [(path, message)]) from exc
+    return pool
+
+
+def patch_error(exc: SetupError) -> InputError:
+    message = f"The patched catalogue cannot be played: {exc}"
+    return InputError(message, [("patch", message)])
