@@ -102,6 +102,9 @@ class GameMatches(Protocol):
     def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
         """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
 
+    def played_features(self, features: Any, result: MatchResult) -> Any:
+        """Optional: what each side fielded (`field_match`) plus what it did in the match (cards played)."""
+
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
 

@@ -226,8 +226,9 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
         count_appearances(leg["groups"], side_features, won=won)
     if not pairing.patched:
         return []
+    # Touched: the side fielded (or played) a patched card.
     return [(won, not pairing.patched.isdisjoint(member for members in side_features.values() for member in members))
-            for side_features, won in zip(features, wins, strict=True)]
+            for side_features, won in zip(counted, wins, strict=True)]
 
 
 def play_chunk(study: Study, seed: int, start: int, stop: int,

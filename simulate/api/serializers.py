@@ -303,15 +303,28 @@ class AgentRowSerializer(FiguresSerializer):
     agent = serializers.CharField(help_text="The agent that played both sides.")
 
 
-class CellSerializer(OutcomeFiguresSerializer):
-    pass
+INTERVAL_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["low", "high"],
+                   "properties": {"low": {"type": "number"}, "high": {"type": "number"}}}
+
+
+@extend_schema_field({
+    "type": "array", "description": "cells[i][j]: entrant i against entrant j, from i's side; null on the diagonal.",
+    "items": {"type": "array", "items": {
+        "type": "object", "nullable": True, "additionalProperties": False,
+        "required": ["played", "wins", "draws", "losses", "win_rate", "win_rate_ci"],
+        "properties": {"played": {"type": "integer", "minimum": 0}, "wins": {"type": "integer", "minimum": 0},
+                       "draws": {"type": "integer", "minimum": 0}, "losses": {"type": "integer", "minimum": 0},
+                       "win_rate": {"type": "number", "nullable": True}, "win_rate_ci": INTERVAL_SCHEMA},
+    }},
+})
+class MatrixCellsField(serializers.JSONField):
+    """The matrix's cells, null on the diagonal (a list's child serializer cannot say null in the schema)."""
 
 
 class MatrixSerializer(serializers.Serializer):
     rows = serializers.ListField(child=serializers.CharField())
     cols = serializers.ListField(child=serializers.CharField())
-    cells = serializers.ListField(child=serializers.ListField(child=CellSerializer(allow_null=True)),
-                                  help_text="cells[i][j]: entrant i against entrant j, from i's side; null on the diagonal.")
+    cells = MatrixCellsField()
 
 
 class StandingSerializer(serializers.Serializer):
