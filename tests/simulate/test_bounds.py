@@ -13,7 +13,7 @@ from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
-from simulate import batches, services
+from simulate import batches
 from simulate.models import Batch, Match
 from tests.conftest import assert_error_shape
 from tests.factories import faction_army

@@ -7,7 +7,7 @@ from django.core.cache import cache
 from jsonschema import Draft7Validator
 from rest_framework.test import APIClient
 
-from simulate import batches, services, studies
+from simulate import batches, studies
 from simulate.models import Batch, Match
 from tests.conftest import assert_error_shape
 from tests.factories import faction_army
