@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
@@ -26,6 +26,9 @@ from simulate.api.serializers import TextField, TrueFalseField, WholeNumberField
 from simulate.engine.errors import InputError, SetupError
 from simulate.engine.runner import validate_options
 from simulate.services import PreparedMatch, seat_agent_names
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
 
 MAX_PATCH = 16
 MAX_POOL_CARDS = 200
@@ -226,6 +229,18 @@ class LegendsStudies:
         """The share of its defenses the winning team kept intact."""
         mode = setup.mode if isinstance(setup, MatchStart) else setup["mode"]
         return len(result.survivors.get(seat, [])) / MODES[mode].defenses_per_team
+
+    # ------------------------------------------------------------------ manage.py simulate_batch
+
+    side_names = ("team 0", "team 1")  # the teams as the command's tables name them (they are numbered)
+
+    def add_study_arguments(self, parser: ArgumentParser) -> None:
+        """None: a study's teams are given in the JSON (--input, --inputs); --mode fills its mode."""
+
+    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
+                             seed: int) -> dict[str, dict[int, str]]:
+        """Nothing beyond the JSON and the common flags, so no labels."""
+        return {}
 
 
 def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> dict[str, Any]:

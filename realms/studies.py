@@ -9,20 +9,23 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
 from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import CardSet, OfficialRecord
-from realms import selectors
+from realms import selectors, services
 from realms.engine.cards import CharacterCard
 from realms.engine.formation import legal_deployments, random_army
 from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
 from simulate.api.serializers import TextField, WholeNumberField, id_field
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
 
 MAX_PATCH = 16
 MAX_POOL_CARDS = 1_000
@@ -238,6 +241,67 @@ class RealmsStudies:
             return len(standing) / 7
         start = sum(card.hp for card, _ in setup["armies"][seat])
         return min(1.0, sum(min(unit["hp"], unit["max_hp"]) for unit in standing) / start) if start else 0.0
+
+    # ------------------------------------------------------------------ manage.py simulate_batch
+
+    side_names = ("side a", "side b")  # the sides as the command's tables name them
+
+    def add_study_arguments(self, parser: ArgumentParser) -> None:
+        """--opponents, --entrants (armies as --a and --b take them) and --sets."""
+        group = parser.add_argument_group(
+            "Echo Realms studies",
+            "Armies as --a and --b take them. --a is a gauntlet's subject; --a and --b fill the armies the JSON "
+            "leaves out, drawn from the seed as `manage.py simulate` draws them.",
+        )
+        group.add_argument("--opponents", nargs="+", default=None, metavar="ARMY",
+                           help="gauntlet: the armies the subject (--a) meets.")
+        group.add_argument("--entrants", nargs="+", default=None, metavar="ARMY",
+                           help="matrix: the armies that each meet each other.")
+        group.add_argument("--sets", nargs="+", default=None, metavar="CODE",
+                           help="field: the card sets its random armies come from (default: the official ones).")
+
+    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
+                             seed: int) -> dict[str, dict[int, str]]:
+        """A gauntlet's subject (--a, unless the JSON gives one) and opponents, a matrix's entrants (armies
+        drawn from the seed) and a field's sets, set on `body`; the labels of the armies given (their specs)."""
+        rng = random.Random(seed)
+
+        def army(spec: str, flag: str) -> dict[str, Any]:
+            try:
+                return {"slots": command_army(spec, rng)}
+            except InputError as exc:
+                raise InputError(f"{flag}: {exc}", [(flag, str(exc))]) from exc
+
+        labels: dict[str, dict[int, str]] = {}
+        if kind == "gauntlet" and "subject" not in body:
+            body["subject"] = army(arguments["a"], "--a")
+        for key in ("opponents", "entrants"):
+            if arguments[key] is not None:
+                body[key] = [army(spec, f"--{key}") for spec in arguments[key]]
+                labels[key] = dict(enumerate(arguments[key]))
+        if arguments["sets"] is not None:
+            body["pool"] = {"sets": arguments["sets"]}
+        return labels
+
+
+def command_army(spec: str, rng: random.Random) -> list[dict]:
+    """Slots for an army given on the command line as a code, 'random' or 'faction:<slug>' (as
+    realms.matches.command_army draws them, which this module cannot import: realms.matches imports it)."""
+    if spec == "random" or spec.startswith("faction:"):
+        cards = selectors.army_cards()
+        if spec.startswith("faction:"):
+            faction = spec.split(":", 1)[1]
+            slugs = set(selectors.character_list().filter(faction__slug=faction).values_list("slug", flat=True))
+            cards = {slug: card for slug, card in cards.items() if slug in slugs}
+        try:
+            army = random_army(sorted(cards.values(), key=lambda c: c.slug), rng)
+        except ValueError as exc:
+            raise InputError(f"No legal army can be built for '{spec}'.", [("army", "no legal army")]) from exc
+        return [{"card": card.slug, "line": line} for card, line in army]
+    try:
+        return [{"card": s.card, "line": s.line} for s in services.army_from_code(spec)]
+    except ValueError as exc:
+        raise InputError(f"'{spec}' is not an army code: {exc}", [("army", str(exc))]) from exc
 
 
 def stat_total(card: CharacterCard) -> int:

@@ -80,6 +80,18 @@ class GameMatches(Protocol):
     def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
         """The inputs and agents of a match from the command's arguments; InputError if they do not make one."""
 
+    # `manage.py simulate_batch`, besides the flags above.
+    side_names: tuple[str, str]  # the two sides as its tables name them, first side first
+
+    def add_study_arguments(self, parser: ArgumentParser) -> None:
+        """This game's own study flags (in a group of its own): each optional with default None, and named
+        unlike every other game's, since every game's are parsed."""
+
+    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
+                             seed: int) -> dict[str, dict[int, str]]:
+        """The study inputs its flags give, set on the request `body` of a study of `kind`; the labels of the
+        entrants they give (by inputs key, then index). InputError naming the flag at fault."""
+
     # The game's part in the balance lab (simulate.studies), each game app providing its own.
     field_groups: dict[str, str]  # a field study's groups (results key) and the key of their rows
     pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side

@@ -279,3 +279,13 @@ def test_an_akin_legends_matchup_of_the_mode_flag(catalogue):
     assert batch.inputs["setup"]["mode"] == "duel" and batch.played == 4
     assert f"Win rate of team 0: {pct(results['win_rate'])} (95% CI {ci(results['win_rate_ci'])})" in out.getvalue()
     assert row(out.getvalue(), "team 0 first")[1:] == outcome_cells({"played": 4, **results["by_first"]["a"]})
+
+
+def test_an_akin_legends_whatif_takes_the_patch_flag(catalogue):
+    out = io.StringIO()
+    call_command("simulate_batch", "legends", "--kind", "whatif", "--base", "field", "--mode", "duel", "--patch",
+                 "ember-surge-of-torrent:copies=4", "--count", "6", "--seed", "8", stdout=out, stderr=io.StringIO())
+    batch = Batch.objects.get()
+    assert batch.status == "done" and batch.inputs["mode"] == "duel"
+    assert batch.inputs["patch"] == [{"card": "ember-surge-of-torrent", "changes": {"copies": 4}}]
+    assert row(out.getvalue(), "ember-surge-of-torrent", after="Patched cards")

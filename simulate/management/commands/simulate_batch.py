@@ -8,8 +8,8 @@ the API's. The batch is stored like the API's, then played here in chunks with a
 
 from __future__ import annotations
 
+import argparse
 import json
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -33,13 +33,13 @@ DEFAULT_COUNT = 100
 POLL_SECONDS = 0.5  # how often `--queue` reads the batch's row
 FIELD_ROWS = 10  # rows of each end of a field group
 HISTOGRAM_BINS = 20  # rounds are listed match by match up to this many distinct values
-REALMS_FLAGS = ("opponents", "entrants", "patch", "sets")  # the Echo Realms study flags
 OVER = (Batch.Status.DONE, Batch.Status.CANCELLED, Batch.Status.FAILED)
 
 
 class Command(BaseCommand):
     help = ("Play a study of the balance lab (a batch of one kind) and print its figures. The request is the "
-            "JSON of POST /api/simulate/<game>/batches/ (--input, --inputs), which the flags complete.")
+            "JSON of POST /api/simulate/<game>/batches/ (--input, --inputs), which the flags complete. Each "
+            "game's own flags are listed under its name.")
 
     def add_arguments(self, parser):
         games = list(services.GAME_MATCHES)
@@ -73,22 +73,12 @@ class Command(BaseCommand):
         study.add_argument("--base", choices=["matchup", "field"], default=None,
                            help="whatif: the study played with and without the patch.")
         study.add_argument("--factions", action="store_true", help="matrix: every faction's strongest army.")
-        for matches in services.GAME_MATCHES.values():
+        study.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
+                           help="whatif: new values of a card, the fields the game's patch takes (a value is JSON, "
+                                "e.g. a number or an ability, or else text), e.g. CARD:atk=12,hp=20.")
+        for matches in services.GAME_MATCHES.values():  # every game's, since the game is not known yet
             matches.add_command_arguments(parser)
-        realms = parser.add_argument_group(
-            "Echo Realms studies",
-            "Armies as --a and --b take them. --a is a gauntlet's subject; --a and --b fill the armies the JSON "
-            "leaves out, drawn from the seed as `manage.py simulate` draws them.",
-        )
-        realms.add_argument("--opponents", nargs="+", default=None, metavar="ARMY",
-                            help="gauntlet: the armies the subject (--a) meets.")
-        realms.add_argument("--entrants", nargs="+", default=None, metavar="ARMY",
-                            help="matrix: the armies that each meet each other.")
-        realms.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
-                            help="whatif: new values of a card (atk, def, spd, hp, cooldown, position; an ability "
-                                 "as JSON), e.g. runic-archer:atk=12,hp=20.")
-        realms.add_argument("--sets", nargs="+", default=None, metavar="CODE",
-                            help="field: the card sets its random armies come from (default: the official ones).")
+            matches.add_study_arguments(parser)
 
     def handle(self, *args, **opts):
         game = opts["game"]
@@ -138,7 +128,8 @@ class Command(BaseCommand):
 
 def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[int, str]]]:
     """The API request of the study: the JSON given, the flags given set over it, the game's match flags
-    filling the matchup (and options, agents) it leaves out. Also the labels of the armies given by flags."""
+    filling the matchup (and options, agents) it leaves out. Also the labels of the entrants given by flags."""
+    refuse_other_games_flags(game, opts)
     body = given_json(opts)
     matches = services.game_matches(game)
     kind = opts["kind"] or body.get("kind") or "matchup"
@@ -162,7 +153,7 @@ def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], di
     if needs_matchup:
         if not matchup_keys & set(body):
             body.update(match_inputs)
-    else:  # what every kind takes besides its teams (Akin Legends: the mode)
+    else:  # what every kind takes besides its sides (a mode, say)
         for key, value in match_inputs.items():
             if key not in matchup_keys:
                 body.setdefault(key, value)
@@ -172,15 +163,32 @@ def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], di
         body["options"] = options
     if opts["agents"] is not None:
         body["agents"] = agents
-    labels: dict[str, dict[int, str]] = {}
-    if game == "realms":
-        labels = realms_study_flags(body, kind, opts, seed)
-    else:
-        given = [f"--{flag}" for flag in REALMS_FLAGS if opts[flag] is not None]
-        if given:
-            raise CommandError(f"{', '.join(given)}: Echo Realms flags; give the {Game(game).label} inputs with "
-                               "--input or --inputs.")
+    try:
+        labels = matches.study_command_inputs(body, kind, opts, seed if isinstance(seed, int) else 0)
+    except InputError as exc:
+        raise CommandError(str(exc)) from exc
+    if opts["patch"] is not None:
+        body["patch"] = [patch_entry(text) for text in opts["patch"]]
     return body, labels
+
+
+def study_flags(matches: services.GameMatches) -> list[str]:
+    """The destinations of a game's own study flags, read off a scratch parser it adds them to."""
+    scratch = argparse.ArgumentParser(add_help=False)
+    matches.add_study_arguments(scratch)
+    return list(vars(scratch.parse_args([])))
+
+
+def refuse_other_games_flags(game: str, opts: Mapping[str, Any]) -> None:
+    """Every game's study flags are parsed (the game is not known before): another game's, given, are a
+    mistake."""
+    own = set(study_flags(services.game_matches(game)))
+    for other, matches in services.GAME_MATCHES.items():
+        given = [f"--{dest.replace('_', '-')}" for dest in study_flags(matches)
+                 if dest not in own and opts.get(dest) is not None]
+        if given:
+            raise CommandError(f"{', '.join(given)}: {Game(other).label} flags; give the {Game(game).label} inputs "
+                               "with --input or --inputs.")
 
 
 def given_json(opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -202,40 +210,11 @@ def given_json(opts: Mapping[str, Any]) -> dict[str, Any]:
     return body
 
 
-def realms_study_flags(body: dict[str, Any], kind: str, opts: Mapping[str, Any], seed: Any) -> dict[str, dict[int, str]]:
-    """The armies of a gauntlet or matrix, a patch and a pool, from the Echo Realms flags; the labels of
-    the armies they give (their specs)."""
-    from realms.matches import command_army
-
-    rng = random.Random(seed if isinstance(seed, int) else 0)
-
-    def army(spec: str, flag: str) -> dict[str, Any]:
-        try:
-            return {"slots": command_army(spec, rng)}
-        except InputError as exc:
-            raise CommandError(f"{flag}: {exc}") from exc
-
-    labels: dict[str, dict[int, str]] = {}
-    if kind == "gauntlet" and "subject" not in body:
-        body["subject"] = army(opts["a"], "--a")
-    if opts["opponents"] is not None:
-        body["opponents"] = [army(spec, "--opponents") for spec in opts["opponents"]]
-        labels["opponents"] = dict(enumerate(opts["opponents"]))
-    if opts["entrants"] is not None:
-        body["entrants"] = [army(spec, "--entrants") for spec in opts["entrants"]]
-        labels["entrants"] = dict(enumerate(opts["entrants"]))
-    if opts["patch"] is not None:
-        body["patch"] = [patch_entry(text) for text in opts["patch"]]
-    if opts["sets"] is not None:
-        body["pool"] = {"sets": opts["sets"]}
-    return labels
-
-
 def patch_entry(text: str) -> dict[str, Any]:
     """`CARD:field=value,...` as a patch entry; each value is JSON (a number, an ability) or else text."""
     card, colon, changes = text.partition(":")
     if not colon or not card or not changes:
-        raise CommandError(f"--patch {text!r}: give CARD:field=value,... (e.g. runic-archer:atk=12,hp=20).")
+        raise CommandError(f"--patch {text!r}: give CARD:field=value,... (e.g. CARD:atk=12,hp=20).")
     values: dict[str, Any] = {}
     for part in top_level_split(changes):
         key, equals, value = part.partition("=")
@@ -401,11 +380,6 @@ def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides
     ])
 
 
-def seat_name(side: str) -> str:
-    """A side as the game names it: side a (Echo Realms), team 0 (Akin Legends, whose teams are numbered)."""
-    return f"team {side}" if side.isdigit() else f"side {side}"
-
-
 def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
     """The win rate of side a with its interval, by first seat, rounds, ends and decisiveness."""
     side = seats["a"]
@@ -452,7 +426,7 @@ def report(batch: Batch, labels: Mapping[str, Mapping[int, str]]) -> list[str]:
     """The batch's figures as readable tables, by its kind."""
     results = batch.results or {}
     matches = services.game_matches(batch.game)
-    seats = dict(zip(("a", "b"), (seat_name(name) for name in matches.sides), strict=True))
+    seats = dict(zip(("a", "b"), matches.side_names, strict=True))
     side = seats["a"]
     lines = [f"{Game(batch.game).label} {batch.kind} {batch.id}: {batch.status}, {batch.played} of {batch.count} "
              f"matches, {batch.per_pairing} per pairing from seed {batch.seed}"
