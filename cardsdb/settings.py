@@ -242,9 +242,14 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "")
 # Batch chunks are acknowledged after they are stored: a worker killed mid-chunk leaves its message
-# unacknowledged, and Redis hands it to another worker once it has been out this long (a chunk plays in
-# seconds; one redelivered while still playing is stored once all the same).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))}
+# unacknowledged, and a worker hands it out again once it has been out `visibility_timeout` seconds (a
+# chunk plays in seconds; one redelivered while still playing is stored once all the same). Workers look
+# for such messages every 10 s; Kombu would scan Redis only every 10th look, so every look scans.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300")),
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
+}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # One chunk at a time per worker process, so that chunks spread over every worker that runs.

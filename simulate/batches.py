@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -113,10 +114,11 @@ def run_chunk(batch_id, index: int, *, runner_name: str = "", study: studies.Stu
         return False
     if batch.chunk_rows.filter(index=index).exists():
         return False
-    Batch.objects.filter(pk=batch.pk, status=Batch.Status.QUEUED).update(status=Batch.Status.RUNNING,
-                                                                         updated_at=timezone.now())
+    if batch.status == Batch.Status.QUEUED:
+        Batch.objects.filter(pk=batch.pk, status=Batch.Status.QUEUED).update(status=Batch.Status.RUNNING,
+                                                                             updated_at=timezone.now())
     try:
-        study = study or studies.study_of(batch)
+        study = study or planned(batch)
         start, stop = studies.chunk_bounds(batch, index)
         tally = studies.play_chunk(study, batch.seed, start, stop, cancelled=lambda: is_cancelled(batch.pk))
     except Exception as exc:  # a batch must end in a state its owner can read, whatever went wrong
@@ -126,6 +128,20 @@ def run_chunk(batch_id, index: int, *, runner_name: str = "", study: studies.Stu
     if tally is None:
         return False
     return studies.store_chunk(batch.pk, index, tally, runner_name=runner_name)
+
+
+_planned: OrderedDict[Any, studies.Study] = OrderedDict()
+PLANNED_KEPT = 8  # studies a worker process keeps planned, the latest used
+
+
+def planned(batch: Batch) -> studies.Study:
+    """The batch's study, planned once per process for all the chunks this process plays (the catalogue is
+    read once, not per chunk)."""
+    study = _planned.pop(batch.pk, None) or studies.study_of(batch)
+    _planned[batch.pk] = study
+    while len(_planned) > PLANNED_KEPT:
+        _planned.popitem(last=False)
+    return study
 
 
 def is_cancelled(batch_id) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -52,7 +53,7 @@ MAX_ENTRANTS = 8  # a matrix of 8 plays 28 pairings
 MAX_OPPONENTS = 16
 CHUNK_MATCHES = 250  # matches per chunk: a few seconds of one core with greedy agents
 SEARCH_CHUNK_MATCHES = 10  # a search match costs up to a second
-CANCEL_CHECK_EVERY = 25  # units between two looks at whether the batch was cancelled
+CANCEL_CHECK_SECONDS = 1.0  # a chunk looks at most this often whether its batch was cancelled
 
 
 @dataclass(frozen=True)
@@ -236,9 +237,12 @@ def play_chunk(study: Study, seed: int, start: int, stop: int,
     """Play units start..stop-1 into a tally; None if `cancelled` says so on the way."""
     tally = new_chunk_tally(study)
     legs = tally["pairings"]
+    looked_at = time.monotonic()
     for unit in range(start, stop):
-        if cancelled is not None and (unit - start) % CANCEL_CHECK_EVERY == 0 and unit > start and cancelled():
-            return None
+        if cancelled is not None and time.monotonic() - looked_at >= CANCEL_CHECK_SECONDS:
+            if cancelled():
+                return None
+            looked_at = time.monotonic()
         if study.paired:
             half = len(study.pairings) // 2
             outcomes = [play_unit_match(study, p, unit, seed, legs[k]) for k, p in enumerate(study.pairings)]
