@@ -22,11 +22,10 @@ from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Line, Player
 from realms.engine.army import ArmyCodeError, Slot
 from realms.engine.cards import CharacterCard
-from realms.engine.formation import random_army
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
 from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
 from realms.snapshot import DEFAULT_AGENTS, character_snapshot
-from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies
+from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies, command_army
 from simulate.api.serializers import (
     BatchOptionsMixin,
     BatchResultSerializer,
@@ -399,22 +398,3 @@ class RealmsMatches(RealmsStudies):
             raise InputError("Give two agents for Echo Realms (players a and b).",
                              [("agents", f"expected 2 names, got {len(agents)}")])
         return inputs, dict(zip(SIDES, agents, strict=True))
-
-
-def command_army(spec: str, rng: random.Random) -> list[dict]:
-    """Slots for an army given on the command line as a code, 'random' or 'faction:<slug>'."""
-    if spec == "random" or spec.startswith("faction:"):
-        cards = selectors.army_cards()
-        if spec.startswith("faction:"):
-            faction = spec.split(":", 1)[1]
-            slugs = set(selectors.character_list().filter(faction__slug=faction).values_list("slug", flat=True))
-            cards = {slug: card for slug, card in cards.items() if slug in slugs}
-        try:
-            army = random_army(sorted(cards.values(), key=lambda c: c.slug), rng)
-        except ValueError as exc:
-            raise InputError(f"No legal army can be built for '{spec}'.", [("army", "no legal army")]) from exc
-        return [{"card": card.slug, "line": line} for card, line in army]
-    try:
-        return [{"card": s.card, "line": s.line} for s in services.army_from_code(spec)]
-    except ValueError as exc:
-        raise InputError(f"'{spec}' is not an army code: {exc}", [("army", str(exc))]) from exc

@@ -285,8 +285,8 @@ class RealmsStudies:
 
 
 def command_army(spec: str, rng: random.Random) -> list[dict]:
-    """Slots for an army given on the command line as a code, 'random' or 'faction:<slug>' (as
-    realms.matches.command_army draws them, which this module cannot import: realms.matches imports it)."""
+    """Slots for an army given on the command line as a code, 'random' or 'faction:<slug>' (a random legal
+    army of that faction, drawn with `rng`)."""
     if spec == "random" or spec.startswith("faction:"):
         cards = selectors.army_cards()
         if spec.startswith("faction:"):
