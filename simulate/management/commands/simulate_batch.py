@@ -402,11 +402,11 @@ def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
     ]
 
 
-def field_groups(group: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A field group ranked by delta: its top and bottom FIELD_ROWS rows (all when they are few)."""
+def field_groups(group: str, key: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A field group (its rows keyed `key`) ranked by delta: its top and bottom FIELD_ROWS rows (all when
+    they are few)."""
     if not rows:
         return [f"{group}: no appearances yet"]
-    key = next(iter(rows[0]))
     ranked = list(enumerate(rows, start=1))
     parts = [(f"{group}, all {len(rows)} by delta", ranked)] if len(rows) <= 2 * FIELD_ROWS else [
         (f"{group}, top {FIELD_ROWS} by delta", ranked[:FIELD_ROWS]),
@@ -446,10 +446,8 @@ def report(batch: Batch, labels: Mapping[str, Mapping[int, str]]) -> list[str]:
     elif batch.kind == "matrix":
         lines += matrix_tables(results, labels.get("entrants", {}))
     elif batch.kind == "field":
-        groups = getattr(matches, "field_groups", None) or [key for key, value in results.items()
-                                                            if isinstance(value, list)]
-        for group in groups:
-            lines += field_groups(group, results.get(group, []))
+        for group, key in matches.field_groups.items():
+            lines += field_groups(group, key, results.get(group, []))
     elif batch.kind == "whatif":
         lines += whatif_tables(results, side, matches.sides)
     return lines
