@@ -10,6 +10,7 @@ from django.db import transaction
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework import exceptions, filters, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.metadata import SimpleMetadata
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
@@ -150,6 +151,14 @@ class CheckedFilterBackend(DjangoFilterBackend):
     filterset_base = FilterSet
 
 
+class ReadOnlyMetadata(SimpleMetadata):
+    """OPTIONS of rows of every game: their name and what they render; no form, as nothing there takes one
+    (a cancel takes no body)."""
+
+    def determine_actions(self, request, view):
+        return {}
+
+
 class EveryGameViewSet(ResumesBatches, CheckedFiltersMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
                        viewsets.GenericViewSet):
     """Rows of every game, each answered as its game answers it."""
@@ -157,6 +166,7 @@ class EveryGameViewSet(ResumesBatches, CheckedFiltersMixin, mixins.ListModelMixi
     permission_classes = [permissions.AllowAny]
     filter_backends = [CheckedFilterBackend, CheckedOrderingFilter]
     schema = EveryGameSchema()
+    metadata_class = ReadOnlyMetadata
     answer = ""
 
 
@@ -178,7 +188,7 @@ class BatchViewSet(EveryGameViewSet):
         """Stop a queued or running batch: its pending chunks are not played; what was stored stays. Yours,
         or an anonymous one (by its id). A batch already over is answered as it is."""
         batch = batches.cancel_batch(self.get_object())
-        return Response(self.get_serializer(batch).data)
+        return Response(BatchSerializer(batch, context=self.get_serializer_context()).data)
 
 
 class MatchViewSet(EveryGameViewSet):

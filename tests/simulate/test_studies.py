@@ -281,3 +281,9 @@ def test_cards_show_the_latest_field_study_a_designer_ran(anon_client, staff_cli
                                    "pool": {"cards": [r["card"] for r in results["cards"]]}}, format="json")
     local_runner.run_all()
     assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"]["batch"] == queued["id"]
+
+
+def test_options_on_cancel_describe_it(anon_client, armies):
+    batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=2, seed=1)
+    response = anon_client.options(f"/api/simulate/batches/{batch.pk}/cancel/")
+    assert response.status_code == 200 and "POST" in response["Allow"]
