@@ -8,7 +8,7 @@ the first two factions, greedy against greedy, the sides swapped in every odd ma
   bare loop          `simulate.engine.runner.play_match` over the prepared setups, nothing else in the loop
   play_chunk         `studies.play_chunk` chunk by chunk in this process: the task layer without a database
   run_chunk          `batches.run_chunk` for every chunk of a stored batch, as a worker runs a task (the
-                     batch read, its study planned again, cancel checks, the chunk stored), without Celery
+                     batch read, its study planned once per process, cancel checks, the chunk stored), without Celery
   1 / 2 workers      `celery -A cardsdb worker --pool solo` processes on Redis: a batch stored and
                      dispatched as the API does (`create_batch`, then `background.queue_batch`), timed
                      from the request to `done`
@@ -369,7 +369,7 @@ def breakdown(batch, batches, studies) -> dict[str, tuple[float, float, float]]:
     parts = {
         "the play (studies.play_chunk, its cancel checks apart)": [play[0] - checks[0], play[1] - checks[1], play[2]],
         "checking for a cancel (batches.is_cancelled)": checks,
-        "planning the study again (studies.study_of)": totals["study_of"],
+        "planning the study (studies.study_of, once per process)": totals["study_of"],
         "storing the chunk (studies.store_chunk)": totals["store_chunk"],
     }
     timed = [sum(row[i] for name, row in totals.items() if name not in ("is_cancelled", "the rest")) for i in (0, 1)]

@@ -51,7 +51,7 @@ KINDS = tuple(Batch.Kind.values)
 LADDER_LEVELS = ("random", "greedy", "search")
 MAX_ENTRANTS = 8  # a matrix of 8 plays 28 pairings
 MAX_OPPONENTS = 16
-CHUNK_MATCHES = 250  # matches per chunk: a few seconds of one core with greedy agents
+CHUNK_MATCHES = 500  # matches per chunk: a fraction of a second to a few seconds of one core (greedy)
 SEARCH_CHUNK_MATCHES = 10  # a search match costs up to a second
 CANCEL_CHECK_SECONDS = 1.0  # a chunk looks at most this often whether its batch was cancelled
 
