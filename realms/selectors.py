@@ -4,6 +4,7 @@ from django.db.models import Prefetch, QuerySet
 
 from cardsdb.models import Collection, CollectionEntry
 from realms.engine.army import ArmyCard
+from realms.engine.army_stats import StatCard
 from realms.models import Army, Character
 
 
@@ -22,6 +23,22 @@ def army_cards(*, slugs=None, ids=None) -> dict[str, ArmyCard]:
         row["slug"]: ArmyCard(id=row["pk"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"])
         for row in rows.values("pk", "slug", "rarity__slug", "position")
     }
+
+
+def stat_cards(*, slugs) -> dict[str, StatCard]:
+    """The printed values army statistics need of the named characters, keyed by slug (one query)."""
+    rows = Character.objects.filter(slug__in=set(slugs)).values(
+        "slug", "faction__slug", "character_class", "attack", "defense", "speed", "health")
+    return {
+        row["slug"]: StatCard(slug=row["slug"], faction=row["faction__slug"], character_class=row["character_class"],
+                              atk=row["attack"], def_=row["defense"], spd=row["speed"], hp=row["health"])
+        for row in rows
+    }
+
+
+def decklist_cards() -> list[dict]:
+    """Every character's slug, printed name and position: what reading a decklist matches against."""
+    return list(Character.objects.order_by("slug").values("slug", "name", "position"))
 
 
 def owned_quantities(collection: Collection | None) -> dict[str, int] | None:

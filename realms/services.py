@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from cardsdb.models import Collection
 from realms import selectors
+from realms.decklists import DecklistCard, read_decklist, write_decklist
 from realms.engine.army import (
     ArmyCard,
     Deployment,
@@ -16,13 +17,16 @@ from realms.engine.army import (
     validate_army,
     validate_formation,
 )
+from realms.engine.army_stats import StatCard, army_stats
 from realms.engine.vocabulary import ARMY_SIZE
+from realms.models import Character
 
 
 def army_report(
-    *, slots: list[Slot], cards: dict[str, ArmyCard], owned: dict[str, int] | None = None
+    *, slots: list[Slot], cards: dict[str, ArmyCard], owned: dict[str, int] | None = None,
+    stat_cards: dict[str, StatCard] | None = None,
 ) -> dict:
-    """Validity, every violation, the counts and (when every card is known) the army code."""
+    """Validity, every violation, the counts, the statistics and (when every card is known) the army code."""
     violations = validate_army(slots, cards, owned)
     all_known = all(slot.card in cards for slot in slots)
     code = encode_army([(cards[s.card].id, s.line) for s in slots]) if all_known and slots else None
@@ -31,6 +35,7 @@ def army_report(
         "violations": [v.as_dict() for v in violations],
         "counts": army_counts(slots, cards),
         "code": code,
+        "stats": army_statistics(slots=slots, stat_cards=stat_cards),
     }
 
 
@@ -86,3 +91,59 @@ def formation_validate(
 
 def slots_from_data(data: Iterable[dict]) -> list[Slot]:
     return [Slot(card=item["card"], line=item["line"]) for item in data]
+
+
+def army_statistics(*, slots: list[Slot], stat_cards: dict[str, StatCard] | None = None) -> dict:
+    """Counts by faction, class and line, stat sums and means, the attack-order preview (R9)."""
+    if stat_cards is None:
+        stat_cards = selectors.stat_cards(slugs=[s.card for s in slots])
+    return army_stats(slots, stat_cards)
+
+
+def _decklist_cards() -> list[DecklistCard]:
+    return [DecklistCard(row["slug"], row["name"], row["position"]) for row in selectors.decklist_cards()]
+
+
+def army_import(text: str) -> dict:
+    """A plain-text decklist read into slots, its problems by line, the code (a complete army only) and the
+    validation report of the slots read."""
+    slots, problems = read_decklist(text, _decklist_cards())
+    report = army_validate(slots=slots)
+    return {
+        "slots": [{"card": s.card, "line": s.line} for s in slots],
+        "code": report["code"] if len(slots) == ARMY_SIZE else None,
+        "problems": [problem.as_dict() for problem in problems],
+        "report": report,
+    }
+
+
+class UnknownCards(ValueError):
+    """Slots naming cards the catalogue does not hold, by slot index."""
+
+    def __init__(self, unknown: dict[int, str]):
+        super().__init__(f"No character card {', '.join(repr(card) for card in unknown.values())}.")
+        self.unknown = unknown
+
+
+def army_export_text(slots: list[Slot]) -> str:
+    """The decklist of an army (UnknownCards when a slot names no card)."""
+    cards = _decklist_cards()
+    known = {card.slug for card in cards}
+    unknown = {i: s.card for i, s in enumerate(slots) if s.card not in known}
+    if unknown:
+        raise UnknownCards(unknown)
+    return write_decklist(slots, cards)
+
+
+def army_export_characters(slots: list[Slot]) -> list[Character]:
+    """The characters of an army in slot order, with what the character API shows (UnknownCards if any is missing)."""
+    by_slug = {c.slug: c for c in selectors.character_list().filter(slug__in={s.card for s in slots})}
+    unknown = {i: s.card for i, s in enumerate(slots) if s.card not in by_slug}
+    if unknown:
+        raise UnknownCards(unknown)
+    return [by_slug[s.card] for s in slots]
+
+
+def army_code(slots: list[Slot]) -> str | None:
+    """The army code of known slots, as army validation gives it."""
+    return army_validate(slots=slots)["code"]

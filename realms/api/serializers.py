@@ -8,6 +8,7 @@ from cardsdb.api.serializers import RenamedFieldsMixin, StrictSerializer, Valida
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
 from realms.choices import Line, Player
+from realms.decklists import MAX_LINES, MAX_TEXT_CHARS
 from realms.engine.army import ArmyCodeError
 from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
 from simulate.api.serializers import SimulatedSerializer, simulated_block
@@ -86,6 +87,67 @@ class ArmyInputSerializer(StrictSerializer):
         return attrs
 
 
+class StatCountsSerializer(serializers.Serializer):
+    faction = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Known cards per faction slug.")
+    # "class" is a Python keyword: the field is declared under another name and renamed below.
+    class_ = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Known cards per class.")
+    line = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Slots per line.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["class"] = fields.pop("class_")
+        return fields
+
+
+class StatValuesSerializer(serializers.Serializer):
+    atk = serializers.IntegerField()
+    # "def" is a Python keyword: declared as def_ and renamed.
+    def_ = serializers.IntegerField()
+    spd = serializers.IntegerField()
+    hp = serializers.IntegerField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["def"] = fields.pop("def_")
+        return fields
+
+
+class StatMeansSerializer(serializers.Serializer):
+    atk = serializers.FloatField(allow_null=True)
+    def_ = serializers.FloatField(allow_null=True)
+    spd = serializers.FloatField(allow_null=True)
+    hp = serializers.FloatField(allow_null=True)
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["def"] = fields.pop("def_")
+        return fields
+
+
+class OrderUnitSerializer(serializers.Serializer):
+    slot = serializers.IntegerField(min_value=0, help_text="Index of the slot in the army.")
+    card = serializers.CharField()
+    line = serializers.ChoiceField(choices=Line.choices)
+
+
+class OrderGroupSerializer(serializers.Serializer):
+    spd = serializers.IntegerField(help_text="Printed SPD of the group.")
+    tie = serializers.BooleanField(help_text="Several cards at this SPD: they act in army order (R9).")
+    units = OrderUnitSerializer(many=True)
+
+
+class ArmyStatsSerializer(serializers.Serializer):
+    """An army's statistics from printed values (documentation only); unknown cards count only in `line`."""
+
+    cards = serializers.IntegerField(min_value=0, help_text="Known cards counted.")
+    counts = StatCountsSerializer()
+    sums = StatValuesSerializer(help_text="Sums of printed ATK, DEF, SPD, HP.")
+    means = StatMeansSerializer(help_text="Means over the known cards (2 decimals; null with none).")
+    attack_order = OrderGroupSerializer(
+        many=True, help_text="The attack order by printed SPD, fastest first (R9); ties with the other army "
+                             "are settled in a match.")
+
+
 class ArmyValidationSerializer(serializers.Serializer):
     """The answer of army validation (documentation only)."""
 
@@ -93,6 +155,59 @@ class ArmyValidationSerializer(serializers.Serializer):
     violations = serializers.ListField(child=serializers.DictField())
     counts = serializers.DictField()
     code = serializers.CharField(allow_null=True)
+    stats = ArmyStatsSerializer()
+
+
+class ArmyImportInputSerializer(StrictSerializer):
+    text = serializers.CharField(
+        max_length=MAX_TEXT_CHARS, allow_blank=True, trim_whitespace=False,
+        help_text=f"A plain-text decklist (docs/realms.md), at most {MAX_TEXT_CHARS:,} characters and "
+                  f"{MAX_LINES} lines.")
+
+    def validate_text(self, value: str) -> str:
+        lines = value.count("\n") + 1
+        if lines > MAX_LINES:
+            raise serializers.ValidationError(f"A decklist has at most {MAX_LINES} lines; this one has {lines:,}.")
+        return value
+
+
+class DecklistProblemSerializer(serializers.Serializer):
+    line = serializers.IntegerField(min_value=1, help_text="1-based line number in the text.")
+    message = serializers.CharField()
+    suggestion = serializers.CharField(allow_null=True, help_text="The nearest card's name, or a line.")
+
+
+class ArmyImportSerializer(serializers.Serializer):
+    """The answer of a decklist import (documentation only)."""
+
+    slots = SlotSerializer(many=True)
+    code = serializers.CharField(allow_null=True, help_text="The army code; null unless 7 cards were read.")
+    problems = DecklistProblemSerializer(many=True)
+    report = ArmyValidationSerializer(help_text="The slots read, validated as by POST .../validate/.")
+
+
+class ArmyExportInputSerializer(StrictSerializer):
+    """`{"slots": [...]}` or `{"code": "..."}`, and the format."""
+
+    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
+    code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
+    format = serializers.ChoiceField(choices=["text", "json"], default="text")
+
+    def validate(self, attrs):
+        if ("slots" in attrs) == ("code" in attrs):
+            raise serializers.ValidationError("Give either `slots` or `code`.")
+        return attrs
+
+
+class ArmyExportSerializer(serializers.Serializer):
+    """The answer of an army export (documentation only): `text` for format text, `characters` for json."""
+
+    format = serializers.ChoiceField(choices=["text", "json"])
+    slots = SlotSerializer(many=True)
+    code = serializers.CharField(allow_null=True)
+    text = serializers.CharField(required=False, help_text="The decklist (format text).")
+    characters = CharacterSerializer(many=True, required=False,
+                                     help_text="Every slot's character as the character API shows it (format json).")
 
 
 class ArmyCodeQuerySerializer(serializers.Serializer):
@@ -111,6 +226,7 @@ class ArmyListSerializer(serializers.ListSerializer):
     def to_representation(self, data):
         armies = data.all() if hasattr(data, "all") else data
         self.context["army_cards"] = selectors.army_cards(slugs={s["card"] for a in armies for s in a.slots})
+        self.context["stat_cards"] = selectors.stat_cards(slugs={s["card"] for a in armies for s in a.slots})
         return super().to_representation(armies)
 
 
@@ -122,10 +238,11 @@ class ArmySerializer(ValidatedModelSerializer):
     violations = serializers.SerializerMethodField()
     counts = serializers.SerializerMethodField()
     code = serializers.SerializerMethodField()
+    stats = serializers.SerializerMethodField()
 
     class Meta:
         model = Army
-        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code",
+        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "stats",
                   "created_at", "updated_at"]
         list_serializer_class = ArmyListSerializer
 
@@ -146,7 +263,7 @@ class ArmySerializer(ValidatedModelSerializer):
                 cards = selectors.army_cards(slugs={slot["card"] for slot in army.slots})
             reports[army.pk] = services.army_report(
                 slots=services.slots_from_data(army.slots), cards=cards,
-                owned=selectors.owned_quantities(army.collection),
+                owned=selectors.owned_quantities(army.collection), stat_cards=self.context.get("stat_cards"),
             )
         return reports[army.pk]
 
@@ -161,6 +278,10 @@ class ArmySerializer(ValidatedModelSerializer):
 
     def get_code(self, army) -> str | None:
         return self._report(army)["code"]
+
+    @extend_schema_field(ArmyStatsSerializer)
+    def get_stats(self, army) -> dict:
+        return self._report(army)["stats"]
 
     def validate(self, attrs):
         if self.instance is None:

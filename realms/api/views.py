@@ -16,6 +16,10 @@ from realms import selectors, services
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
     ArmyDecodeSerializer,
+    ArmyExportInputSerializer,
+    ArmyExportSerializer,
+    ArmyImportInputSerializer,
+    ArmyImportSerializer,
     ArmyInputSerializer,
     ArmySerializer,
     ArmyValidationSerializer,
@@ -97,6 +101,44 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         if error:
             return error
         return Response(services.army_validate(slots=slots, collection=collection))
+
+    @extend_schema(request=ArmyImportInputSerializer, responses=ArmyImportSerializer)
+    @action(detail=False, methods=["post"], url_path="import", url_name="import",
+            permission_classes=[permissions.AllowAny])
+    def import_decklist(self, request):
+        """Read a plain-text decklist: its slots, a problem for every line not read, the code and the report."""
+        data = ArmyImportInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(services.army_import(data.validated_data["text"]))
+
+    @extend_schema(request=ArmyExportInputSerializer, responses=ArmyExportSerializer)
+    @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
+    def export(self, request):
+        """An army (slots or code) as a decklist (`text`) or with every card's full data (`json`)."""
+        data = ArmyExportInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if "code" in data.validated_data:
+            try:
+                slots = services.army_from_code(data.validated_data["code"])
+            except ArmyCodeError as exc:
+                return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
+        else:
+            slots = services.slots_from_data(data.validated_data["slots"])
+        answer = {"format": data.validated_data["format"], "slots": [{"card": s.card, "line": s.line} for s in slots]}
+        try:
+            if answer["format"] == "text":
+                answer["text"] = services.army_export_text(slots)
+            else:
+                characters = services.army_export_characters(slots)
+                answer["characters"] = CharacterSerializer(characters, many=True, context={"request": request}).data
+        except services.UnknownCards as exc:
+            fields: dict[str, list[str]] = {}
+            for i, card in exc.unknown.items():
+                key = "code" if "code" in data.validated_data else f"slots.{i}.card"
+                fields.setdefault(key, []).append(f"No character card '{card}'.")
+            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
+        answer["code"] = services.army_code(slots)
+        return Response(answer)
 
     @extend_schema(
         parameters=[ArmyCodeQuerySerializer],
