@@ -5,9 +5,13 @@ Also the base of every FilterSet of the project: `FilterSet`, whose numbers are 
 naming the parameter, before any query: the databases would round it, or fail on it.
 """
 
+import datetime as dt
+import re
+
 import django_filters
 from django import forms
 from django.db import models
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
 
 from cardsdb.choices import Game
@@ -57,6 +61,52 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     field_class = StrictBooleanField
 
 
+# A date and a time (`T` or a space between), seconds and fractions optional, then `Z`, an offset or nothing.
+ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+class StrictDateTimeField(forms.Field):
+    """An ISO 8601 date and time; a bare date, other formats and impossible times are errors. A time
+    without an offset is UTC (the project's time zone), whatever the server's clock says."""
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        text = str(value).strip()
+        try:
+            parsed = parse_datetime(text) if ISO_DATETIME.match(text) else None
+        except ValueError:  # the right shape, an impossible value (month 13, offset past 24 h)
+            parsed = None
+        if parsed is None:
+            raise forms.ValidationError(
+                "Give an ISO 8601 date and time, such as 2026-01-31T12:00:00Z.", code="invalid"
+            )
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=dt.UTC)
+        try:
+            return parsed.astimezone(dt.UTC)
+        except OverflowError:  # 0001-01-01T00:00+01:00 (or the last day with -01:00) is out of range
+            bound = dt.datetime.min if parsed.year == dt.MINYEAR else dt.datetime.max
+            return bound.replace(tzinfo=dt.UTC)
+
+
+@extend_schema_field({"type": "string", "format": "date-time"})
+class UpdatedSinceFilter(django_filters.Filter):
+    """`updated_since=<ISO 8601 date and time>`: the rows changed at or after it (incremental sync). A row
+    deleted since is not reported: a client that must see deletions compares ids with a full list or a
+    bulk file."""
+
+    field_class = StrictDateTimeField
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("field_name", "updated_at")
+        kwargs.setdefault("lookup_expr", "gte")
+        kwargs.setdefault(
+            "help_text", "Only rows changed at or after this ISO 8601 date and time (UTC without an offset)."
+        )
+        super().__init__(**kwargs)
+
+
 INTEGER_FIELDS = (
     models.AutoField, models.BigAutoField, models.SmallAutoField, models.IntegerField, models.BigIntegerField,
     models.SmallIntegerField, models.PositiveIntegerField, models.PositiveBigIntegerField,
@@ -95,10 +145,11 @@ class CardFilter(FilterSet):
     set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = StrictBooleanFilter(field_name="image", method="filter_has_image")
+    updated_since = UpdatedSinceFilter()
 
     class Meta:
         model = Card
-        fields = ["game", "rarity", "rarity_id", "set", "set_id", "name", "has_image"]
+        fields = ["game", "rarity", "rarity_id", "set", "set_id", "name", "has_image", "updated_since"]
 
     def filter_has_image(self, queryset, name, value):
         return queryset.exclude(image="") if value else queryset.filter(image="")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters
 from django.db.models import F, Q, QuerySet
 
-from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter, UpdatedSinceFilter
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import HOOKS, KINDS
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
@@ -62,6 +62,7 @@ class LegendsCardFilter(FilterSet):
     set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = StrictBooleanFilter(field_name="image", method="filter_has_image")
+    updated_since = UpdatedSinceFilter()
 
     def filter_has_image(self, queryset, name, value):
         return queryset.exclude(image="") if value else queryset.filter(image="")
@@ -70,7 +71,7 @@ class LegendsCardFilter(FilterSet):
 class SpiritFilter(LegendsCardFilter):
     class Meta:
         model = Spirit
-        fields = ["set", "set_id", "name", "has_image"]
+        fields = ["set", "set_id", "name", "has_image", "updated_since"]
 
 
 class ProtectorFilter(LegendsCardFilter):
@@ -85,7 +86,9 @@ class ProtectorFilter(LegendsCardFilter):
 
     class Meta:
         model = Protector
-        fields = ["set", "set_id", "name", "has_image", "duel_legal", "effect_kind", "hook", "element"]
+        fields = [
+            "set", "set_id", "name", "has_image", "updated_since", "duel_legal", "effect_kind", "hook", "element",
+        ]
 
 
 class DefenseCardFilter(LegendsCardFilter):
@@ -96,7 +99,7 @@ class DefenseCardFilter(LegendsCardFilter):
 
     class Meta:
         model = DefenseCard
-        fields = ["set", "set_id", "name", "has_image", "element", "element_id"]
+        fields = ["set", "set_id", "name", "has_image", "updated_since", "element", "element_id"]
 
 
 class SummoningCardFilter(LegendsCardFilter):
@@ -120,8 +123,8 @@ class SummoningCardFilter(LegendsCardFilter):
     class Meta:
         model = SummoningCard
         fields = [
-            "set", "set_id", "name", "has_image", "attack", "attack_id", "effect_kind", "effect_element",
-            "effect_element_id", "element", "double", "copies", "copies__gte",
+            "set", "set_id", "name", "has_image", "updated_since", "attack", "attack_id", "effect_kind",
+            "effect_element", "effect_element_id", "element", "double", "copies", "copies__gte",
         ]
 
     def filter_double(self, queryset, name, value):

@@ -4,7 +4,7 @@ import django_filters
 from django.db.models import Q
 from rest_framework.exceptions import ValidationError
 
-from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter, UpdatedSinceFilter
 from realms.choices import CharacterClass, Position
 from realms.models import Army, Character, Race
 from realms.query import QueryError, character_q
@@ -33,6 +33,7 @@ class CharacterFilter(FilterSet):
     position = django_filters.ChoiceFilter(choices=Position.choices)
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = StrictBooleanFilter(method="filter_has_image")
+    updated_since = UpdatedSinceFilter()
     q = django_filters.CharFilter(method="filter_query", help_text="Query language, see docs/realms-query.md.")
     ordering = django_filters.OrderingFilter(
         fields=(
