@@ -13,17 +13,31 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from io import BytesIO
-from typing import Any
+from pathlib import Path
 
+import PIL
 from django.core.cache import cache
 from django.http import HttpResponse
+from django.utils.cache import patch_cache_control
+from django.views.decorators.http import etag as etag_condition
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 CARD_SIZE = (500, 700)
 # Faces are drawn at twice their size, then halved: Pillow does not anti-alias shapes, this smooths edges.
 SCALE = 2
 ELLIPSIS = "…"
-CAP = 0.7  # cap height of the bundled font, as a share of its size
+
+# The sizes a face is served in: a scale of the card, or `art_crop` (the art area alone, at card size).
+FACE_SCALES = {"small": 0.5, "normal": 1.0, "large": 2.0}
+FACE_SIZES = (*FACE_SCALES, "art_crop")
+DEFAULT_FACE_SIZE = "normal"
+
+# DejaVu Sans (Debian's fonts-dejavu-core; .ci/run installs it) covers Latin, Greek, Cyrillic and many
+# symbols. Where it is missing, Pillow's own font (little beyond ASCII) draws, with stand-ins (printable).
+FONT_FILES = (
+    Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+    Path("/usr/share/fonts/TTF/DejaVuSans.ttf"),
+)
 
 RGB = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -66,7 +80,8 @@ def text_color_on(background: Sequence[int], dark: RGB = (24, 22, 20), light: RG
 # --- text -----------------------------------------------------------------------------------------
 
 
-# The bundled font covers little beyond ASCII; these stand-ins keep common typography legible.
+# For characters the font lacks (Pillow's own font covers little beyond ASCII): stand-ins that keep
+# common typography legible.
 _SUBSTITUTES = {
     "—": "-", "–": "-", "‐": "-", "‑": "-", "−": "-", "•": "·", "×": "x", "÷": "/",
     "′": "'", "″": '"', "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\t": " ",
@@ -75,31 +90,62 @@ _SUBSTITUTES = {
 }
 
 
+@lru_cache(maxsize=1)
+def font_file() -> Path | None:
+    """The first of FONT_FILES on this machine; None: Pillow's own font draws the faces."""
+    return next((path for path in FONT_FILES if path.is_file()), None)
+
+
 @lru_cache(maxsize=64)
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font: present on every machine, no system fonts needed."""
+    """DejaVu Sans at `size` pixels, or Pillow's bundled font where DejaVu is not installed."""
     # Basic layout whether or not libraqm is installed, so text renders the same everywhere.
+    path = font_file()
+    if path is not None:
+        with contextlib.suppress(OSError):
+            return ImageFont.truetype(str(path), size, layout_engine=ImageFont.Layout.BASIC)
     return ImageFont.load_default(size=size).font_variant(layout_engine=ImageFont.Layout.BASIC)
 
 
+@lru_cache(maxsize=1)
+def font_version() -> str:
+    """Which font draws the faces, part of every face's cache key and ETag (faces differ by font)."""
+    family, style = font(24).getname()
+    path = font_file()
+    return f"{family} {style}:{path.stat().st_size}" if path else f"{family} {style}:Pillow {PIL.__version__}"
+
+
+@lru_cache(maxsize=1)
+def cap_height() -> float:
+    """The font's cap height, as a share of its size."""
+    top, bottom = font(1000).getbbox("H")[1::2]
+    return round((bottom - top) / 1000, 3)
+
+
+def reset_fonts() -> None:
+    """Forget the font looked up (after FONT_FILES changes, or a font is installed)."""
+    for cached in (font_file, font, font_version, cap_height, has_glyph):
+        cached.cache_clear()
+
+
 @lru_cache(maxsize=4096)
-def _has_glyph(char: str) -> bool:
-    # Unknown characters render as the font's .notdef box, so compare against it.
-    bundled = font(24)
-    return char == " " or bytes(bundled.getmask(char)) != bytes(bundled.getmask("\uffff"))
+def has_glyph(char: str) -> bool:
+    """Whether the font draws `char` (unknown characters render as its .notdef box: compare against it)."""
+    face_font = font(24)
+    return char == " " or bytes(face_font.getmask(char)) != bytes(face_font.getmask("\uffff"))
 
 
 def printable(text: str) -> str:
-    """Map characters the bundled font lacks to close stand-ins (accents stripped, dashes to "-")."""
+    """Map characters the font lacks to close stand-ins (accents stripped, dashes to "-"); never a box."""
     out = []
     for char in str(text or ""):
-        if _has_glyph(char):
+        if has_glyph(char):
             out.append(char)
             continue
         char = _SUBSTITUTES.get(char, char)
-        if len(char) == 1 and not _has_glyph(char):
+        if len(char) == 1 and not has_glyph(char):
             base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
-            if base and all(_has_glyph(c) for c in base):
+            if base and all(has_glyph(c) for c in base):
                 char = base
             else:
                 # Marks, symbols and emoji are dropped; an unknown letter still shows a gap.
@@ -419,7 +465,7 @@ class Canvas:
 
     def caps(self, center: Point, text: str, size: float, fill, bold: float = 0, align: str = "m") -> None:
         """Text whose capitals are vertically centred on `center` (align: l, m or r horizontally)."""
-        self.text((center[0], center[1] + size * CAP / 2), text, size, fill, anchor=f"{align}s", bold=bold)
+        self.text((center[0], center[1] + size * cap_height() / 2), text, size, fill, anchor=f"{align}s", bold=bold)
 
     def tracked(self, center: Point, text: str, size: float, fill, tracking: float, bold: float = 0) -> None:
         """Letter-spaced capitals centred on `center`."""
@@ -478,31 +524,53 @@ class Canvas:
 # --- serving --------------------------------------------------------------------------------------
 
 
-def layout_version(version: str) -> Callable[[Callable[[Any], bytes]], Callable[[Any], bytes]]:
+def layout_version(version: str) -> Callable[[Callable[..., bytes]], Callable[..., bytes]]:
     """Tag a renderer with the layout `version` that cached_card_png puts in its cache keys and ETags."""
 
-    def tag(render: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    def tag(render: Callable[..., bytes]) -> Callable[..., bytes]:
         render.cache_version = version  # type: ignore[attr-defined]
         return render
 
     return tag
 
 
-def cached_card_png(request, card, render) -> HttpResponse:
-    """Serve a card face, rendered once per version of the card (its updated_at and art)."""
+def sized_face(face: Image.Image, size: str, art_box: Box) -> Image.Image:
+    """The face (CARD_SIZE) in one of FACE_SIZES: scaled with Lanczos, or cut to `art_box` (art_crop)."""
+    if size == "art_crop":
+        return face.crop(tuple(round(value) for value in art_box))
+    scale = FACE_SCALES[size]
+    if scale == 1:
+        return face
+    return face.resize((round(face.width * scale), round(face.height * scale)), Image.Resampling.LANCZOS)
+
+
+def card_face_etag(card, render, size: str = DEFAULT_FACE_SIZE) -> str:
+    """The ETag of a card's face: the card's version (updated_at, art), the renderer's and the font's, the size."""
     # A renderer may carry a `cache_version` (layout_version) so a new layout is not hidden behind old caches.
     layout = getattr(render, "cache_version", "")
-    version = f"{card.pk}:{card.updated_at.isoformat()}:{card.image.name}:{layout}"
-    etag = '"' + hashlib.sha256(version.encode()).hexdigest()[:32] + '"'
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponse(status=304)
-    else:
-        key = f"card-face:{etag}"
+    version = f"{card.pk}:{card.updated_at.isoformat()}:{card.image.name}:{layout}:{font_version()}:{size}"
+    return '"' + hashlib.sha256(version.encode()).hexdigest()[:32] + '"'
+
+
+def cached_card_png(request, card, render, size: str = DEFAULT_FACE_SIZE) -> HttpResponse:
+    """Serve a card face in `size` (FACE_SIZES), rendered once per version of its ETag (card_face_etag).
+
+    `render(card, size)` gives the PNG. Django's conditional machinery answers If-None-Match (lists, weak
+    tags) with 304.
+    """
+    if size not in FACE_SIZES:
+        raise ValueError(f"unknown card face size {size!r}")
+    tag = card_face_etag(card, render, size)
+
+    @etag_condition(lambda _request: tag)
+    def face(_request) -> HttpResponse:
+        key = f"card-face:{tag}"
         png = cache.get(key)
         if png is None:
-            png = render(card)
+            png = render(card, size)
             cache.set(key, png, timeout=None)
-        response = HttpResponse(png, content_type="image/png")
-    response["ETag"] = etag
-    response["Cache-Control"] = "public, max-age=300"
+        return HttpResponse(png, content_type="image/png")
+
+    response = face(getattr(request, "_request", request))  # a DRF request wraps Django's
+    patch_cache_control(response, public=True, max_age=300)
     return response

@@ -15,6 +15,7 @@ from PIL import Image
 from cardsdb.rendering import (
     BLACK,
     CARD_SIZE,
+    DEFAULT_FACE_SIZE,
     RGB,
     WHITE,
     Box,
@@ -24,6 +25,7 @@ from cardsdb.rendering import (
     layout_version,
     luminance,
     mix,
+    sized_face,
     text_color_on,
     to_png,
     triangle,
@@ -40,6 +42,13 @@ LIGHT: RGB = (240, 236, 226)
 INK: RGB = (34, 30, 26)
 DANGER: RGB = (198, 40, 40)
 DEFAULT_ELEMENT: RGB = (120, 120, 120)
+
+# Where each kind of card shows its art (or what stands in for it): the `art_crop` size.
+SUMMONING_EFFECT = (M, 252, W - M, 448)
+SUMMONING_ART = (W - M - 150, 264, W - M - 12, 436)
+DEFENSE_ART = (M, 74, W - M, 300)
+PROTECTOR_ART = (M, 74, W - M, 330)
+SPIRIT_ART = (M, 74, W - M, 520)
 
 
 def element_rgb(element: Element) -> RGB:
@@ -152,12 +161,12 @@ def draw_summoning_card(card: SummoningCard) -> Image.Image:
     _element_band(canvas, (M, 74, W - M, 244), card.attack_1, "ATTACK", "up")
     _element_band(canvas, (M, 456, W - M, 626), card.attack_2, "ATTACK", "down")
 
-    effect_box = (M, 252, W - M, 448)
+    effect_box = SUMMONING_EFFECT
     color = element_rgb(card.effect_element)
     canvas.rect(effect_box, fill=LIGHT, radius=12)
     canvas.rect((M, 252, M + 10, 448), fill=color, radius=4)
     x0, y0, x1, y1 = effect_box
-    if canvas.art(card.image, (x1 - 150, y0 + 12, x1 - 12, y1 - 12), radius=8, backdrop=BODY):
+    if canvas.art(card.image, SUMMONING_ART, radius=8, backdrop=BODY):
         x1 -= 150
     tile = (x0 + 28, y0 + 34, x0 + 156, y0 + 162)
     canvas.rect(tile, fill=color, radius=18)
@@ -182,7 +191,7 @@ def draw_defense_card(card: DefenseCard) -> Image.Image:
     canvas = Canvas.new(BODY)
     _frame(canvas, FRAME)
     _header(canvas, card.name)
-    art_box = (M, 74, W - M, 300)
+    art_box = DEFENSE_ART
     if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
         canvas.gradient(art_box, mix(element_rgb(card.element_1), BODY, 0.35),
                         mix(element_rgb(card.element_2), BODY, 0.35), radius=12)
@@ -228,7 +237,7 @@ def draw_protector_card(card: Protector) -> Image.Image:
     canvas = Canvas.new(BODY)
     _frame(canvas, FRAME)
     _header(canvas, card.name)
-    art_box = (M, 74, W - M, 330)
+    art_box = PROTECTOR_ART
     if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
         canvas.gradient(art_box, mix(FRAME, BODY, 0.45), mix(FRAME, BODY, 0.85), radius=12)
         _shield(canvas, (W / 2, 202), 92, mix(FRAME, WHITE, 0.25))
@@ -257,7 +266,7 @@ def draw_spirit_card(card: Spirit) -> Image.Image:
     canvas = Canvas.new(BODY)
     _frame(canvas, color)
     _header(canvas, card.name)
-    art_box = (M, 74, W - M, 520)
+    art_box = SPIRIT_ART
     if not canvas.art(card.image, art_box, radius=12, backdrop=BODY):
         canvas.gradient(art_box, mix(color, WHITE, 0.2), mix(color, BODY, 0.6), radius=12)
         center = (W / 2, 290)
@@ -285,13 +294,21 @@ def draw_legends_card(card) -> Image.Image:
     return DRAWERS[type(card)](card)
 
 
-def render_legends_card(card) -> bytes:
-    """The face of any Akin Legends card as PNG bytes."""
-    return to_png(draw_legends_card(card))
+ART_BOXES: dict[type, Box] = {
+    SummoningCard: SUMMONING_ART,
+    DefenseCard: DEFENSE_ART,
+    Protector: PROTECTOR_ART,
+    Spirit: SPIRIT_ART,
+}
 
 
-# Bumped whenever the layout changes, so cached_card_png serves no stale faces.
-LAYOUT_VERSION = "legends-card-1"
+def render_legends_card(card, size: str = DEFAULT_FACE_SIZE) -> bytes:
+    """The face of any Akin Legends card as PNG bytes in `size` (FACE_SIZES; normal is CARD_SIZE pixels)."""
+    return to_png(sized_face(draw_legends_card(card), size, ART_BOXES[type(card)]))
+
+
+# Bumped whenever the layout changes, so cached_card_png serves no stale faces (2: DejaVu Sans, sizes).
+LAYOUT_VERSION = "legends-card-2"
 
 
 def _printed_elements(card) -> list[Element]:
@@ -311,7 +328,7 @@ def card_face_renderer(card) -> Callable[[object], bytes]:
     printed = "|".join(f"{e.slug}:{e.name}:{e.color}" for e in _printed_elements(card))
 
     @layout_version(f"{LAYOUT_VERSION}:{printed}")
-    def render(face_card) -> bytes:
-        return render_legends_card(face_card)
+    def render(face_card, size: str = DEFAULT_FACE_SIZE) -> bytes:
+        return render_legends_card(face_card, size)
 
     return render

@@ -11,12 +11,13 @@ from PIL import Image, ImageDraw
 
 from cardsdb.rendering import (
     BLACK,
-    CAP,
     CARD_SIZE,
+    DEFAULT_FACE_SIZE,
     RGB,
     WHITE,
     Box,
     Canvas,
+    cap_height,
     hex_to_rgb,
     inset,
     layout_version,
@@ -26,6 +27,7 @@ from cardsdb.rendering import (
     rotated,
     scaled,
     scaled_box,
+    sized_face,
     star,
     text_color_on,
     to_png,
@@ -59,11 +61,11 @@ STATS_SHOWN = (
 POSITION_ICONS = {"vanguard": "shield", "rearguard": "arrow", "flex": "swap"}
 
 
-# Bumped whenever the layout changes, so cached_card_png serves no stale faces.
-@layout_version("realms-card-1")
-def render_character_card(character) -> bytes:
-    """The character's card face as PNG bytes, CARD_SIZE pixels."""
-    return to_png(draw_character_card(character))
+# Bumped whenever the layout changes, so cached_card_png serves no stale faces (2: DejaVu Sans, sizes).
+@layout_version("realms-card-2")
+def render_character_card(character, size: str = DEFAULT_FACE_SIZE) -> bytes:
+    """The character's card face as PNG bytes in `size` (FACE_SIZES; normal is CARD_SIZE pixels)."""
+    return to_png(sized_face(draw_character_card(character), size, ART))
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ def _draw_name(canvas: Canvas, name: str, box: Box) -> None:
     x0, y0, x1, y1 = box
     width, cy = x1 - x0, (y0 + y1) / 2
     name = " ".join(printable(name).split()) or "Unnamed"
+    cap = cap_height()  # the font's, as a share of its size
     bold = 0.8
     for size in range(30, 21, -1):
         if canvas.length(name, size) + 2 * bold <= width:
@@ -159,15 +162,15 @@ def _draw_name(canvas: Canvas, name: str, box: Box) -> None:
     if title and epithet:
         size, lines = canvas.fit(title, width - 2, 28, range(26, 15, -1), 0, max_lines=1)
         small, sub = canvas.fit(epithet, width, 16, range(15, 10, -1), 0, max_lines=1)
-        top = cy - (size * CAP + 8 + small * CAP) / 2
-        canvas.text((x0, top + size * CAP), lines[0], size, INK, anchor="ls", bold=bold)
-        canvas.text((x0, top + size * CAP + 8 + small * CAP), sub[0], small, SOFT_INK, anchor="ls", bold=0.3)
+        top = cy - (size * cap + 8 + small * cap) / 2
+        canvas.text((x0, top + size * cap), lines[0], size, INK, anchor="ls", bold=bold)
+        canvas.text((x0, top + size * cap + 8 + small * cap), sub[0], small, SOFT_INK, anchor="ls", bold=0.3)
         return
     size, lines = canvas.fit(name, width - 2, 50, range(21, 12, -1), 0, max_lines=2)
     gap = size * 0.42
-    top = cy - (len(lines) * size * CAP + (len(lines) - 1) * gap) / 2
+    top = cy - (len(lines) * size * cap + (len(lines) - 1) * gap) / 2
     for index, line in enumerate(lines):
-        canvas.text((x0, top + (index + 1) * size * CAP + index * gap), line, size, INK, anchor="ls", bold=0.6)
+        canvas.text((x0, top + (index + 1) * size * cap + index * gap), line, size, INK, anchor="ls", bold=0.6)
 
 
 # --- art --------------------------------------------------------------------------------------------------

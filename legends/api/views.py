@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, viewsets
 from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.renderers import PNGRenderer
-from cardsdb.rendering import cached_card_png
 from legends import selectors, services
 from legends.api.serializers import (
     DefenseCardSerializer,
@@ -53,11 +52,10 @@ class LegendsCardViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     search_fields = CARD_SEARCH
     ordering_fields = CARD_ORDERING
 
-    @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
+    @card_face_schema
     def card_face(self, request, slug=None):
-        """The card face as a PNG, drawn from the card's data; cached until the card changes."""
-        card = self.get_object()
-        return cached_card_png(request, card, card_face_renderer(card))
+        """The card face as a PNG in `size`, drawn from the card's data; cached until the card changes."""
+        return card_face_response(request, self.get_object, card_face_renderer)
 
     def handle_exception(self, exc):
         response = super().handle_exception(exc)

@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cardsdb.api.errors import error_response
+from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
 from cardsdb.api.renderers import PNGRenderer
-from cardsdb.rendering import cached_card_png
 from realms import selectors, services
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
@@ -54,10 +54,10 @@ class CharacterViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     lookup_field = "slug"
     search_fields = ["name", "rules_text"]
 
-    @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
+    @card_face_schema
     def card_face(self, request, slug=None):
-        """The card face as a PNG, drawn from the card's data; cached until the card changes."""
-        return cached_card_png(request, self.get_object(), render_character_card)
+        """The card face as a PNG in `size`, drawn from the card's data; cached until the card changes."""
+        return card_face_response(request, self.get_object, lambda _card: render_character_card)
 
 
 def _collection_or_error(request, collection_id):

@@ -8,7 +8,7 @@ from PIL import Image
 
 from cardsdb.rendering import CARD_SIZE, hex_to_rgb
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard
-from legends.rendering import card_face_renderer, draw_legends_card, render_legends_card
+from legends.rendering import LAYOUT_VERSION, card_face_renderer, draw_legends_card, render_legends_card
 from tests.conftest import assert_error_shape
 from tests.legends.factories import (
     element,
@@ -106,7 +106,7 @@ def test_every_official_card_renders(catalogue):
 def reference(tmp_path, monkeypatch):
     """The renderer as it was before it moved onto the shared drawing toolkit (see tests/realms/test_rendering)."""
     old = reference_renderer("legends/rendering.py", tmp_path / "reference", monkeypatch)
-    if old.LAYOUT_VERSION != "legends-card-1":
+    if old.LAYOUT_VERSION != LAYOUT_VERSION:
         pytest.skip("the layout version changed: the reference commit no longer draws the same faces")
     return old
 
@@ -203,3 +203,35 @@ def test_unknown_card_face_is_a_json_404(catalogue, anon_client):
 def test_card_face_is_read_only(catalogue, staff_client):
     response = staff_client.post(f"{API}/spirits/akin/card.png")
     assert_error_shape(response, 405, "method_not_allowed")
+
+
+@pytest.mark.parametrize("resource, slug, art", [
+    ("spirits", "akin", "SPIRIT_ART"), ("protectors", "spy", "PROTECTOR_ART"), ("defenses", "steam-wall", "DEFENSE_ART"),
+    ("summoning-cards", "ember-ward-of-steam", "SUMMONING_ART"),
+])
+def test_every_kind_of_face_comes_in_every_size(catalogue, anon_client, resource, slug, art):
+    from legends import rendering
+
+    box = getattr(rendering, art)
+    url = f"{API}/{resource}/{slug}/card.png"
+    images = {}
+    for size, dimensions in (("small", (250, 350)), ("normal", CARD_SIZE), ("large", (1000, 1400)),
+                             ("art_crop", (box[2] - box[0], box[3] - box[1]))):
+        response = anon_client.get(url, {"size": size})
+        assert response.status_code == 200 and response["Content-Type"] == "image/png"
+        images[size] = Image.open(io.BytesIO(response.content)).convert("RGB")
+        assert images[size].size == dimensions, size
+    # The art crop is the art area of the normal face, and nothing else.
+    assert images["art_crop"].tobytes() == images["normal"].crop(box).tobytes()
+    tags = {size: anon_client.get(url, {"size": size})["ETag"] for size in images}
+    assert len(set(tags.values())) == 4
+    crop_tag = tags["art_crop"]
+    assert anon_client.get(url, {"size": "art_crop"}, HTTP_IF_NONE_MATCH=f'"x", W/{crop_tag}').status_code == 304
+    assert anon_client.get(url, {"size": "small"}, HTTP_IF_NONE_MATCH=f'"x", W/{crop_tag}').status_code == 200
+
+
+def test_unknown_face_size_is_a_json_400(catalogue, anon_client):
+    for accept in ("*/*", "image/png"):
+        response = anon_client.get(f"{API}/spirits/akin/card.png", {"size": "poster"}, HTTP_ACCEPT=accept)
+        assert assert_error_shape(response, 400, "invalid")["fields"].keys() == {"size"}
+        assert response["Content-Type"] == "application/json"
