@@ -32,9 +32,12 @@ SUGGESTION_CUTOFF = 0.6  # difflib ratio below which no card is suggested
 
 _COMMENT = re.compile(r"^(//|--|;)")
 _QUANTITY_BEFORE = re.compile(r"^(?:(\d+)\s*[x×*]?|[x×*]\s*(\d+))\s+(?=\S)|^(\d+)[x×*](?=\S)", re.IGNORECASE)
-_QUANTITY_AFTER = re.compile(r"\s*[x×*]\s*(\d+)\s*$|\s+\((\d+)\)\s*$", re.IGNORECASE)
-# A line named after the card: "— rearguard", "- vanguard", ": rearguard", ", vanguard", "(vanguard)", "[rearguard]".
-_LINE_AFTER = re.compile(r"^(?P<name>.*?)[\s\-—–:,|/(\[]+(?P<line>[a-z]+)[\s)\]]*$", re.IGNORECASE)
+# Whitespace is collapsed to single spaces and lines are bounded (MAX_LINE_CHARS) before any pattern runs,
+# so that no pattern can backtrack over a long run (a pasted 20,000-character line took seconds).
+_QUANTITY_AFTER = re.compile(r" ?[x×*] ?(\d+)$| \((\d+)\)$", re.IGNORECASE)
+# What may stand between a name and the line written after it: "— rearguard", ": rearguard", "(vanguard)".
+_SEPARATORS = " -—–:,|/(["
+MAX_LINE_CHARS = 300  # a card name is at most 120 characters
 
 
 @dataclass(frozen=True)
@@ -114,21 +117,34 @@ def _quantity(text: str) -> tuple[int, str]:
     return 1, text
 
 
+def _split_line_word(text: str) -> tuple[str, str] | None:
+    """(name, word) for a text ending in a word after a separator ("Merlin — rearguard", "Merlin (vanguard)")."""
+    body = text.rstrip(" )]")
+    start = len(body)
+    while start > 0 and body[start - 1].isascii() and body[start - 1].isalpha():
+        start -= 1
+    word, before = body[start:], body[:start]
+    name = before.rstrip(_SEPARATORS)
+    if not word or name == before or not name.strip():
+        return None
+    return name.strip(), word
+
+
 def _card_and_line(text: str, index: CardIndex) -> tuple[list[DecklistCard], str, str | None, str | None]:
     """The cards the text names, the name as written, the line written after it (if any), and a word that
     stood where a line is written but is none."""
     found = index.find(text)
     if found:
         return found, text, None, None
-    match = _LINE_AFTER.match(text)
-    if match and match.group("name").strip():
-        name = match.group("name").strip()
-        word = normalize(match.group("line"))
+    split = _split_line_word(text)
+    if split is not None:
+        name, written = split
+        word = written.lower()
         named = index.find(name)
         if word in LINES:
             return named, name, word, None
         if named:
-            return named, name, None, match.group("line")
+            return named, name, None, written
     return [], text, None, None
 
 
@@ -139,8 +155,12 @@ def read_decklist(text: str, cards: Iterable[DecklistCard]) -> tuple[list[Slot],
     problems: list[Problem] = []
     section: str | None = None
     for number, raw in enumerate(text.split("\n"), start=1):
-        stripped = raw.strip()
+        stripped = " ".join(raw.split())
         if not stripped or _COMMENT.match(stripped):
+            continue
+        if len(stripped) > MAX_LINE_CHARS:
+            problems.append(Problem(number, f"A line of {len(stripped):,} characters is no card (at most "
+                                            f"{MAX_LINE_CHARS}).", None))
             continue
         header = _header_line(stripped)
         if header is not None:

@@ -225,6 +225,13 @@ def test_text_past_its_bounds_is_400(anon_client, official):
     assert imported(anon_client, "\n" * (MAX_LINES - 1))["slots"] == []
 
 
+@pytest.mark.parametrize("line", ["a" + " " * 19_990 + "x!", "a" + "- " * 9_990 + "x!", "—" * 19_999])
+def test_long_runs_of_spaces_and_separators_are_read_at_once(anon_client, official, line):
+    # Patterns that backtrack over a run took seconds here; every line is read in one pass now.
+    body = imported(anon_client, line)
+    assert body["slots"] == [] and [p["line"] for p in body["problems"]] == [1]
+
+
 @pytest.mark.parametrize("body", [{}, {"text": None}, {"text": 7}, {"text": ["Iron Guardian"]}, [],
                                   {"text": "Iron Guardian", "format": "text"}])
 def test_garbage_bodies_are_400(anon_client, body):
