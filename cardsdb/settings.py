@@ -231,7 +231,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"PlayerEnum": "realms.choices.Player"},
+    # Named, so that another `format` field elsewhere cannot clash with the export's.
+    "ENUM_NAME_OVERRIDES": {"PlayerEnum": "realms.choices.Player", "ArmyExportFormatEnum": "realms.choices.ArmyExportFormat"},
     # Every error an operation can answer (the Error component), anonymous access where it is allowed.
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "cardsdb.api.schema.postprocess"],
 }

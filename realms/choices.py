@@ -4,7 +4,7 @@ from django.db import models
 
 from realms.engine.vocabulary import CLASS_POSITIONS, CLASSES, FLEX, LINES, PLAYERS, REARGUARD, VANGUARD
 
-__all__ = ["CLASS_POSITIONS", "CharacterClass", "Line", "Player", "Position"]
+__all__ = ["CLASS_POSITIONS", "ArmyExportFormat", "CharacterClass", "Line", "Player", "Position"]
 
 CharacterClass = models.TextChoices("CharacterClass", [(c.upper(), (c, c.title())) for c in CLASSES])
 Position = models.TextChoices(
@@ -12,3 +12,5 @@ Position = models.TextChoices(
 )
 Line = models.TextChoices("Line", [(line.upper(), (line, line.title())) for line in LINES])
 Player = models.TextChoices("Player", [(p.upper(), (p, f"Player {p.upper()}")) for p in PLAYERS])
+# What POST /api/realms/armies/export/ answers: the decklist, or every card's full data.
+ArmyExportFormat = models.TextChoices("ArmyExportFormat", [("TEXT", ("text", "Text")), ("JSON", ("json", "JSON"))])

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from cardsdb.api.serializers import RenamedFieldsMixin, StrictSerializer, ValidatedModelSerializer, id_field
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
-from realms.choices import Line, Player
+from realms.choices import ArmyExportFormat, Line, Player
 from realms.decklists import MAX_LINES, MAX_TEXT_CHARS
 from realms.engine.army import ArmyCodeError
 from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
@@ -191,7 +191,8 @@ class ArmyExportInputSerializer(StrictSerializer):
 
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
     code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
-    format = serializers.ChoiceField(choices=["text", "json"], default="text")
+    format = serializers.ChoiceField(choices=ArmyExportFormat.choices, default=ArmyExportFormat.TEXT,
+                                     help_text="`text`: the decklist; `json`: every card's full data.")
 
     def validate(self, attrs):
         if ("slots" in attrs) == ("code" in attrs):
@@ -202,7 +203,7 @@ class ArmyExportInputSerializer(StrictSerializer):
 class ArmyExportSerializer(serializers.Serializer):
     """The answer of an army export (documentation only): `text` for format text, `characters` for json."""
 
-    format = serializers.ChoiceField(choices=["text", "json"])
+    format = serializers.ChoiceField(choices=ArmyExportFormat.choices)
     slots = SlotSerializer(many=True)
     code = serializers.CharField(allow_null=True)
     text = serializers.CharField(required=False, help_text="The decklist (format text).")
