@@ -1,4 +1,6 @@
-from cardsdb.api import views
+from django.urls import path
+
+from cardsdb.api import bulk, views
 from cardsdb.api.routers import RootRouter
 
 router = RootRouter(
@@ -10,4 +12,8 @@ router.register("sets", views.CardSetViewSet)
 router.register("cards", views.CardViewSet)
 router.register("collections", views.CollectionViewSet, basename="collection")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("bulk/", bulk.BulkFileListView.as_view(), name="bulk-list"),
+    path("bulk/<slug:game>.json.gz", bulk.BulkFileView.as_view(), name="bulk-file"),
+    *router.urls,
+]
