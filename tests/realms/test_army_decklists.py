@@ -258,3 +258,22 @@ def test_deep_and_huge_bodies(anon_client, url):
     assert_error_shape(response, 400, "parse_error")
     huge = json.dumps({"text": "x" * (1024 * 1024)})
     assert_error_shape(anon_client.generic("POST", url, huge, content_type="application/json"), 413, "too_large")
+
+
+def test_the_schema_describes_the_new_endpoints_for_anonymous_clients():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    for path, request, answer in [("/api/realms/armies/import/", "ArmyImportInputRequest", "ArmyImport"),
+                                  ("/api/realms/armies/export/", "ArmyExportInputRequest", "ArmyExport")]:
+        operation = schema["paths"][path]["post"]
+        assert {} in operation["security"]
+        assert operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(request)
+        assert operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith(answer)
+        assert components[request]["additionalProperties"] is False
+    assert components["ArmyImportInputRequest"]["properties"]["text"]["maxLength"] == MAX_TEXT_CHARS
+    assert set(components["ArmyValidation"]["required"]) >= {"stats"}
+    assert "stats" in components["Army"]["properties"]
+    assert set(components["ArmyStats"]["properties"]) == {"cards", "counts", "sums", "means", "attack_order"}
+    assert components["StatValues"]["required"] == ["atk", "def", "hp", "spd"]
