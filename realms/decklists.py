@@ -156,18 +156,18 @@ def read_decklist(text: str, cards: Iterable[DecklistCard]) -> tuple[list[Slot],
     section: str | None = None
     for number, raw in enumerate(text.split("\n"), start=1):
         stripped = " ".join(raw.split())
-        if not stripped or _COMMENT.match(stripped):
+        if not stripped:
             continue
         if len(stripped) > MAX_LINE_CHARS:
             problems.append(Problem(number, f"A line of {len(stripped):,} characters is no card (at most "
                                             f"{MAX_LINE_CHARS}).", None))
             continue
-        header = _header_line(stripped)
+        header = _header_line(stripped)  # before comments: "-- Vanguard --" is a header
         if header is not None:
             section = header
             continue
-        if stripped.startswith("#"):
-            continue  # a comment or a header that names no line (e.g. "# My army")
+        if stripped.startswith("#") or _COMMENT.match(stripped):
+            continue  # a comment, or a header that names no line (e.g. "# My army")
         quantity, rest = _quantity(stripped)
         found, name, line, not_a_line = _card_and_line(rest, index)
         if not found:

@@ -80,6 +80,13 @@ def test_lines_come_from_the_card_then_the_header_then_the_printed_position(anon
     assert [v["slot"] for v in wrong] == [2]
 
 
+def test_headers_in_comment_marks_set_the_line_and_other_comments_are_skipped(anon_client, official):
+    body = imported(anon_client, "-- Rearguard --\nKingdom Pikeman\n// Vanguard\nRoyal Battlemage\n; note\n# list")
+    assert body["slots"] == [{"card": "kingdom-pikeman", "line": "rearguard"},
+                             {"card": "royal-battlemage", "line": "vanguard"}]
+    assert body["problems"] == []
+
+
 def test_a_flex_card_without_a_line_is_a_problem(anon_client, official):
     body = imported(anon_client, "Goblin Skulker\nIron Guardian")
     assert body["slots"] == [{"card": "iron-guardian", "line": "vanguard"}]
