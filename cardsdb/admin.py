@@ -6,7 +6,16 @@ from django.db.models import Sum
 from django.utils.html import format_html
 
 from cardsdb import services
-from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, OfficialRecord, Rarity
+from cardsdb.models import (
+    Card,
+    CardSet,
+    Collection,
+    CollectionEntry,
+    Faction,
+    IssuedCardCode,
+    OfficialRecord,
+    Rarity,
+)
 
 
 def image_preview(image, size: int = 64) -> str:
@@ -53,10 +62,10 @@ class CardSetAdmin(admin.ModelAdmin):
 
 @admin.register(Card)
 class CardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
-    list_display = ["thumbnail_preview", "name", "slug", "game", "card_set", "rarity", "updated_at"]
+    list_display = ["thumbnail_preview", "code", "name", "slug", "game", "card_set", "rarity", "updated_at"]
     list_display_links = ["name"]
     list_filter = ["game", "card_set", "rarity"]
-    search_fields = ["name", "slug", "rules_text", "flavor_text"]
+    search_fields = ["code", "name", "slug", "rules_text", "flavor_text"]
     list_select_related = ["card_set", "rarity"]
     readonly_fields = ["image_preview", "created_at", "updated_at"]
     prepopulated_fields = {"slug": ["name"]}
@@ -97,6 +106,24 @@ class CollectionEntryAdmin(admin.ModelAdmin):
     search_fields = ["collection__name", "card__name"]
     list_select_related = ["collection", "card"]
     autocomplete_fields = ["card", "collection"]
+
+
+@admin.register(IssuedCardCode)
+class IssuedCardCodeAdmin(admin.ModelAdmin):
+    """Every card code ever held (read only): a code listed here is never given to another card."""
+
+    list_display = ["code", "card", "issued_at"]
+    search_fields = ["code", "card__name", "card__slug"]
+    list_select_related = ["card"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(OfficialRecord)

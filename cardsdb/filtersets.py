@@ -141,6 +141,7 @@ class CardFilter(FilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices)
     rarity = django_filters.CharFilter(field_name="rarity__slug", help_text="Rarity slug.")
     rarity_id = IntegerFilter(field_name="rarity_id", help_text="Rarity id.")
+    code = django_filters.CharFilter(lookup_expr="iexact", help_text="Card code, e.g. ER-CORE-017 (any case).")
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")

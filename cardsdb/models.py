@@ -4,8 +4,10 @@ from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
-from django.db import models
+from django.db import IntegrityError, models, transaction
+from django.db.models import Max
 
+from cardsdb import card_codes
 from cardsdb.choices import Game
 from cardsdb.images import make_thumbnail, validate_card_image
 
@@ -83,6 +85,11 @@ class Card(TimestampedModel):
     game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
     name = models.CharField(max_length=120, db_index=True)
     slug = models.SlugField(max_length=140, unique=True)
+    code = models.CharField(
+        max_length=card_codes.MAX_CODE_LENGTH, unique=True, blank=True,
+        help_text="Stable public code: set prefix and collector number, e.g. ER-CORE-017. Leave empty for the "
+                  "next free number of the card's set; a code once used (even by a deleted card) is never reused.",
+    )
     card_set = models.ForeignKey(CardSet, on_delete=models.PROTECT, related_name="cards")
     rarity = models.ForeignKey(
         Rarity, on_delete=models.PROTECT, null=True, blank=True, related_name="cards"
@@ -101,6 +108,24 @@ class Card(TimestampedModel):
         return self.name
 
     def save(self, *args, **kwargs) -> None:
+        if not self.code:
+            self._save_with_next_code(*args, **kwargs)
+            return
+        self._save_card(*args, **kwargs)
+
+    def _save_with_next_code(self, *args, **kwargs) -> None:
+        # Two cards created at once may pick the same number: the unique code refuses the second, which retries.
+        for attempt in range(5):
+            self.code = next_card_code(self.game, self.card_set)
+            try:
+                with transaction.atomic(using=kwargs.get("using")):
+                    self._save_card(*args, **kwargs)
+                return
+            except IntegrityError:
+                if attempt == 4 or type(self)._base_manager.filter(code=self.code).exclude(pk=self.pk).count() == 0:
+                    raise
+
+    def _save_card(self, *args, **kwargs) -> None:
         # A newly attached image (not yet committed to storage) gets a fresh thumbnail.
         if self.image and not self.image._committed:
             thumb = make_thumbnail(self.image.file, self.image.name)
@@ -114,9 +139,33 @@ class Card(TimestampedModel):
         (through `full_clean()`). A game's own clean() adds its rules after it (Akin Legends cards report
         card_set_errors() together with theirs)."""
         super().clean()
-        errors = self.card_set_errors()
+        errors = self.card_set_errors() | self.code_errors()
         if errors:
             raise ValidationError(errors)
+
+    def code_errors(self) -> dict[str, list[str]]:
+        """A code given by hand has its set's prefix, is well formed and was never held by another card."""
+        if not self.code or self.card_set_id is None or not self.game:
+            return {}
+        if self.pk is not None and Card._base_manager.filter(pk=self.pk, code=self.code).exists():
+            return {}  # kept as it was: a card moved to another set keeps its code, which stays stable
+        try:
+            prefix = card_codes.set_prefix(self.game, self.card_set.code)
+        except CardSet.DoesNotExist:
+            return {}
+        parsed = card_codes.parse_code(self.code)
+        if parsed is None or parsed[0] != prefix:
+            return {"code": [f"Use the set's prefix and a collector number of at least 3 digits, e.g. "
+                             f"{card_codes.format_code(prefix, 17)}; leave it empty for the next free number."]}
+        others = Card._base_manager.filter(code=self.code).exclude(pk=self.pk)
+        issued = IssuedCardCode.objects.filter(code=self.code)
+        if self.pk is not None:
+            issued = issued.exclude(card_id=self.pk)
+        if others.exists():
+            return {"code": [f"{self.code} is the code of another card."]}
+        if issued.exists():
+            return {"code": [f"{self.code} was held by another card (perhaps deleted); codes are never reused."]}
+        return {}
 
     def card_set_errors(self) -> dict[str, list[str]]:
         """A card's set belongs to the card's game (an Echo Realms character in an Echo Realms set)."""
@@ -129,6 +178,41 @@ class Card(TimestampedModel):
         if set_game == self.game:
             return {}
         return {"card_set": [card_set_message(self.game)]}
+
+
+class IssuedCardCode(models.Model):
+    """Every code a card ever held, kept when the card is deleted or changes code, so no code is used twice."""
+
+    code = models.CharField(max_length=card_codes.MAX_CODE_LENGTH, unique=True)
+    prefix = models.CharField(max_length=card_codes.MAX_CODE_LENGTH, db_index=True)
+    number = models.PositiveIntegerField()
+    card = models.ForeignKey(Card, on_delete=models.SET_NULL, null=True, blank=True, related_name="issued_codes")
+    issued_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["prefix", "number"]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def next_card_code(game: str, card_set: CardSet) -> str:
+    """The next free code of a set: past every number ever issued in it (deleted cards' included)."""
+    prefix = card_codes.set_prefix(game, card_set.code)
+    issued = IssuedCardCode.objects.filter(prefix=prefix).aggregate(top=Max("number"))["top"] or 0
+    live = [parsed[1] for code in Card._base_manager.filter(code__startswith=prefix + "-").values_list("code", flat=True)
+            if (parsed := card_codes.parse_code(code)) and parsed[0] == prefix]
+    return card_codes.format_code(prefix, max([issued, *live]) + 1)
+
+
+def record_issued_code(card: Card, using: str | None = None) -> None:
+    """Note the card's code as issued (fixture loads too), so it is never handed to another card."""
+    parsed = card_codes.parse_code(card.code) if card.code else None
+    if parsed is None:
+        return
+    issued = IssuedCardCode.objects.using(using or "default")
+    if not issued.filter(code=card.code).exists():
+        issued.create(code=card.code, prefix=parsed[0], number=parsed[1], card_id=card.pk)
 
 
 class Collection(TimestampedModel):

@@ -15,7 +15,7 @@ from django.db import router, transaction
 from django.db.models import Q
 from django.db.models.signals import post_delete, post_save, pre_save
 
-from cardsdb.models import Card
+from cardsdb.models import Card, record_issued_code
 
 FILE_FIELDS = ("image", "thumbnail")
 _OLD_FILES = "_stored_file_names"
@@ -80,10 +80,16 @@ def delete_unreferenced_files(names: Iterable[str], *, using: str | None = None)
     return deleted
 
 
+def keep_issued_code(sender, instance: Card, using: str | None = None, **kwargs) -> None:
+    """After a card is saved (fixture loads included), its code is on the list of codes never reused."""
+    record_issued_code(instance, using=using)
+
+
 def connect() -> None:
     """Connect the handlers to every card model (called once, from the app's ready())."""
     for model in card_models():
         uid = f"cardsdb.signals.{model._meta.label_lower}"
         pre_save.connect(remember_stored_files, sender=model, dispatch_uid=f"{uid}.pre_save")
         post_save.connect(drop_replaced_files, sender=model, dispatch_uid=f"{uid}.post_save")
+        post_save.connect(keep_issued_code, sender=model, dispatch_uid=f"{uid}.issued_code")
         post_delete.connect(drop_files_of_deleted_card, sender=model, dispatch_uid=f"{uid}.post_delete")

@@ -22,14 +22,14 @@ class LegendsCardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
     face_route = ""
     own_fields: list[str] = []
     list_display_links = ["name"]
-    search_fields = ["name", "slug", "rules_text", "flavor_text"]
+    search_fields = ["code", "name", "slug", "rules_text", "flavor_text"]
     list_filter = ["card_set"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["rules_text", "card_face_preview", "image_preview", "created_at", "updated_at"]
 
     def get_fieldsets(self, request, obj=None):
         return [
-            (None, {"fields": ["name", "slug", "card_set", *self.own_fields, "rules_text"]}),
+            (None, {"fields": ["name", "slug", "card_set", "code", *self.own_fields, "rules_text"]}),
             ("Art", {"fields": ["image", "image_preview", "card_face_preview", "flavor_text"]}),
             ("History", {"fields": ["created_at", "updated_at"]}),
         ]
@@ -46,7 +46,7 @@ class LegendsCardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
 class SpiritAdmin(LegendsCardAdmin):
     face_route = "legends-spirit-card-face"
     own_fields = ["color"]
-    list_display = ["thumbnail_preview", "name", "slug", "color", "card_set"]
+    list_display = ["thumbnail_preview", "code", "name", "slug", "color", "card_set"]
     readonly_fields = ["card_face_preview", "image_preview", "created_at", "updated_at"]
 
 
@@ -54,7 +54,7 @@ class SpiritAdmin(LegendsCardAdmin):
 class ProtectorAdmin(LegendsCardAdmin):
     face_route = "legends-protector-card-face"
     own_fields = ["effect", "duel_legal"]
-    list_display = ["thumbnail_preview", "name", "effect_kind", "duel_legal", "rules_text"]
+    list_display = ["thumbnail_preview", "code", "name", "effect_kind", "duel_legal", "rules_text"]
     list_filter = ["duel_legal", "card_set"]
 
     @admin.display(description="Effect kind")
@@ -66,7 +66,7 @@ class ProtectorAdmin(LegendsCardAdmin):
 class DefenseCardAdmin(LegendsCardAdmin):
     face_route = "legends-defense-card-face"
     own_fields = ["element_1", "element_2"]
-    list_display = ["thumbnail_preview", "name", "element_1", "element_2", "card_set"]
+    list_display = ["thumbnail_preview", "code", "name", "element_1", "element_2", "card_set"]
     list_filter = ["element_1", "element_2", "card_set"]
     list_select_related = ["element_1", "element_2", "card_set"]
 
@@ -76,7 +76,7 @@ class SummoningCardAdmin(LegendsCardAdmin):
     face_route = "legends-summoning-card-card-face"
     own_fields = ["attack_1", "attack_2", "effect_kind", "effect_element", "copies"]
     list_display = [
-        "thumbnail_preview", "name", "attack_1", "attack_2", "effect_kind", "effect_element", "copies",
+        "thumbnail_preview", "code", "name", "attack_1", "attack_2", "effect_kind", "effect_element", "copies",
     ]
     list_filter = ["effect_kind", "effect_element", "attack_1", "attack_2", "card_set"]
     list_select_related = ["attack_1", "attack_2", "effect_element"]

@@ -58,6 +58,7 @@ class ElementFilter(FilterSet):
 class LegendsCardFilter(FilterSet):
     """Filters every Akin Legends card has."""
 
+    code = django_filters.CharFilter(lookup_expr="iexact", help_text="Card code, e.g. ER-CORE-017 (any case).")
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     set_id = IntegerFilter(field_name="card_set_id", help_text="Set id.")
     name = django_filters.CharFilter(lookup_expr="icontains")

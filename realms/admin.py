@@ -18,17 +18,17 @@ class RaceAdmin(admin.ModelAdmin):
 @admin.register(Character)
 class CharacterAdmin(CardImagePreviewMixin, admin.ModelAdmin):
     list_display = [
-        "thumbnail_preview", "name", "character_class", "faction", "rarity", "position",
+        "thumbnail_preview", "code", "name", "character_class", "faction", "rarity", "position",
         "attack", "defense", "speed", "health", "cooldown",
     ]
     list_display_links = ["name"]
     list_filter = ["faction", "character_class", "rarity", "position", "race", "card_set"]
-    search_fields = ["name", "slug", "rules_text", "flavor_text"]
+    search_fields = ["code", "name", "slug", "rules_text", "flavor_text"]
     list_select_related = ["faction", "rarity", "race"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["card_face_preview", "image_preview", "rules_text", "created_at", "updated_at"]
     fieldsets = [
-        (None, {"fields": ["name", "slug", "card_set", "rarity", "race", "character_class", "faction", "position"]}),
+        (None, {"fields": ["name", "slug", "card_set", "code", "rarity", "race", "character_class", "faction", "position"]}),
         ("Stats", {"fields": [("attack", "defense", "speed", "health", "cooldown")]}),
         ("Abilities (spec: docs/abilities.md)", {"fields": ["faction_ability", "main_ability", "rules_text"]}),
         ("Art", {"fields": ["image", "image_preview", "card_face_preview", "flavor_text"]}),

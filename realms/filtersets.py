@@ -29,6 +29,7 @@ class CharacterFilter(FilterSet):
     race_id = IntegerFilter(field_name="race_id", help_text="Race id.")
     rarity = django_filters.CharFilter(field_name="rarity__slug", help_text="Rarity slug.")
     rarity_id = IntegerFilter(field_name="rarity_id", help_text="Rarity id.")
+    code = django_filters.CharFilter(lookup_expr="iexact", help_text="Card code, e.g. ER-CORE-017 (any case).")
     set = django_filters.CharFilter(field_name="card_set__code", help_text="Set code.")
     position = django_filters.ChoiceFilter(choices=Position.choices)
     name = django_filters.CharFilter(lookup_expr="icontains")

@@ -28,8 +28,9 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
     base = f"/admin/{app_label}/{model_name}/"
     assert admin_client.get(base).status_code == 200
     assert admin_client.get(base, {"q": "a"}).status_code == 200
-    # Stored matches, batches and their chunks are records of what happened: they have no add form.
-    records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk")}
+    # Stored matches, batches and their chunks, and issued card codes, are records of what happened: they
+    # have no add form.
+    records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk"), ("cardsdb", "issuedcardcode")}
     expected = 403 if (app_label, model_name) in records else 200
     assert admin_client.get(f"{base}add/").status_code == expected
 

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer
+from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer, card_code_field
 from cardsdb.models import CardSet
 from legends import selectors, services
 from legends.choices import EffectKind, Mode
@@ -101,7 +101,7 @@ class ElementSerializer(ValidatedModelSerializer):
 
 
 CARD_FIELDS = [
-    "id", "slug", "name", "game", "set", "rules_text", "flavor_text", "image", "thumbnail", "card_face",
+    "id", "slug", "code", "name", "game", "set", "rules_text", "flavor_text", "image", "thumbnail", "card_face",
     "created_at", "updated_at",
 ]
 CARD_READ_ONLY = ["game", "image", "thumbnail", "created_at", "updated_at"]
@@ -112,6 +112,8 @@ class LegendsCardSerializer(ValidatedModelSerializer):
 
     set = serializers.SlugRelatedField(source="card_set", slug_field="code", queryset=CardSet.objects.all())
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
+
+    code = card_code_field()
 
     face_route = ""
     # Model field -> API field, for errors raised by Model.clean().

@@ -4,7 +4,13 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from cardsdb.api.serializers import RenamedFieldsMixin, StrictSerializer, ValidatedModelSerializer, id_field
+from cardsdb.api.serializers import (
+    RenamedFieldsMixin,
+    StrictSerializer,
+    ValidatedModelSerializer,
+    card_code_field,
+    id_field,
+)
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
 from realms.choices import ArmyExportFormat, Line, Player
@@ -40,6 +46,7 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
     faction = serializers.SlugRelatedField(slug_field="slug", queryset=Faction.objects.all())
     rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.all())
     card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.all())
+    code = card_code_field()
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
     simulated = serializers.SerializerMethodField(
         help_text="Its figures in the latest field study of the official sets (null until one ran).")
@@ -49,7 +56,7 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
     class Meta:
         model = Character
         fields = [
-            "id", "slug", "name", "race", "character_class", "faction", "rarity", "card_set", "position",
+            "id", "slug", "code", "name", "race", "character_class", "faction", "rarity", "card_set", "position",
             "attack", "defense", "speed", "health", "cooldown", "faction_ability", "main_ability",
             "rules_text", "flavor_text", "image", "thumbnail", "card_face", "simulated", "created_at", "updated_at",
         ]

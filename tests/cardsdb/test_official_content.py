@@ -157,7 +157,8 @@ def new_release(rows_by_file: dict[str, Path]) -> None:
         row(rows, "realms.character", 1002)["fields"]["attack"] = 8
         new_card = json.loads(json.dumps(row(rows, "cardsdb.card", 1003)))
         new_card["pk"] = 1999
-        new_card["fields"].update(name="Reprint Herald", slug="reprint-herald", flavor_text="New in this release.")
+        new_card["fields"].update(name="Reprint Herald", slug="reprint-herald", code="ER-CORE-099",
+                                  flavor_text="New in this release.")
         new_character = json.loads(json.dumps(row(rows, "realms.character", 1003)))
         new_character["pk"] = 1999
         rows.extend([new_card, new_character])

@@ -82,6 +82,10 @@ CARD_CASES = [
     ("updated_since", "updated_since=2000-01-01T00:00:00Z", lambda c: True),
     ("updated_since", "updated_since=2999-01-01T00:00:00Z", lambda c: False),
 ]
+# A card code (any case) names one card of the resource.
+for resource, code in {"spirits": "al-eotp-001", "protectors": "AL-EOTP-003", "defenses": "AL-EOTP-012",
+                       "summoning-cards": "Al-Eotp-024"}.items():
+    CASES[resource].append(("code", f"code={code}", lambda c, code=code: c.code == code.upper()))
 RESOURCES = {
     "elements": (Element, ElementFilter),
     "spirits": (Spirit, SpiritFilter),
