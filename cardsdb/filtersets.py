@@ -13,9 +13,11 @@ from django import forms
 from django.db import models
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
+from rest_framework.exceptions import ValidationError
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, CardSet, Collection
+from cardsdb.query import MAX_LENGTH, Language, QueryError
 
 MAX_INTEGER = 2**63 - 1
 
@@ -135,6 +137,33 @@ class FilterSet(django_filters.FilterSet):
         for name in empty:
             self.form.add_error(name, forms.ValidationError("Give a value, or leave the parameter out.", "empty"))
         return valid and not empty
+
+
+@extend_schema_field({"type": "string", "maxLength": MAX_LENGTH})
+class QueryFilter(django_filters.CharFilter):
+    """`q`: a query in a game's search language (docs/realms-query.md). A query that cannot be run answers 400
+    with the position of the problem; the terms it ignored are kept on the request as `query_warnings`, for the
+    list answer's `warnings` (QueryPagination)."""
+
+    def __init__(self, *, language: Language, **kwargs):
+        kwargs.setdefault("help_text", "A query in the search language (docs/realms-query.md); "
+                          "ignored terms are named in the answer's `warnings`.")
+        super().__init__(**kwargs)
+        self.language = language
+
+    def filter(self, qs, value):
+        if not value:
+            return qs
+        try:
+            condition, warnings = self.language.search(value)
+        except QueryError as exc:
+            error = ValidationError({self.field_name: [str(exc)]})
+            error.extra = {"position": exc.position}
+            raise error from exc
+        request = getattr(self.parent, "request", None)
+        if request is not None:
+            request.query_warnings = [{"message": w.message, "position": w.position} for w in warnings]
+        return qs.filter(condition)
 
 
 class CardFilter(FilterSet):

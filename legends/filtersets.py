@@ -5,10 +5,11 @@ from __future__ import annotations
 import django_filters
 from django.db.models import F, Q, QuerySet
 
-from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter, UpdatedSinceFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, QueryFilter, StrictBooleanFilter, UpdatedSinceFilter
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import HOOKS, KINDS
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
+from legends.query import DEFENSES, PROTECTORS, SPIRITS, SUMMONING_CARDS
 
 
 class AnyFieldSlugFilter(django_filters.CharFilter):
@@ -70,6 +71,8 @@ class LegendsCardFilter(FilterSet):
 
 
 class SpiritFilter(LegendsCardFilter):
+    q = QueryFilter(language=SPIRITS)
+
     class Meta:
         model = Spirit
         fields = ["set", "set_id", "name", "has_image", "updated_since"]
@@ -85,6 +88,8 @@ class ProtectorFilter(LegendsCardFilter):
     )
     element = django_filters.CharFilter(field_name="effect__element", help_text="Element slug or `any`.")
 
+    q = QueryFilter(language=PROTECTORS)
+
     class Meta:
         model = Protector
         fields = [
@@ -97,6 +102,8 @@ class DefenseCardFilter(LegendsCardFilter):
         field_names=("element_1", "element_2"), help_text="Element slug(s), comma-separated: requires all."
     )
     element_id = AnyFieldIdFilter(field_names=("element_1", "element_2"), help_text="Element id.")
+
+    q = QueryFilter(language=DEFENSES)
 
     class Meta:
         model = DefenseCard
@@ -120,6 +127,8 @@ class SummoningCardFilter(LegendsCardFilter):
     )
     copies = IntegerFilter()
     copies__gte = IntegerFilter(field_name="copies", lookup_expr="gte")
+
+    q = QueryFilter(language=SUMMONING_CARDS)
 
     class Meta:
         model = SummoningCard

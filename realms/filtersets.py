@@ -1,13 +1,11 @@
 """Filters of the Echo Realms catalogue; a guard test checks every model field has one."""
 
 import django_filters
-from django.db.models import Q
-from rest_framework.exceptions import ValidationError
 
-from cardsdb.filtersets import FilterSet, IntegerFilter, StrictBooleanFilter, UpdatedSinceFilter
+from cardsdb.filtersets import FilterSet, IntegerFilter, QueryFilter, StrictBooleanFilter, UpdatedSinceFilter
 from realms.choices import CharacterClass, Position
 from realms.models import Army, Character, Race
-from realms.query import QueryError, character_q
+from realms.query import CHARACTERS
 
 # API name -> model field, for every stat that takes exact and range filters.
 STAT_FIELDS = {"atk": "attack", "def": "defense", "spd": "speed", "hp": "health", "cooldown": "cooldown"}
@@ -35,7 +33,7 @@ class CharacterFilter(FilterSet):
     name = django_filters.CharFilter(lookup_expr="icontains")
     has_image = StrictBooleanFilter(method="filter_has_image")
     updated_since = UpdatedSinceFilter()
-    q = django_filters.CharFilter(method="filter_query", help_text="Query language, see docs/realms-query.md.")
+    q = QueryFilter(language=CHARACTERS)
     ordering = django_filters.OrderingFilter(
         fields=(
             ("name", "name"), ("attack", "atk"), ("defense", "def"), ("speed", "spd"), ("health", "hp"),
@@ -51,15 +49,6 @@ class CharacterFilter(FilterSet):
 
     def filter_has_image(self, queryset, name, value):
         return queryset.exclude(image="") if value else queryset.filter(image="")
-
-    def filter_query(self, queryset, name, value):
-        try:
-            condition: Q = character_q(value)
-        except QueryError as exc:
-            error = ValidationError({"q": [str(exc)]})
-            error.extra = {"position": exc.position}
-            raise error from exc
-        return queryset.filter(condition)
 
 
 # Names that are not Python identifiers (`class`, `atk__gte`, ...) are added after the class body.

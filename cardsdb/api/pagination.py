@@ -45,3 +45,36 @@ class BoundedPageNumberPagination(PageNumberPagination):
         paginated["properties"]["count"]["minimum"] = 0
         paginated["required"] = ["count", "next", "previous", "results"]
         return paginated
+
+
+WARNING_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "message": {"type": "string", "example": "Unknown key 'colour'"},
+        "position": {"type": "integer", "minimum": 0, "description": "0-based offset in `q` of the ignored term."},
+    },
+    "required": ["message", "position"],
+}
+
+
+class QueryPagination(BoundedPageNumberPagination):
+    """The pages of a list that takes `q` (a search language): `warnings` names the terms of `q` that were
+    ignored (an unknown key or value), empty when none were or no `q` was given."""
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        warnings = getattr(self.request, "query_warnings", [])
+        response.data = {**{k: v for k, v in response.data.items() if k != "results"},
+                         "warnings": warnings, "results": response.data["results"]}
+        return response
+
+    def get_paginated_response_schema(self, schema):
+        paginated = super().get_paginated_response_schema(schema)
+        results = paginated["properties"].pop("results")
+        paginated["properties"]["warnings"] = {
+            "type": "array", "items": WARNING_SCHEMA,
+            "description": "The terms of `q` that were ignored (unknown keys or values); empty when none were.",
+        }
+        paginated["properties"]["results"] = results
+        paginated["required"] = ["count", "next", "previous", "warnings", "results"]
+        return paginated

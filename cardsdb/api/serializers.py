@@ -14,7 +14,9 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
-from cardsdb import card_codes
+from cardsdb.autocomplete import LIMIT as AUTOCOMPLETE_LIMIT
+from cardsdb.autocomplete import MAX_QUERY_LENGTH as MAX_AUTOCOMPLETE_LENGTH
+from cardsdb.choices import Game
 from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
 
 # Ids are 64-bit (BigAutoField): larger numbers name no row, and no database takes them.
@@ -174,16 +176,6 @@ class CardSetSerializer(ValidatedModelSerializer):
         fields = ["id", "code", "name", "game", "release_date", "description", "card_count"]
 
 
-def card_code_field() -> serializers.CharField:
-    """A card's stable public code: optional when creating (the next free number of its set), never blank."""
-    return serializers.CharField(
-        required=False, allow_blank=False, max_length=card_codes.MAX_CODE_LENGTH,
-        help_text="Stable public code, the same on every server: set prefix and collector number (ER-CORE-017). "
-                  "Left out when creating, the next free number of the card's set; a code once used, even by a "
-                  "deleted card, is never given to another.",
-    )
-
-
 class CardSerializer(serializers.ModelSerializer):
     """A card of either game, as the unified catalogue shows it."""
 
@@ -195,7 +187,7 @@ class CardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Card
         fields = [
-            "id", "slug", "code", "name", "game", "set", "rarity", "rules_text", "flavor_text",
+            "id", "slug", "name", "game", "set", "rarity", "rules_text", "flavor_text",
             "image", "thumbnail", "created_at", "updated_at",
         ]
         read_only_fields = fields
@@ -269,3 +261,28 @@ class EntryDeltaSerializer(EntryChangeSerializer):
         min_value=1, max_value=MAX_QUANTITY, default=1,
         help_text=f"Copies to add or remove, 1 to {MAX_QUANTITY:,}; a collection holds at most {MAX_QUANTITY:,}.",
     )
+
+
+class AutocompleteQuerySerializer(serializers.Serializer):
+    """The query parameters of name autocomplete."""
+
+    q = serializers.CharField(
+        max_length=MAX_AUTOCOMPLETE_LENGTH,
+        help_text=f"The start of a name, a word of it, or a close misspelling; 1 to {MAX_AUTOCOMPLETE_LENGTH} characters.",
+    )
+    game = serializers.ChoiceField(choices=Game.choices, required=False, help_text="Only the cards of this game.")
+
+
+class SuggestionSerializer(serializers.Serializer):
+    """One card of an autocomplete answer."""
+
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    game = serializers.ChoiceField(choices=Game.choices)
+    url = serializers.URLField(help_text="The card in its game's API (a character, a protector, ...).")
+
+
+class AutocompleteSerializer(serializers.Serializer):
+    """The answer of name autocomplete: prefix matches by name, then the fuzzy ones best first."""
+
+    results = SuggestionSerializer(many=True, help_text=f"At most {AUTOCOMPLETE_LIMIT} cards.")

@@ -7,12 +7,14 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.response import Response
 
-from cardsdb import selectors, services
+from cardsdb import autocomplete, selectors, services
 from cardsdb.api.errors import error_response
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.parsers import MultiPartParser
 from cardsdb.api.serializers import (
     MAX_QUANTITY,
+    AutocompleteQuerySerializer,
+    AutocompleteSerializer,
     CardImageSerializer,
     CardSerializer,
     CardSetSerializer,
@@ -61,6 +63,20 @@ class CardViewSet(CheckedFiltersMixin, viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     search_fields = ["name", "rules_text", "flavor_text"]
     ordering_fields = ["name", "game", "rarity__order", "card_set__release_date", "created_at", "updated_at"]
+
+    @extend_schema(parameters=[AutocompleteQuerySerializer], responses=AutocompleteSerializer)
+    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    def autocomplete(self, request):
+        """Up to 20 card names of both games (or `game`'s) for `q`: prefix matches by name first, then names
+        with a word starting with `q`, containing it, or spelled close to it. At most two queries."""
+        query = AutocompleteQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = autocomplete.suggest(query.validated_data["q"], game=query.validated_data.get("game"))
+        results = [
+            {"slug": s.slug, "name": s.name, "game": s.game, "url": request.build_absolute_uri(s.path)}
+            for s in found
+        ]
+        return Response({"results": results})
 
     @extend_schema(methods=["PUT"], request={"multipart/form-data": CardImageSerializer}, responses=CardSerializer)
     @extend_schema(methods=["DELETE"], responses={200: CardSerializer})

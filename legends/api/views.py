@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.api.pagination import QueryPagination
 from cardsdb.api.renderers import PNGRenderer
 from legends import selectors, services
 from legends.api.serializers import (
@@ -49,6 +50,7 @@ class LegendsCardViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
 
     lookup_field = "slug"
+    pagination_class = QueryPagination
     search_fields = CARD_SEARCH
     ordering_fields = CARD_ORDERING
 

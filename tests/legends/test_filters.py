@@ -1,5 +1,7 @@
 """Every filter of the Akin Legends API, checked against the data (tests/test_filter_guard.py guards the fields)."""
 
+from urllib.parse import quote
+
 import pytest
 
 from legends.api import views
@@ -32,6 +34,11 @@ def faces(card: SummoningCard) -> set[str]:
     return {card.attack_1.slug, card.attack_2.slug, card.effect_element.slug}
 
 
+def q(text: str) -> str:
+    """The query string of `q` (the search language, legends/query.py)."""
+    return f"q={quote(text)}"
+
+
 # resource -> [(filter name, query string, which rows it should return)]
 CASES = {
     "elements": [
@@ -40,6 +47,8 @@ CASES = {
     ],
     "spirits": [
         ("name", "name=yul", lambda s: s.slug == "yulin"),
+        ("q", q("-yul"), lambda s: "yul" not in s.name.lower()),
+        ("q", q('n:"aki" or t:nothing-here'), lambda s: "aki" in s.name.lower()),
     ],
     "protectors": [
         ("duel_legal", "duel_legal=false", lambda p: not p.duel_legal),
@@ -48,11 +57,25 @@ CASES = {
         ("hook", "hook=showdown_boosts", lambda p: p.effect["when"] == "showdown_boosts"),
         ("element", "element=fire", lambda p: p.effect.get("element") == "fire"),
         ("element", "element=any", lambda p: p.effect.get("element") == "any"),
+        ("q", q("effect:cancel_attack|boost_first_attack"),
+         lambda p: p.effect["kind"] in {"cancel_attack", "boost_first_attack"}),
+        ("q", q("duel:no"), lambda p: not p.duel_legal),
+        ("q", q("element:fire or e:ANY"), lambda p: p.effect.get("element") in {"fire", "any"}),
+        ("q", q("hook:showdown_defenses -element:water"),
+         lambda p: p.effect["when"] == "showdown_defenses" and p.effect.get("element") != "water"),
+        ("q", q('text:"each showdown" count>=1'),
+         lambda p: "each showdown" in p.rules_text.lower() and p.effect.get("count", 0) >= 1),
+        ("q", q("amount:1"), lambda p: p.effect.get("amount") == 1),
     ],
     "defenses": [
         ("element", "element=fire", lambda d: "fire" in {d.element_1.slug, d.element_2.slug}),
         ("element", "element=fire,water", lambda d: {d.element_1.slug, d.element_2.slug} == {"fire", "water"}),
         ("element_id", "element_id=3", lambda d: 3 in {d.element_1_id, d.element_2_id}),
+        ("q", q("element:fire element:Water"), lambda d: {d.element_1.slug, d.element_2.slug} == {"fire", "water"}),
+        ("q", q("e:fire|air -e:water"),
+         lambda d: {"fire", "air"} & {d.element_1.slug, d.element_2.slug}
+         and "water" not in {d.element_1.slug, d.element_2.slug}),
+        ("q", q('"ring" or name:"steam wall"'), lambda d: "ring" in d.name.lower() or d.name == "Steam Wall"),
     ],
     "summoning-cards": [
         ("attack", "attack=earth", lambda c: "earth" in {c.attack_1.slug, c.attack_2.slug}),
@@ -67,6 +90,14 @@ CASES = {
         ("double", "double=false", lambda c: c.attack_1_id != c.attack_2_id),
         ("copies", "copies=2", lambda c: c.copies == 2),
         ("copies__gte", "copies__gte=2", lambda c: c.copies >= 2),
+        ("q", q("element:fire effect:boost"), lambda c: "fire" in faces(c) and c.effect_kind == "boost"),
+        ("q", q("attack:earth|air -double:yes"),
+         lambda c: {"earth", "air"} & {c.attack_1.slug, c.attack_2.slug} and c.attack_1_id != c.attack_2_id),
+        ("q", q("ee:water copies>=2"), lambda c: c.effect_element.slug == "water" and c.copies >= 2),
+        ("q", q('name:"of steam"'), lambda c: "of steam" in c.name.lower()),
+        ("q", q('"surge of" -a:fire set:al-eotp'),
+         lambda c: "surge of" in c.name.lower() and "fire" not in {c.attack_1.slug, c.attack_2.slug}),
+        ("q", q("kind:healing double:yes"), lambda c: c.effect_kind == "healing" and c.attack_1_id == c.attack_2_id),
         ("effect_kind", "effect_kind=boost&attack=fire&effect_element=air",
          lambda c: c.effect_kind == "boost" and "fire" in {c.attack_1.slug, c.attack_2.slug}
          and c.effect_element.slug == "air"),

@@ -166,8 +166,15 @@ class TestFilters:
         assert names(anon_client, "q=-rarity:common (spd>9 or hp>=30)") == ["Quick Knife"]
 
     def test_bad_query_is_400_with_its_position(self, anon_client):
-        body = assert_error_shape(anon_client.get(f"{URL}?q=class:mage colour:red"), 400, "invalid")
-        assert "q" in body["fields"] and body["position"] == 11
+        body = assert_error_shape(anon_client.get(f"{URL}?q=class:mage atk>=x"), 400, "invalid")
+        assert "q" in body["fields"] and body["position"] == 16
+
+    def test_ignored_terms_are_warnings_in_a_200(self, anon_client):
+        response = anon_client.get(f"{URL}?q=class:mage colour:red")
+        assert response.status_code == 200, response.content
+        assert [c["name"] for c in response.json()["results"]] == ["Rune Mage"]
+        assert response.json()["warnings"] == [{"message": "Unknown key 'colour'", "position": 11}]
+        assert anon_client.get(URL).json()["warnings"] == []
 
     @pytest.mark.parametrize("query", ["class=wizard", "position=middle", "atk__gte=strong", "ordering=luck"])
     def test_bad_filter_values(self, anon_client, query):
