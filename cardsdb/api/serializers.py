@@ -14,6 +14,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
+from cardsdb import card_codes
 from cardsdb.autocomplete import LIMIT as AUTOCOMPLETE_LIMIT
 from cardsdb.autocomplete import MAX_QUERY_LENGTH as MAX_AUTOCOMPLETE_LENGTH
 from cardsdb.choices import Game
@@ -176,6 +177,16 @@ class CardSetSerializer(ValidatedModelSerializer):
         fields = ["id", "code", "name", "game", "release_date", "description", "card_count"]
 
 
+def card_code_field() -> serializers.CharField:
+    """A card's stable public code: optional when creating (the next free number of its set), never blank."""
+    return serializers.CharField(
+        required=False, allow_blank=False, max_length=card_codes.MAX_CODE_LENGTH,
+        help_text="Stable public code, the same on every server: set prefix and collector number (ER-CORE-017). "
+                  "Left out when creating, the next free number of the card's set; a code once used, even by a "
+                  "deleted card, is never given to another.",
+    )
+
+
 class CardSerializer(serializers.ModelSerializer):
     """A card of either game, as the unified catalogue shows it."""
 
@@ -187,7 +198,7 @@ class CardSerializer(serializers.ModelSerializer):
     class Meta:
         model = Card
         fields = [
-            "id", "slug", "name", "game", "set", "rarity", "rules_text", "flavor_text",
+            "id", "slug", "code", "name", "game", "set", "rarity", "rules_text", "flavor_text",
             "image", "thumbnail", "created_at", "updated_at",
         ]
         read_only_fields = fields
