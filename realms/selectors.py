@@ -12,16 +12,19 @@ def character_list() -> QuerySet[Character]:
     return Character.objects.select_related("card_set", "rarity", "race", "faction")
 
 
-def army_cards(*, slugs=None, ids=None) -> dict[str, ArmyCard]:
+def army_cards(*, slugs=None, ids=None, codes=None) -> dict[str, ArmyCard]:
     """What the army rules need of the named characters, keyed by slug (one query)."""
     rows = Character.objects.all()
+    if codes is not None:
+        rows = rows.filter(code__in=set(codes))
     if slugs is not None:
         rows = rows.filter(slug__in=set(slugs))
     if ids is not None:
         rows = rows.filter(pk__in=set(ids))
     return {
-        row["slug"]: ArmyCard(id=row["pk"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"])
-        for row in rows.values("pk", "slug", "rarity__slug", "position")
+        row["slug"]: ArmyCard(id=row["pk"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"],
+                              code=row["code"])
+        for row in rows.values("pk", "slug", "rarity__slug", "position", "code")
     }
 
 

@@ -1,5 +1,7 @@
 """Serializers of the Echo Realms API."""
 
+from urllib.parse import urlencode
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -161,7 +163,9 @@ class ArmyValidationSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     violations = serializers.ListField(child=serializers.DictField())
     counts = serializers.DictField()
-    code = serializers.CharField(allow_null=True)
+    code = serializers.CharField(allow_null=True, help_text="The army code (version 2, from card codes); null "
+                                 "while a card is unknown.")
+    share_url = serializers.URLField(allow_null=True, help_text="Absolute URL of the decode endpoint with the code.")
     stats = ArmyStatsSerializer()
 
 
@@ -223,9 +227,20 @@ class ArmyCodeQuerySerializer(serializers.Serializer):
 
 
 class ArmyDecodeSerializer(serializers.Serializer):
-    """The answer of army code decoding (documentation only): ids no longer in the catalogue read `#<id>`."""
+    """The answer of army code decoding (documentation only)."""
 
-    slots = SlotSerializer(many=True)
+    version = serializers.IntegerField(help_text="The version of the code given: 1 (database keys) or 2 (card codes).")
+    slots = SlotSerializer(many=True, help_text="The slots in the code's canonical order.")
+    code = serializers.CharField(help_text="The same army's canonical version-2 code.")
+    share_url = serializers.URLField(help_text="Absolute URL of this endpoint with the canonical code.")
+
+
+def army_share_url(request, code: str | None) -> str | None:
+    """The absolute URL that decodes an army code, to share it (None without a code)."""
+    if code is None:
+        return None
+    path = f"{reverse('army-decode')}?{urlencode({'code': code})}"
+    return request.build_absolute_uri(path) if request is not None else path
 
 
 class ArmyListSerializer(serializers.ListSerializer):
@@ -246,11 +261,12 @@ class ArmySerializer(ValidatedModelSerializer):
     violations = serializers.SerializerMethodField()
     counts = serializers.SerializerMethodField()
     code = serializers.SerializerMethodField()
+    share_url = serializers.SerializerMethodField()
     stats = serializers.SerializerMethodField()
 
     class Meta:
         model = Army
-        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "stats",
+        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "share_url", "stats",
                   "created_at", "updated_at"]
         list_serializer_class = ArmyListSerializer
 
@@ -286,6 +302,10 @@ class ArmySerializer(ValidatedModelSerializer):
 
     def get_code(self, army) -> str | None:
         return self._report(army)["code"]
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_share_url(self, army) -> str | None:
+        return army_share_url(self.context.get("request"), self._report(army)["code"])
 
     @extend_schema_field(ArmyStatsSerializer)
     def get_stats(self, army) -> dict:

@@ -28,6 +28,7 @@ from realms.api.serializers import (
     FormationInputSerializer,
     RaceSerializer,
     army_code_error,
+    army_share_url,
 )
 from realms.engine.army import ArmyCodeError, Deployment
 from realms.filtersets import ArmyFilter, CharacterFilter, RaceFilter
@@ -102,7 +103,8 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         collection, error = _collection_or_error(request, data.validated_data.get("collection"))
         if error:
             return error
-        return Response(services.army_validate(slots=slots, collection=collection))
+        report = services.army_validate(slots=slots, collection=collection)
+        return Response({**report, "share_url": army_share_url(request, report["code"])})
 
     @extend_schema(request=ArmyImportInputSerializer, responses=ArmyImportSerializer)
     @action(detail=False, methods=["post"], url_path="import", url_name="import",
@@ -148,16 +150,18 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     )
     @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
     def decode(self, request):
-        """The slots an army code stands for."""
+        """The slots an army code (version 1 or 2) stands for, in canonical order, with its version-2 code."""
         query = ArmyCodeQuerySerializer(data=request.query_params)
         if not query.is_valid():
             reason = query.errors["code"][0] if "code" in query.errors else "Give `code`."
             return Response(army_code_error(ArmyCodeError(str(reason))), status=status.HTTP_400_BAD_REQUEST)
         try:
-            slots = services.army_from_code(query.validated_data["code"])
+            version, slots = services.army_decode(query.validated_data["code"])
         except ArmyCodeError as exc:
             return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
-        return Response({"slots": [{"card": s.card, "line": s.line} for s in slots]})
+        code = services.army_code(slots)
+        return Response({"version": version, "slots": [{"card": s.card, "line": s.line} for s in slots],
+                         "code": code, "share_url": army_share_url(request, code)})
 
 
 class FormationValidateView(APIView):

@@ -14,7 +14,10 @@ from typing import Any
 from realms.engine.formation import deployment_problems, line_allows
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA
 
-CODE_VERSION = 1
+CODE_VERSION = 2  # built from card codes (ER-CORE-017), the same on every server
+LEGACY_CODE_VERSION = 1  # built from database keys: still decoded
+MAX_ARMY_CODE_LENGTH = 200
+MAX_CODE_SLOTS = 50
 # Card ids are 64-bit database keys; a code naming a larger one is not an army code.
 MAX_CARD_ID = 2**63 - 1
 
@@ -27,6 +30,7 @@ class ArmyCard:
     slug: str
     rarity: str
     position: str  # vanguard | rearguard | flex
+    code: str = ""  # the card's public code (ER-CORE-017), what version-2 army codes name
 
 
 @dataclass(frozen=True)
@@ -239,26 +243,103 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def encode_army(entries: list[tuple[int, str]]) -> str:
-    """Encode (card id, line) pairs as a compact URL-safe string: version, count, then id*2+line each."""
-    out = bytearray([CODE_VERSION])
+    """A version-1 code (kept for the codes already shared): version, count, then card id*2+line each."""
+    out = bytearray([LEGACY_CODE_VERSION])
     _write_varint(len(entries), out)
     for card_id, line in entries:
         _write_varint(card_id * 2 + LINES.index(line), out)
     return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
 
 
-def decode_army(code: str) -> list[tuple[int, str]]:
-    """Decode an army code into (card id, line) pairs; ArmyCodeError when it is not one."""
-    if not isinstance(code, str) or not code or len(code) > 200:
-        raise ArmyCodeError("An army code is a non-empty string of at most 200 characters.")
+def _split_card_code(code: str) -> tuple[str, int]:
+    prefix, _, number = code.rpartition("-")
+    if not prefix or not number.isdigit() or int(number) < 1 or not prefix.isascii():
+        raise ArmyCodeError(f"{code!r} is not a card code (like ER-CORE-017).")
+    return prefix, int(number)
+
+
+def canonical_slots(entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(card code, line) pairs in the one order codes use: by set prefix, collector number, then line."""
+    def key(entry: tuple[str, str]) -> tuple[str, int, int]:
+        prefix, number = _split_card_code(entry[0])
+        return prefix, number, LINES.index(entry[1])
+    return sorted(entries, key=key)
+
+
+def encode_army_v2(entries: list[tuple[str, str]]) -> str:
+    """Encode (card code, line) pairs: version 2, then per set prefix (sorted) its name and its slots as
+    collector number*2+line, in canonical order, so the same army always gives the same code."""
+    groups: dict[str, list[int]] = {}
+    for card_code, line in canonical_slots(entries):
+        prefix, number = _split_card_code(card_code)
+        groups.setdefault(prefix, []).append(number * 2 + LINES.index(line))
+    out = bytearray([CODE_VERSION])
+    _write_varint(len(groups), out)
+    for prefix, values in groups.items():
+        name = prefix.encode("ascii")
+        _write_varint(len(name), out)
+        out += name
+        _write_varint(len(values), out)
+        for value in values:
+            _write_varint(value, out)
+    return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
+
+
+def _code_bytes(code: str) -> bytes:
+    if not isinstance(code, str) or not code or len(code) > MAX_ARMY_CODE_LENGTH:
+        raise ArmyCodeError(f"An army code is a non-empty string of at most {MAX_ARMY_CODE_LENGTH} characters.")
     try:
         data = base64.b64decode(code + "=" * (-len(code) % 4), altchars=b"-_", validate=True)
     except (binascii.Error, ValueError) as exc:
         raise ArmyCodeError("The code is not valid URL-safe base64.") from exc
-    if not data or data[0] != CODE_VERSION:
-        raise ArmyCodeError(f"Unknown army code version (expected {CODE_VERSION}).")
+    if not data:
+        raise ArmyCodeError("The code is empty.")
+    if data[0] > CODE_VERSION:
+        raise ArmyCodeError(f"The code is of version {data[0]}, newer than this server reads (up to {CODE_VERSION}).")
+    if data[0] not in (LEGACY_CODE_VERSION, CODE_VERSION):
+        raise ArmyCodeError(f"Unknown army code version {data[0]}.")
+    return data
+
+
+def decode_army_code(code: str) -> tuple[int, list[tuple[int | str, str]]]:
+    """The version of an army code and its slots: (card id, line) for version 1, (card code, line) for 2."""
+    data = _code_bytes(code)
+    if data[0] == LEGACY_CODE_VERSION:
+        return LEGACY_CODE_VERSION, list(decode_army(code))
+    groups, pos = _read_varint(data, 1)
+    if groups > MAX_CODE_SLOTS:
+        raise ArmyCodeError("The code claims too many sets.")
+    entries: list[tuple[int | str, str]] = []
+    for _ in range(groups):
+        length, pos = _read_varint(data, pos)
+        name = data[pos:pos + length]
+        pos += length
+        if len(name) != length or not length:
+            raise ArmyCodeError("The code ends in the middle of a set name.")
+        try:
+            prefix = name.decode("ascii")
+        except UnicodeDecodeError as exc:
+            raise ArmyCodeError("The code names a set in characters card codes never use.") from exc
+        count, pos = _read_varint(data, pos)
+        if count + len(entries) > MAX_CODE_SLOTS:
+            raise ArmyCodeError("The code claims too many cards.")
+        for _ in range(count):
+            value, pos = _read_varint(data, pos)
+            if value // 2 < 1:
+                raise ArmyCodeError("The code names collector number 0.")
+            entries.append((f"{prefix}-{value // 2:03d}", LINES[value % 2]))
+    if pos != len(data):
+        raise ArmyCodeError("The code has trailing data.")
+    return CODE_VERSION, entries
+
+
+def decode_army(code: str) -> list[tuple[int, str]]:
+    """Decode a version-1 army code into (card id, line) pairs; ArmyCodeError when it is not one."""
+    data = _code_bytes(code)
+    if data[0] != LEGACY_CODE_VERSION:
+        raise ArmyCodeError(f"Not a version-{LEGACY_CODE_VERSION} army code.")
     count, pos = _read_varint(data, 1)
-    if count > 50:
+    if count > MAX_CODE_SLOTS:
         raise ArmyCodeError("The code claims too many cards.")
     entries = []
     for _ in range(count):
