@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.urls import reverse
@@ -12,7 +13,7 @@ from rest_framework.settings import api_settings
 
 from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer, card_code_field
 from cardsdb.models import CardSet
-from legends import selectors, services
+from legends import selectors, services, setup_codes
 from legends.choices import EffectKind, Mode
 from legends.engine.setup import (
     MAX_DEFENSES,
@@ -286,6 +287,31 @@ class SetupValidationSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     violations = ViolationSerializer(many=True)
     to_draw = ToDrawSerializer(many=True)
+    code = serializers.CharField(allow_null=True, help_text="The setup code (from card codes); null while a card "
+                                 "is unknown.")
+    share_url = serializers.URLField(allow_null=True, help_text="Absolute URL of the decode endpoint with the code.")
+
+
+class SetupCodeQuerySerializer(serializers.Serializer):
+    code = serializers.CharField(max_length=4000, help_text="A setup code (URL-safe base64, at most 4000 characters).")
+
+
+class SetupDecodeSerializer(serializers.Serializer):
+    """The answer of setup code decoding (schema only)."""
+
+    version = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    teams = TeamsField(help_text="The teams, as for the validate action.")
+    code = serializers.CharField(help_text="The setup's canonical code.")
+    share_url = serializers.URLField(help_text="Absolute URL of this endpoint with the code.")
+
+
+def setup_share_url(request, code: str | None) -> str | None:
+    """The absolute URL that decodes a setup code, to share it (None without a code)."""
+    if code is None:
+        return None
+    path = f"{reverse('legends-setup-decode')}?{urlencode({'code': code})}"
+    return request.build_absolute_uri(path) if request is not None else path
 
 
 class TeamSetupSerializer(ValidatedModelSerializer):
@@ -296,11 +322,14 @@ class TeamSetupSerializer(ValidatedModelSerializer):
     valid = serializers.SerializerMethodField()
     violations = serializers.SerializerMethodField()
     to_draw = serializers.SerializerMethodField()
+    code = serializers.SerializerMethodField()
+    share_url = serializers.SerializerMethodField()
 
     class Meta:
         model = TeamSetup
         fields = [
-            "id", "name", "owner", "mode", "teams", "valid", "violations", "to_draw", "created_at", "updated_at",
+            "id", "name", "owner", "mode", "teams", "valid", "violations", "to_draw", "code", "share_url",
+            "created_at", "updated_at",
         ]
 
     def validate_teams(self, value):
@@ -317,11 +346,13 @@ class TeamSetupSerializer(ValidatedModelSerializer):
         # One catalogue snapshot per response, however many setups it shows.
         if "setup_catalogue" not in self.context:
             self.context["setup_catalogue"] = selectors.setup_catalogue()
+            self.context["setup_card_codes"] = setup_codes.all_card_codes()
         reports = self.context.setdefault("setup_reports", {})
         key = (setup.pk, setup.updated_at)
         if key not in reports:
             reports[key] = services.setup_validate(
-                mode=setup.mode, teams=parse_teams(setup.teams), catalogue=self.context["setup_catalogue"]
+                mode=setup.mode, teams=parse_teams(setup.teams), catalogue=self.context["setup_catalogue"],
+                card_codes=self.context["setup_card_codes"],
             )
         return reports[key]
 
@@ -333,3 +364,10 @@ class TeamSetupSerializer(ValidatedModelSerializer):
 
     def get_to_draw(self, setup: TeamSetup) -> list[dict]:
         return self._report(setup)["to_draw"]
+
+    def get_code(self, setup: TeamSetup) -> str | None:
+        return self._report(setup)["code"]
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_share_url(self, setup: TeamSetup) -> str | None:
+        return setup_share_url(self.context.get("request"), self._report(setup)["code"])

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import permissions, viewsets
+from rest_framework import permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.pagination import QueryPagination
@@ -17,11 +18,14 @@ from legends.api.serializers import (
     DefenseCardSerializer,
     ElementSerializer,
     ProtectorSerializer,
+    SetupCodeQuerySerializer,
+    SetupDecodeSerializer,
     SetupInputSerializer,
     SetupValidationSerializer,
     SpiritSerializer,
     SummoningCardSerializer,
     TeamSetupSerializer,
+    setup_share_url,
 )
 from legends.filtersets import (
     DefenseCardFilter,
@@ -32,6 +36,7 @@ from legends.filtersets import (
     TeamSetupFilter,
 )
 from legends.rendering import card_face_renderer
+from legends.setup_codes import SetupCodeError
 
 CARD_SEARCH = ["name", "slug", "rules_text", "flavor_text"]
 CARD_ORDERING = ["name", "created_at", "updated_at"]
@@ -116,7 +121,24 @@ class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """Check a team setup (rulings L4-L6, L13): every violation at once, and what is left to draw."""
         data = SetupInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(services.setup_validate(**data.validated_data))
+        report = services.setup_validate(**data.validated_data)
+        return Response({**report, "share_url": setup_share_url(request, report["code"])})
+
+    @extend_schema(parameters=[SetupCodeQuerySerializer], responses=SetupDecodeSerializer)
+    @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
+    def decode(self, request):
+        """The setup a setup code stands for, with its canonical code."""
+        query = SetupCodeQuerySerializer(data=request.query_params)
+        if not query.is_valid():
+            reason = str(query.errors["code"][0]) if "code" in query.errors else "Give `code`."
+            return error_response(f"Bad setup code: {reason}", "invalid", status.HTTP_400_BAD_REQUEST,
+                                  fields={"code": [reason]})
+        try:
+            answer = services.setup_from_code(query.validated_data["code"])
+        except SetupCodeError as exc:
+            return error_response(f"Bad setup code: {exc}", "invalid", status.HTTP_400_BAD_REQUEST,
+                                  fields={"code": [str(exc)]})
+        return Response({**answer, "share_url": setup_share_url(request, answer["code"])})
 
 
 def card_face_view(viewset: type[LegendsCardViewSet]):

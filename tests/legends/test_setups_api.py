@@ -43,7 +43,9 @@ def validate(client, mode: str, body_teams) -> dict:
 
 @pytest.mark.parametrize("mode, setup", [("teams", TEAMS), ("duel", DUEL)])
 def test_a_legal_setup(catalogue, anon_client, mode, setup):
-    assert validate(anon_client, mode, setup) == {"valid": True, "violations": [], "to_draw": []}
+    body = validate(anon_client, mode, setup)
+    assert {k: body[k] for k in ("valid", "violations", "to_draw")} == {"valid": True, "violations": [], "to_draw": []}
+    assert body["code"] and body["share_url"].endswith(body["code"])
 
 
 def test_validate_is_open_to_everyone(catalogue, anon_client, user_client, staff_client):
@@ -113,7 +115,7 @@ def test_catalogue_changes_are_seen(catalogue, anon_client, staff_client):
 def test_validate_runs_a_fixed_number_of_queries(catalogue, anon_client):
     with CaptureQueriesContext(connection) as ctx:
         validate(anon_client, "teams", TEAMS)
-    assert len(ctx.captured_queries) == 3
+    assert len(ctx.captured_queries) == 4  # the catalogue's three slug lists, and the cards' codes
 
 
 @pytest.mark.parametrize(
