@@ -26,3 +26,40 @@ def setup_from_code(code: str) -> dict:
     mode, teams = setup_codes.decode_setup(code)
     return {"version": setup_codes.SETUP_CODE_VERSION, "mode": mode, "teams": setup_codes.teams_as_dicts(teams),
             "code": setup_codes.encode_setup(mode, teams)}
+
+
+class UnknownCards(ValueError):
+    """Cards a setup names that the catalogue does not hold as that kind, by dotted path (`teams.0.spirit`)."""
+
+    def __init__(self, unknown: dict[str, str]):
+        super().__init__(f"No such card {', '.join(repr(slug) for slug in unknown.values())}.")
+        self.unknown = unknown
+
+
+def setup_export_teams(teams: Sequence[Team]) -> list[dict]:
+    """Each team with its spirit, protector and defenses as catalogue rows (what the card APIs show), in the
+    setup's order; None where the setup leaves a card to draw. UnknownCards names every card that is not one."""
+    spirits = {c.slug: c for c in selectors.spirit_list().filter(slug__in={t.spirit for t in teams if t.spirit})}
+    protectors = {c.slug: c for c in selectors.protector_list().filter(
+        slug__in={t.protector for t in teams if t.protector})}
+    defenses = {c.slug: c for c in selectors.defense_list().filter(
+        slug__in={d for t in teams for d in (t.defenses or ())})}
+    unknown: dict[str, str] = {}
+    answer = []
+    for i, team in enumerate(teams):
+        if team.spirit and team.spirit not in spirits:
+            unknown[f"teams.{i}.spirit"] = team.spirit
+        if team.protector and team.protector not in protectors:
+            unknown[f"teams.{i}.protector"] = team.protector
+        for j, slug in enumerate(team.defenses or ()):
+            if slug not in defenses:
+                unknown[f"teams.{i}.defenses.{j}"] = slug
+        answer.append({
+            "spirit": spirits.get(team.spirit) if team.spirit else None,
+            "players": [{"name": p.name, "counter": p.counter} for p in team.players],
+            "protector": protectors.get(team.protector) if team.protector else None,
+            "defenses": None if team.defenses is None else [defenses.get(d) for d in team.defenses],
+        })
+    if unknown:
+        raise UnknownCards(unknown)
+    return answer

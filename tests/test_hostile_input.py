@@ -132,6 +132,7 @@ JSON_ENDPOINTS = [
     "/api/realms/formations/validate/",
     "/api/legends/setups/",
     "/api/legends/setups/validate/",
+    "/api/legends/setups/export/",
     "/api/auth/token/",
 ]
 
@@ -257,6 +258,7 @@ def test_overlong_search_is_400(anon_client):
     ("/api/collections/", {"name": "Binder", "colour": "red"}, "colour"),
     ("/api/realms/armies/", {"name": "A", "slots": [], "notes": ""}, "notes"),
     ("/api/legends/setups/", {"name": "S", "mode": "teams", "teams": [], "public": True}, "public"),
+    ("/api/legends/setups/export/", {"mode": "teams", "teams": [], "public": True}, "public"),
     ("/api/realms/formations/validate/", {"first": "a", "deployments": [{"player": "a", "card": "x",
                                           "line": "vanguard", "turn": 1}]}, "deployments.0.turn"),
 ])

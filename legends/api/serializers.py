@@ -314,6 +314,55 @@ def setup_share_url(request, code: str | None) -> str | None:
     return request.build_absolute_uri(path) if request is not None else path
 
 
+class SetupExportInputSerializer(StrictSerializer):
+    """Input of `POST /api/legends/setups/export/`: a setup as for validate (`mode` and `teams`) or its `code`."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    teams = TeamsField(required=False, help_text="The teams (docs/legends-catalogue.md), as for validate.")
+    code = serializers.CharField(required=False, max_length=setup_codes.MAX_SETUP_CODE_LENGTH,
+                                 help_text="A setup code (URL-safe base64, at most 4000 characters).")
+
+    def validate_teams(self, value):
+        return _teams_or_error(value)
+
+    def validate(self, attrs):
+        if "code" in attrs:
+            if "mode" in attrs or "teams" in attrs:
+                raise serializers.ValidationError("Give either `mode` and `teams` or `code`.")
+            return attrs
+        missing = {name: ["This field is required."] for name in ("mode", "teams") if name not in attrs}
+        if missing:
+            raise serializers.ValidationError(missing)
+        return attrs
+
+
+class ExportPlayerSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    counter = serializers.IntegerField(help_text="Turn counter.")
+
+
+class SetupExportTeamSerializer(serializers.Serializer):
+    """One team of an export: its cards as the card APIs show them; null where the setup leaves a card to draw."""
+
+    spirit = SpiritSerializer(allow_null=True, help_text="The spirit, as the spirit API shows it.")
+    players = ExportPlayerSerializer(many=True)
+    protector = ProtectorSerializer(allow_null=True, help_text="The protector; null when it is drawn.")
+    defenses = DefenseCardSerializer(many=True, allow_null=True,
+                                     help_text="The defenses in the setup's order; null when they are drawn.")
+
+
+class SetupExportSerializer(serializers.Serializer):
+    """The answer of a setup export: the setup with every card's full data, its code and its validation."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    teams = SetupExportTeamSerializer(many=True)
+    code = serializers.CharField(help_text="The setup's canonical code.")
+    share_url = serializers.URLField(help_text="Absolute URL of the decode endpoint with the code.")
+    valid = serializers.BooleanField()
+    violations = ViolationSerializer(many=True)
+    to_draw = ToDrawSerializer(many=True)
+
+
 class TeamSetupSerializer(ValidatedModelSerializer):
     """A saved setup, shown with its current legality (recomputed against today's catalogue)."""
 

@@ -20,6 +20,8 @@ from legends.api.serializers import (
     ProtectorSerializer,
     SetupCodeQuerySerializer,
     SetupDecodeSerializer,
+    SetupExportInputSerializer,
+    SetupExportSerializer,
     SetupInputSerializer,
     SetupValidationSerializer,
     SpiritSerializer,
@@ -36,7 +38,7 @@ from legends.filtersets import (
     TeamSetupFilter,
 )
 from legends.rendering import card_face_renderer
-from legends.setup_codes import SetupCodeError
+from legends.setup_codes import SetupCodeError, decode_setup
 
 CARD_SEARCH = ["name", "slug", "rules_text", "flavor_text"]
 CARD_ORDERING = ["name", "created_at", "updated_at"]
@@ -123,6 +125,32 @@ class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         data.is_valid(raise_exception=True)
         report = services.setup_validate(**data.validated_data)
         return Response({**report, "share_url": setup_share_url(request, report["code"])})
+
+    @extend_schema(request=SetupExportInputSerializer, responses=SetupExportSerializer)
+    @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
+    def export(self, request):
+        """A setup (mode and teams, or its code) with every card's full data, its code, share URL and validation."""
+        data = SetupExportInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        if "code" in data.validated_data:
+            try:
+                mode, teams = decode_setup(data.validated_data["code"])
+            except SetupCodeError as exc:
+                return error_response(f"Bad setup code: {exc}", "invalid", status.HTTP_400_BAD_REQUEST,
+                                      fields={"code": [str(exc)]})
+        else:
+            mode, teams = data.validated_data["mode"], data.validated_data["teams"]
+        try:
+            exported = services.setup_export_teams(teams)
+        except services.UnknownCards as exc:
+            fields = {path: [f"No such card '{slug}'."] for path, slug in exc.unknown.items()}
+            return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
+        report = services.setup_validate(mode=mode, teams=teams)
+        answer = SetupExportSerializer({
+            "mode": mode, "teams": exported, "code": report["code"],
+            "share_url": setup_share_url(request, report["code"]), **report,
+        }, context={"request": request}).data
+        return Response(answer)
 
     @extend_schema(parameters=[SetupCodeQuerySerializer], responses=SetupDecodeSerializer)
     @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])

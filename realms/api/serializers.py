@@ -217,6 +217,7 @@ class ArmyExportSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=ArmyExportFormat.choices)
     slots = SlotSerializer(many=True)
     code = serializers.CharField(allow_null=True)
+    share_url = serializers.URLField(allow_null=True, help_text="Absolute URL of the decode endpoint with the code.")
     text = serializers.CharField(required=False, help_text="The decklist (format text).")
     characters = CharacterSerializer(many=True, required=False,
                                      help_text="Every slot's character as the character API shows it (format json).")

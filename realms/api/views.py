@@ -142,6 +142,7 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
                 fields.setdefault(key, []).append(f"No character card '{card}'.")
             return error_response(str(exc), "invalid", status.HTTP_400_BAD_REQUEST, fields=fields)
         answer["code"] = services.army_code(slots)
+        answer["share_url"] = army_share_url(request, answer["code"])
         return Response(answer)
 
     @extend_schema(

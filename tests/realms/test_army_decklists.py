@@ -145,6 +145,8 @@ def test_text_round_trips(anon_client, official, slots):
     back = imported(anon_client, exported["text"])
     assert back["slots"] == slots and back["problems"] == []
     assert back["code"] == exported["code"]
+    assert exported["share_url"] == post(anon_client, VALIDATE, {"slots": slots}).json()["share_url"]
+    assert exported["share_url"].startswith("http://testserver/api/realms/armies/decode/?code=")
     again = post(anon_client, EXPORT, {"code": back["code"], "format": "text"}).json()
     # A code holds its slots in canonical order (by card code), not the army's: the same cards come back.
     def cards(text):
@@ -153,8 +155,11 @@ def test_text_round_trips(anon_client, official, slots):
 
 
 def test_json_export_has_every_field_of_the_character_api_and_round_trips(anon_client, official):
-    code = post(anon_client, VALIDATE, {"slots": ARCANE}).json()["code"]
+    validated = post(anon_client, VALIDATE, {"slots": ARCANE}).json()
+    code = validated["code"]
     body = post(anon_client, EXPORT, {"code": code, "format": "json"}).json()
+    assert body["share_url"] == validated["share_url"]
+    assert anon_client.get(body["share_url"]).json()["code"] == code
     # A code holds its slots in canonical order (by card code): the same slots, perhaps in another order.
     assert sorted(body["slots"], key=str) == sorted(ARCANE, key=str) and body["code"] == code and "text" not in body
     for slot, character in zip(body["slots"], body["characters"], strict=True):
