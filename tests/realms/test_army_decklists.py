@@ -6,6 +6,7 @@ import pytest
 
 from realms.decklists import MAX_LINES, MAX_TEXT_CHARS
 from tests.conftest import assert_error_shape
+from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -293,3 +294,9 @@ def test_the_schema_describes_the_new_endpoints_for_anonymous_clients():
     assert "stats" in components["Army"]["properties"]
     assert set(components["ArmyStats"]["properties"]) == {"cards", "counts", "sums", "means", "attack_order"}
     assert components["StatValues"]["required"] == ["atk", "def", "hp", "spd"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_export_answers_its_schema_with_share_url(anon_client, official, contract, fmt):  # noqa: F811
+    body = contract(post(anon_client, EXPORT, {"slots": ARCANE, "format": fmt}), EXPORT)
+    assert body["share_url"].endswith(body["code"])
