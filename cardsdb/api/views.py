@@ -69,7 +69,8 @@ class CardViewSet(CheckedFiltersMixin, viewsets.ReadOnlyModelViewSet):
     def autocomplete(self, request):
         """Up to 20 card names of both games (or `game`'s) for `q`: prefix matches by name first, then names
         with a word starting with `q`, containing it, or spelled close to it. At most two queries."""
-        query = AutocompleteQuerySerializer(data=request.query_params)
+        # A plain dict, not the QueryDict: a form-style read would skip `game=` given empty instead of refusing it.
+        query = AutocompleteQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         found = autocomplete.suggest(query.validated_data["q"], game=query.validated_data.get("game"))
         results = [

@@ -113,7 +113,9 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """Read a plain-text decklist: its slots, a problem for every line not read, the code and the report."""
         data = ArmyImportInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(services.army_import(data.validated_data["text"]))
+        answer = services.army_import(data.validated_data["text"])
+        answer["report"]["share_url"] = army_share_url(request, answer["report"]["code"])
+        return Response(answer)
 
     @extend_schema(request=ArmyExportInputSerializer, responses=ArmyExportSerializer)
     @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])

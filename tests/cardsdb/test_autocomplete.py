@@ -54,6 +54,11 @@ def test_each_result_names_its_card_and_its_api_url(catalogue, anon_client):
     assert "legends/defenses" in kinds
 
 
+def test_a_game_given_empty_is_refused(catalogue, anon_client):
+    response = anon_client.get("/api/cards/autocomplete/", {"q": "mer", "game": ""})
+    assert "game" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
 @pytest.mark.parametrize("game", ["realms", "legends"])
 def test_game_filter(catalogue, anon_client, game):
     results = suggest(anon_client, {"q": "s", "game": game})

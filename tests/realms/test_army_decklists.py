@@ -63,8 +63,10 @@ def test_a_forum_post_reads_as_the_army(anon_client, official):
     # The title line is not a card: reported, with its 1-based number; the rest is read.
     assert [p["line"] for p in body["problems"]] == [1]
     assert body["report"]["valid"] is True
-    assert body["code"] == post(anon_client, VALIDATE, {"slots": ARCANE}).json()["code"]
+    validated = post(anon_client, VALIDATE, {"slots": ARCANE}).json()
+    assert body["code"] == validated["code"]
     assert body["code"] is not None
+    assert body["report"]["share_url"] == validated["share_url"]  # the report is a validation answer, whole
 
 
 def test_lines_come_from_the_card_then_the_header_then_the_printed_position(anon_client, official):
