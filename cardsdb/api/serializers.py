@@ -6,9 +6,11 @@
 """
 
 from collections.abc import Mapping
+from urllib.parse import urlencode
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
@@ -297,3 +299,11 @@ class AutocompleteSerializer(serializers.Serializer):
     """The answer of name autocomplete: prefix matches by name, then the fuzzy ones best first."""
 
     results = SuggestionSerializer(many=True, help_text=f"At most {AUTOCOMPLETE_LIMIT} cards.")
+
+
+def share_url(request, route: str, code: str | None) -> str | None:
+    """The absolute URL of the decode endpoint `route` holding `code`, to share it (None without a code)."""
+    if code is None:
+        return None
+    path = f"{reverse(route)}?{urlencode({'code': code})}"
+    return request.build_absolute_uri(path) if request is not None else path

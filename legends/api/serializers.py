@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.urls import reverse
@@ -11,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer, card_code_field
+from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer, card_code_field, share_url
 from cardsdb.models import CardSet
 from legends import selectors, services, setup_codes
 from legends.choices import EffectKind, Mode
@@ -308,10 +307,7 @@ class SetupDecodeSerializer(serializers.Serializer):
 
 def setup_share_url(request, code: str | None) -> str | None:
     """The absolute URL that decodes a setup code, to share it (None without a code)."""
-    if code is None:
-        return None
-    path = f"{reverse('legends-setup-decode')}?{urlencode({'code': code})}"
-    return request.build_absolute_uri(path) if request is not None else path
+    return share_url(request, "legends-setup-decode", code)
 
 
 class SetupExportInputSerializer(StrictSerializer):

@@ -1,6 +1,5 @@
 """Serializers of the Echo Realms API."""
 
-from urllib.parse import urlencode
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -12,6 +11,7 @@ from cardsdb.api.serializers import (
     ValidatedModelSerializer,
     card_code_field,
     id_field,
+    share_url,
 )
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
@@ -238,10 +238,7 @@ class ArmyDecodeSerializer(serializers.Serializer):
 
 def army_share_url(request, code: str | None) -> str | None:
     """The absolute URL that decodes an army code, to share it (None without a code)."""
-    if code is None:
-        return None
-    path = f"{reverse('army-decode')}?{urlencode({'code': code})}"
-    return request.build_absolute_uri(path) if request is not None else path
+    return share_url(request, "army-decode", code)
 
 
 class ArmyListSerializer(serializers.ListSerializer):

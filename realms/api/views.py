@@ -63,6 +63,17 @@ class CharacterViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         return card_face_response(request, self.get_object, lambda _card: render_character_card)
 
 
+def _slots_or_error(given):
+    """The slots of an army given as `slots` or as a `code`, or an error response for a code that names no
+    army."""
+    if "code" not in given:
+        return services.slots_from_data(given["slots"]), None
+    try:
+        return services.army_from_code(given["code"]), None
+    except ArmyCodeError as exc:
+        return None, Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
+
+
 def _collection_or_error(request, collection_id):
     """The requester's own collection, or an error response (None id means no collection)."""
     if collection_id is None:
@@ -93,13 +104,9 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """Check an army (slots or code, optionally against your collection): every violation at once."""
         data = ArmyInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        if "code" in data.validated_data:
-            try:
-                slots = services.army_from_code(data.validated_data["code"])
-            except ArmyCodeError as exc:
-                return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
-        else:
-            slots = services.slots_from_data(data.validated_data["slots"])
+        slots, error = _slots_or_error(data.validated_data)
+        if error:
+            return error
         collection, error = _collection_or_error(request, data.validated_data.get("collection"))
         if error:
             return error
@@ -123,13 +130,9 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """An army (slots or code) as a decklist (`text`) or with every card's full data (`json`)."""
         data = ArmyExportInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        if "code" in data.validated_data:
-            try:
-                slots = services.army_from_code(data.validated_data["code"])
-            except ArmyCodeError as exc:
-                return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
-        else:
-            slots = services.slots_from_data(data.validated_data["slots"])
+        slots, error = _slots_or_error(data.validated_data)
+        if error:
+            return error
         answer = {"format": data.validated_data["format"], "slots": [{"card": s.card, "line": s.line} for s in slots]}
         try:
             if answer["format"] == "text":
