@@ -288,11 +288,9 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
         batch.heartbeat_at = batch.updated_at = now
         if batch.status == Batch.Status.QUEUED:
             batch.status = Batch.Status.RUNNING
-        done = batch.tally["stored"] >= batch.chunks
-        if batch.until_ci_width is not None and not done:
-            done = _narrow_prefix(batch) is not None
-        if done:
-            finish(batch)
+        prefix = _narrow_prefix(batch) if batch.until_ci_width is not None else None
+        if prefix is not None or batch.tally["stored"] >= batch.chunks:
+            finish(batch, prefix)
         else:
             batch.results = results_of(batch, merged)
             batch.summary = legacy_summary(batch, merged)
@@ -300,33 +298,28 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
     return True
 
 
-def _narrow_prefix(batch: Batch) -> Tally | None:
-    """With `until_ci_width`: the sum of chunks 0..k for the first k at which the interval is narrow enough,
-    every chunk before it stored (so the stop is the same however chunks were spread)."""
+def _narrow_prefix(batch: Batch) -> tuple[Tally, int] | None:
+    """With `until_ci_width`: the sum of chunks 0..k-1 and k, for the first k at which the interval is
+    narrow enough, every one of those chunks stored (so the stop is the same however chunks were spread)."""
     total: Tally | None = None
-    for row in BatchChunk.objects.filter(batch=batch).order_by("index").only("index", "tally"):
-        if total is not None and row.index != total["_next"]:
+    rows = BatchChunk.objects.filter(batch=batch).order_by("index").only("index", "tally")
+    for expected, row in enumerate(rows):
+        if row.index != expected:  # a chunk before it is still to come
             return None
-        leg_sum = row.tally if total is None else merge(_strip(total), row.tally)
-        total = {**leg_sum, "_next": row.index + 1}
+        total = row.tally if total is None else merge(total, row.tally)
         if ci_width(total["pairings"][0]) <= batch.until_ci_width:
-            return total
+            return total, expected + 1
     return None
 
 
-def _strip(tally: Tally) -> Tally:
-    return {key: value for key, value in tally.items() if key != "_next"}
-
-
-def finish(batch: Batch) -> None:
-    """Mark a complete batch done, its results read off every chunk it needs."""
+def finish(batch: Batch, prefix: tuple[Tally, int] | None = None) -> None:
+    """Mark a complete batch done, its results read off every chunk it needs: all of them, or the `prefix`
+    of chunks at which its interval became narrow enough (its sum, and how many chunks)."""
     total = batch.tally["sum"]
-    if batch.until_ci_width is not None:
-        prefix = _narrow_prefix(batch)
-        if prefix is not None:
-            total = _strip(prefix)
-            batch.tally = {**batch.tally, "sum": total, "stopped_at_chunk": prefix["_next"]}
-            batch.played = sum(leg["matches"] for leg in total["pairings"])
+    if prefix is not None:
+        total, used = prefix
+        batch.tally = {**batch.tally, "sum": total, "stopped_at_chunk": used}
+        batch.played = sum(leg["matches"] for leg in total["pairings"])
     batch.results = results_of(batch, total)
     batch.summary = legacy_summary(batch, total)
     batch.status = Batch.Status.DONE

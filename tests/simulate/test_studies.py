@@ -287,3 +287,17 @@ def test_options_on_cancel_describe_it(anon_client, armies):
     batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=2, seed=1)
     response = anon_client.options(f"/api/simulate/batches/{batch.pk}/cancel/")
     assert response.status_code == 200 and "POST" in response["Allow"]
+
+
+def test_an_early_stop_counts_from_the_first_chunk_whichever_chunk_is_stored_first(armies, monkeypatch):
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 4)
+    batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=12, seed=2, until_ci_width=1.0)
+    study = studies.study_of(batch)
+    for index in (1, 0):
+        start, stop = studies.chunk_bounds(batch, index)
+        studies.store_chunk(batch.pk, index, studies.play_chunk(study, batch.seed, start, stop))
+        batch.refresh_from_db()
+        if index == 1:  # any interval is at most 1 wide, but chunk 0 is still to come
+            assert (batch.status, batch.played) == (Batch.Status.RUNNING, 4)
+    first = studies.play_chunk(study, batch.seed, 0, 4)["pairings"][0]
+    assert (batch.status, batch.played, batch.results["wins"]) == (Batch.Status.DONE, 4, first["wins"])
