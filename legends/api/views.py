@@ -136,8 +136,7 @@ class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
             try:
                 mode, teams = decode_setup(data.validated_data["code"])
             except SetupCodeError as exc:
-                return error_response(f"Bad setup code: {exc}", "invalid", status.HTTP_400_BAD_REQUEST,
-                                      fields={"code": [str(exc)]})
+                return bad_setup_code(str(exc))
         else:
             mode, teams = data.validated_data["mode"], data.validated_data["teams"]
         try:
@@ -159,14 +158,18 @@ class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         query = SetupCodeQuerySerializer(data=request.query_params)
         if not query.is_valid():
             reason = str(query.errors["code"][0]) if "code" in query.errors else "Give `code`."
-            return error_response(f"Bad setup code: {reason}", "invalid", status.HTTP_400_BAD_REQUEST,
-                                  fields={"code": [reason]})
+            return bad_setup_code(reason)
         try:
             answer = services.setup_from_code(query.validated_data["code"])
         except SetupCodeError as exc:
-            return error_response(f"Bad setup code: {exc}", "invalid", status.HTTP_400_BAD_REQUEST,
-                                  fields={"code": [str(exc)]})
+            return bad_setup_code(str(exc))
         return Response({**answer, "share_url": setup_share_url(request, answer["code"])})
+
+
+def bad_setup_code(reason: str):
+    """The answer to a setup code that names no setup."""
+    return error_response(f"Bad setup code: {reason}", "invalid", status.HTTP_400_BAD_REQUEST,
+                          fields={"code": [reason]})
 
 
 def card_face_view(viewset: type[LegendsCardViewSet]):
