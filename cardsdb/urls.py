@@ -1,4 +1,4 @@
-"""Top-level URLs: the API under /api/, its schema and docs, the admin and the health check."""
+"""Top-level URLs: the API under /api/, its schema and docs, the admin, the health check and the pages."""
 
 from django.conf import settings
 from django.conf.urls.static import static
@@ -39,4 +39,9 @@ urlpatterns = [
     # Last: any other /api/ URL answers 404 in the common error shape, DEBUG or not (handler404 is
     # not used with DEBUG on).
     re_path(r"^api/", api_not_found_view),
+    # Pages for people: server-rendered, linked from the home page.
+    path("realms/", include("realms.pages.urls")),
+    path("legends/", include("legends.pages.urls")),
+    path("", include("simulate.pages.urls")),
+    path("", include("cardsdb.pages.urls")),
 ] + static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -1,0 +1,1 @@
+"""Pages for people: the home page, search across both games, signing in and out."""

@@ -1,0 +1,23 @@
+"""The API's rates for the pages that cost CPU (a match, a study): the same DRF throttles, so a form posted
+from a page counts against the same budget as a request to the API."""
+
+import math
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+
+class _Scoped:
+    """What a DRF throttle reads of its view: the scope."""
+
+    def __init__(self, scope: str):
+        self.throttle_scope = scope
+
+
+def wait_seconds(request, scope: str) -> int | None:
+    """None when `request` is within the service's rates and those of `scope` (recording it, as the API
+    does); otherwise the seconds to wait before trying again."""
+    view = _Scoped(scope)
+    throttles = [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES] + [ScopedRateThrottle()]
+    waits = [throttle.wait() or 1 for throttle in throttles if not throttle.allow_request(request, view)]
+    return max(1, math.ceil(max(waits))) if waits else None

@@ -1,0 +1,1 @@
+"""Pages for people: the match page with its replay viewer, and studies (see cardsdb/pages)."""

@@ -1,0 +1,65 @@
+"""Browser tests of the pages: Debian's headless Chromium driven by Playwright against Django's live server.
+
+pytest-playwright gives each test a fresh browser context (`page`) and, when a test fails, saves a
+screenshot of every page it had open under `.test-results/browser/` (see `addopts` in pyproject.toml).
+The pages are served by pytest-django's `live_server` (a real HTTP server in a thread of the test process,
+with the static files) on the test database, loaded with the official sets as `make run` loads them.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+# Playwright's sync API runs an event loop in the test's thread; the ORM calls that set up each test (the
+# catalogue, users) are plain synchronous code, so Django's guard against use inside a loop is lifted for
+# this process. The server thread answering the browser has no loop and is unaffected.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Debian's chromium, not a browser downloaded by Playwright. `.ci/run` installs it (and sets
+    CARDSDB_BROWSER_TESTS=1, so that a missing browser fails there rather than skipping)."""
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) for the browser tests"
+        if os.environ.get("CARDSDB_BROWSER_TESTS") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM)}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args, live_server):
+    """Every page is opened relative to the live server, at a laptop's size unless a test says otherwise."""
+    return {**browser_context_args, "base_url": live_server.url, "viewport": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture
+def site(live_server, transactional_db):
+    """The live server's address, with every official set loaded (each test starts from that catalogue)."""
+    call_command("load_official", verbosity=0)
+    return live_server.url
+
+
+@pytest.fixture
+def page(page):
+    """pytest-playwright's page, failing its test on any script error the page raises."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_default_timeout(15_000)
+    yield page
+    assert not errors, f"the page raised script errors: {errors}"
+
+
+def sign_in(page, username: str, password: str) -> None:
+    """Sign in through the sign-in page, as a person would."""
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_text(re.compile(f"Signed in as {re.escape(username)}")).wait_for()
