@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
@@ -224,8 +225,22 @@ def _server_error(exc, context) -> Response:
 SERVER_ERROR_MESSAGE = "Internal server error; it has been logged."
 
 
+def for_pages(request) -> bool:
+    """Whether an error answers a person's page (HTML) rather than the API (the common JSON shape)."""
+    return not request.path_info.startswith(("/api/", "/healthz"))
+
+
+def page_error(request, status_code: int, message: str):
+    """An error as a page of the site, for a person's browser (DEBUG off; Django's own pages otherwise)."""
+    # A server error may come from the database itself: its page reads no session and no user.
+    template = "cardsdb/server_error.html" if status_code >= 500 else "cardsdb/error.html"
+    return render(request, template, {"status": status_code, "message": message}, status=status_code)
+
+
 def not_found_view(request, exception=None):
-    """Django-level 404 (unrouted URLs) in the common shape."""
+    """Django-level 404 (unrouted URLs) in the common shape, or as a page outside the API."""
+    if for_pages(request):
+        return page_error(request, 404, "There is no page at this address.")
     return JsonResponse(error_body("Not found.", "not_found"), status=404)
 
 
@@ -261,10 +276,14 @@ def bad_request_view(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
         message = body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         return JsonResponse(error_body(message, "too_large"), status=413)
+    if for_pages(request):
+        return page_error(request, 400, "The request could not be read.")
     return JsonResponse(error_body("Bad request.", "bad_request"), status=400)
 
 
 def permission_denied_view(request, exception=None):
+    if for_pages(request):
+        return page_error(request, 403, "You may not see this page.")
     return JsonResponse(
         error_body("You do not have permission to perform this action.", "permission_denied"),
         status=403,
@@ -272,6 +291,8 @@ def permission_denied_view(request, exception=None):
 
 
 def server_error_view(request):
+    if for_pages(request):
+        return page_error(request, 500, SERVER_ERROR_MESSAGE)
     return JsonResponse(error_body(SERVER_ERROR_MESSAGE, "server_error"), status=500)
 
 
