@@ -261,7 +261,7 @@ def test_deploy_checks_pass_with_debug_off_redis_and_a_proxy():
     assert "no issues" in result.stdout
 
 
-def test_admin_and_swagger_ui_are_served_with_debug_off(tmp_path):
+def test_admin_swagger_ui_and_the_pages_are_served_with_debug_off(tmp_path):
     static_root = tmp_path / "static"
     env = {**PRODUCTION_ENV, "ALLOWED_HOSTS": "testserver", "SECURE_SSL_REDIRECT": "0",
            "STATIC_ROOT": str(static_root), "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
@@ -279,7 +279,7 @@ def test_admin_and_swagger_ui_are_served_with_debug_off(tmp_path):
         from django.test import Client
         client = Client()
         out = {}
-        for page in ("/api/docs/", "/admin/login/"):
+        for page in ("/api/docs/", "/admin/login/", "/", "/accounts/login/"):
             html = client.get(page).content.decode()
             assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html)
             out[page] = [(a, client.get(a, HTTP_ACCEPT_ENCODING="gzip").status_code) for a in assets]
@@ -292,5 +292,8 @@ def test_admin_and_swagger_ui_are_served_with_debug_off(tmp_path):
     swagger = dict(pages["/api/docs/"])
     assert any(re.search(r"swagger-ui-bundle\.[0-9a-f]{12}\.js$", asset) for asset in swagger), swagger
     assert pages["/admin/login/"]
+    site = dict(pages["/"])
+    assert any(re.search(r"cardsdb/site\.[0-9a-f]{12}\.css$", asset) for asset in site), site
+    assert any(re.search(r"cardsdb/vendor/htmx-2\.0\.11\.min\.[0-9a-f]{12}\.js$", asset) for asset in site), site
     for page, assets in pages.items():
         assert all(status == 200 for _, status in assets), (page, assets)
