@@ -21,3 +21,15 @@ def wait_seconds(request, scope: str) -> int | None:
     throttles = [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES] + [ScopedRateThrottle()]
     waits = [throttle.wait() or 1 for throttle in throttles if not throttle.allow_request(request, view)]
     return max(1, math.ceil(max(waits))) if waits else None
+
+
+def refused_page(request, scope: str):
+    """The 429 page (with Retry-After) when `request` is over its rates, else None (the request is counted)."""
+    from cardsdb.api.errors import page_error
+
+    wait = wait_seconds(request, scope)
+    if wait is None:
+        return None
+    response = page_error(request, 429, f"Too many requests; try again in {wait} second{'s' if wait != 1 else ''}.")
+    response["Retry-After"] = str(wait)
+    return response
