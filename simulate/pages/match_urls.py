@@ -1,8 +1,8 @@
 from django.urls import path
 
-from cardsdb.pages.placeholder import placeholder
+from simulate.pages import matches
 
 urlpatterns = [
-    path("new/", placeholder("Match"), name="match-new"),
-    path("<uuid:match_id>/", placeholder("Replay"), name="match-replay"),
+    path("new/", matches.match_new, name="match-new"),
+    path("<uuid:match_id>/", matches.match_replay, name="match-replay"),
 ]

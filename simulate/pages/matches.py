@@ -1,0 +1,98 @@
+"""The match page (play one match of either game) and the replay page (a stored match, its result and a
+step-by-step viewer of its event log)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from cardsdb.api.errors import page_error
+from cardsdb.pages.throttles import wait_seconds
+from simulate import selectors, services
+from simulate.api.views import NOT_MATCH_INPUTS, request_inputs
+from simulate.engine.errors import InputError
+from simulate.engine.runner import render_log
+from simulate.pages.match_forms import GAMES, bound_form, choices, form_sections, initial_values
+
+# The viewer embeds at most this many events (a match at the default caps logs a few thousand); the API's
+# log endpoint pages through the rest.
+REPLAY_EVENTS = 10_000
+RECENT_MATCHES = 10
+
+
+def chosen_game(request) -> str | None:
+    game = (request.POST if request.method == "POST" else request.GET).get("game", "realms")
+    return game if game in GAMES else None
+
+
+@require_http_methods(["GET", "POST"])
+def match_new(request):
+    """The form of one game's match; a valid post plays it (within the API's rates) and opens its replay."""
+    game = chosen_game(request)
+    if game is None:
+        return page_error(request, 400, f"There is no game of that name; choose one of {', '.join(GAMES)}.")
+    form = None
+    status = 200
+    if request.method == "POST":
+        wait = wait_seconds(request, "simulate")
+        if wait is not None:
+            response = page_error(request, 429, f"Too many matches in a short time; try again in {wait} "
+                                                f"second{'s' if wait != 1 else ''}.")
+            response["Retry-After"] = str(wait)
+            return response
+        form = bound_form(game, request.POST, request.user)
+        if form.is_valid():
+            data = form.request
+            try:
+                match, _ = services.play_match(
+                    game=game, inputs=request_inputs(SimpleNamespace(data=form.body), data, NOT_MATCH_INPUTS),
+                    agents=data.validated_data.get("agents"), seed=data.validated_data.get("seed"),
+                    user=request.user,
+                )
+            except (InputError, services.IllegalMatchSetup) as exc:
+                form.refused(exc)
+            else:
+                return redirect("match-replay", match_id=match.id)
+        status = 400
+    values = form.values if form else initial_values(game)
+    context = {
+        "nav": "match", "game": game, "game_name": GAMES[game], "games": GAMES, "values": values,
+        **form_sections(game, values, form.errors if form else {}, form.violations if form else {}),
+        "recent": selectors.match_list(user=request.user).filter(game=game)[:RECENT_MATCHES],
+        **choices(game, request.user),
+    }
+    return render(request, "simulate/pages/match_new.html", context, status=status)
+
+
+def event_texts(game: str, events: list[dict]) -> list[str]:
+    """Each event's play-by-play, in the engine's own words: the whole log rendered once (so that names
+    learned from earlier events appear), split back by the lines each event renders alone."""
+    alone = [render_log(game, [event]) for event in events]
+    counts = [len(text.split("\n")) if text else 0 for text in alone]
+    whole = render_log(game, events).split("\n") if events else []
+    if sum(counts) != len(whole):
+        return alone  # a name spanning lines: each event in its own words, by ids only
+    texts, start = [], 0
+    for count in counts:
+        texts.append("\n".join(whole[start:start + count]))
+        start += count
+    return texts
+
+
+def match_replay(request, match_id):
+    """A stored match the visitor may read (as the API's match detail shows them), its result, a link to
+    share, and its log for the viewer."""
+    match = get_object_or_404(selectors.match_visible(user=request.user), pk=match_id)
+    result = services.game_matches(match.game).match_result(match, context={"request": request}).data
+    events = match.events
+    shown = events[:REPLAY_EVENTS]
+    replay = {"game": match.game, "events": shown, "texts": event_texts(match.game, shown), "total": len(events)}
+    context = {
+        "nav": "match", "match": match, "result": result, "game_name": GAMES.get(match.game, match.game),
+        "share_url": request.build_absolute_uri(reverse("match-replay", args=[match.id])),
+        "replay": replay, "shown": len(shown), "total": len(events), "cut": len(shown) < len(events),
+    }
+    return render(request, "simulate/pages/match_replay.html", context)

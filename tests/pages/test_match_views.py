@@ -1,0 +1,143 @@
+"""The match page and the replay page through Django's test client: bad input is a readable 4xx, never a 500."""
+
+import random
+import uuid
+
+import pytest
+from django.urls import reverse
+from rest_framework.throttling import ScopedRateThrottle
+
+from realms.studies import command_army
+from simulate.models import Match
+from simulate.services import play_match
+
+NEW = "/matches/new/"
+
+
+def realms_post(**changes):
+    data = {"game": "realms", "a_source": "random", "b_source": "random", "agent_a": "greedy", "agent_b": "greedy",
+            "seed": "7"}
+    return {**data, **changes}
+
+
+def legends_post(**changes):
+    data = {"game": "legends", "setup_source": "random", "mode": "duel", "agent_0": "greedy", "agent_1": "greedy",
+            "seed": "7"}
+    return {**data, **changes}
+
+
+def test_the_form_of_each_game_shows(client, catalogue):
+    page = client.get(NEW)
+    assert page.status_code == 200
+    assert b"Side a&#x27;s army" in page.content or b"Side a's army" in page.content
+    page = client.get(NEW, {"game": "legends"})
+    assert page.status_code == 200
+    assert b"View as" not in page.content and b"Setup code" in page.content
+
+
+@pytest.mark.parametrize("game", ["chess", "", "<script>", "x" * 5000])
+def test_an_unknown_game_is_a_readable_400(client, catalogue, game):
+    page = client.get(NEW, {"game": game})
+    assert page.status_code == 400
+    assert b"no game of that name" in page.content
+
+
+@pytest.mark.parametrize("seed", ["abc", "-1", "1.5", str(2**63), "9" * 5000, "<b>1</b>"])
+def test_a_bad_seed_is_shown_by_its_field(client, catalogue, seed):
+    page = client.post(NEW, realms_post(seed=seed))
+    assert page.status_code == 400
+    assert b'id="seed-errors"' in page.content
+    assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("agent", ["nobody", "", "GREEDY", "<i>x</i>"])
+def test_an_unknown_agent_is_shown_by_its_field(client, catalogue, agent):
+    page = client.post(NEW, realms_post(agent_b=agent))
+    assert page.status_code == 400
+    assert b'id="agent_b-errors"' in page.content
+    assert b"<i>x</i>" not in page.content
+
+
+@pytest.mark.parametrize("code", ["not-a-code", "", "%%%", "A" * 300, "AQ"])
+def test_a_bad_army_code_is_shown_by_its_side(client, catalogue, code):
+    page = client.post(NEW, realms_post(a_source="code", a_code=code))
+    assert page.status_code == 400
+    body = page.content.decode()
+    assert 'id="a-errors"><ul class="errorlist"' in body
+
+
+def test_someone_elses_or_a_garbage_saved_army_is_refused(client, catalogue, user):
+    client.force_login(user)
+    for army in ("123", "abc", "", str(2**70)):
+        page = client.post(NEW, realms_post(b_source="saved", b_army=army))
+        assert page.status_code == 400, army
+        assert 'id="b-errors"><ul class="errorlist"' in page.content.decode()
+
+
+def test_an_unknown_source_is_refused(client, catalogue):
+    page = client.post(NEW, realms_post(a_source="stolen"))
+    assert page.status_code == 400
+    assert b"Choose how this side" in page.content
+
+
+@pytest.mark.parametrize("changes", [
+    {"setup_source": "code", "setup_code": "garbage"},
+    {"setup_source": "code", "setup_code": ""},
+    {"setup_source": "saved", "setup_saved": "5"},
+    {"setup_source": "saved", "setup_saved": "x"},
+    {"mode": "triple"},
+    {"setup_source": "other"},
+    {"agent_1": "nobody"},
+    {"seed": "seven"},
+])
+def test_bad_legends_input_is_shown_inline(client, catalogue, changes):
+    page = client.post(NEW, legends_post(**changes))
+    assert page.status_code == 400
+    assert b'class="errorlist"' in page.content or b'id="form-errors"' in page.content
+    assert not Match.objects.exists()
+
+
+def test_a_valid_post_plays_and_opens_the_replay(client, catalogue):
+    page = client.post(NEW, realms_post())
+    match = Match.objects.get()
+    assert page.status_code == 302 and page["Location"] == reverse("match-replay", args=[match.id])
+    replay = client.get(page["Location"])
+    assert replay.status_code == 200
+    assert b'id="replay-data"' in replay.content
+    page = client.post(NEW, legends_post(agent_1="random"))
+    assert page.status_code == 302
+    assert Match.objects.filter(game="legends").get().agents == {"t0p0": "greedy", "t1p0": "random"}
+
+
+def test_the_same_seed_draws_the_same_random_armies(client, catalogue):
+    client.post(NEW, realms_post(seed="99"))
+    client.post(NEW, realms_post(seed="99"))
+    first, second = Match.objects.order_by("created_at")
+    assert first.setup == second.setup and first.events == second.events
+    rng = random.Random(99)
+    assert first.setup["armies"]["a"] == command_army("random", rng)
+
+
+def test_an_unknown_match_is_404(client, catalogue):
+    assert client.get(f"/matches/{uuid.uuid4()}/").status_code == 404
+    assert client.get("/matches/not-a-uuid/").status_code == 404
+
+
+def test_another_users_match_is_404(client, catalogue, user, other_user):
+    army = command_army("random", random.Random(1))
+    match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=1,
+                          user=other_user)
+    client.force_login(user)
+    assert client.get(reverse("match-replay", args=[match.id])).status_code == 404
+    client.force_login(other_user)
+    assert client.get(reverse("match-replay", args=[match.id])).status_code == 200
+
+
+def test_past_the_simulate_rate_the_page_answers_429(client, catalogue, monkeypatch):
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"simulate": "1/minute", "batches": "1/minute"})
+    assert client.post(NEW, realms_post()).status_code == 302
+    page = client.post(NEW, realms_post())
+    assert page.status_code == 429
+    assert b"try again in" in page.content
+    assert int(page["Retry-After"]) >= 1
+    assert Match.objects.count() == 1
