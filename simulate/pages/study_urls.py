@@ -1,8 +1,10 @@
 from django.urls import path
 
-from cardsdb.pages.placeholder import placeholder
+from simulate.pages import studies
 
 urlpatterns = [
-    path("new/", placeholder("Studies"), name="study-new"),
-    path("<uuid:batch_id>/", placeholder("Study"), name="study-detail"),
+    path("new/", studies.study_new, name="study-new"),
+    path("<uuid:batch_id>/", studies.study_detail, name="study-detail"),
+    path("<uuid:batch_id>/progress/", studies.study_progress, name="study-progress"),
+    path("<uuid:batch_id>/cancel/", studies.study_cancel, name="study-cancel"),
 ]

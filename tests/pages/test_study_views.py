@@ -1,0 +1,200 @@
+"""The study pages through Django's test client: bad input answers inline or as a 4xx page, never a 500;
+a study posted from the form is stored and handed over as the API's."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+from cardsdb.api.parsers import MAX_JSON_DEPTH
+from realms.models import Character
+from simulate import background, batches
+from simulate.models import Batch
+from tests.factories import faction_army
+
+pytestmark = pytest.mark.django_db
+
+NEW = reverse("study-new")
+
+
+@pytest.fixture
+def handed_over(monkeypatch):
+    """The batches handed to the background, not played (these tests only read what was stored)."""
+    queued = []
+    monkeypatch.setattr(background, "queue_batch", queued.append)
+    return queued
+
+
+def post(client, data, game="realms", **extra):
+    form = {"kind": "matchup", "count": "4", "army_a": "random", "army_b": "random", "agent_a": "greedy",
+            "agent_b": "greedy", "patch_field": "atk" if game == "realms" else "copies", "mode": "teams", **data}
+    return client.post(f"{NEW}?game={game}", form, **extra)
+
+
+def errors_of(response) -> str:
+    """The text of the form's refusal box and inline errors."""
+    html = response.content.decode()
+    return " ".join(re.sub(r"<[^>]+>", " ", part) for part in
+                    re.findall(r'role="alert".*?</div>|<ul class="errorlist".*?</ul>', html, re.S))
+
+
+def test_the_form_offers_every_kind_for_both_games(client, catalogue):
+    for game, heading in (("realms", "Echo Realms"), ("legends", "Akin Legends")):
+        response = client.get(f"{NEW}?game={game}")
+        html = response.content.decode()
+        assert response.status_code == 200 and f"New study: {heading}" in html
+        for kind in Batch.Kind.values:
+            assert f'<option value="{kind}"' in html
+        assert "Advanced: JSON inputs" in html
+
+
+def test_an_unknown_game_is_a_400_page(client):
+    response = client.get(f"{NEW}?game=chess")
+    assert response.status_code == 400 and b"Unknown game" in response.content
+
+
+def test_a_matchup_from_the_simple_fields_is_stored_as_the_api_stores_it(client, catalogue, handed_over,
+                                                                         django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, {"count": "6", "seed": "12", "swap_sides": "on", "agent_b": "random"})
+    batch = Batch.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("study-detail", args=[batch.id])
+    assert (batch.kind, batch.count, batch.seed, batch.swap_sides) == ("matchup", 6, 12, True)
+    assert batch.inputs["agents"] == {"a": "greedy", "b": "random"}
+    assert len(batch.inputs["armies"]["a"]["slots"]) == 7
+    assert batch.client.startswith("address:") and handed_over == [batch.id]
+
+
+def test_a_signed_in_users_study_is_theirs_and_listed(client, catalogue, handed_over, user):
+    client.force_login(user)
+    post(client, {"kind": "field", "count": "3"})
+    batch = Batch.objects.get()
+    assert (batch.owner, batch.client) == (user, f"user:{user.pk}")
+    listing = client.get(NEW).content.decode()
+    assert reverse("study-detail", args=[batch.id]) in listing
+
+
+def test_json_inputs_replace_the_simple_fields(client, catalogue, handed_over):
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
+    post(client, {"kind": "ladder", "count": "2", "inputs_json": json.dumps({"armies": armies,
+                                                                               "levels": ["random", "greedy"]})})
+    batch = Batch.objects.get()
+    assert batch.inputs == {"armies": armies, "levels": ["random", "greedy"]} and batch.count == 4
+
+
+@pytest.mark.parametrize("data, where", [
+    ({"kind": "tournament"}, "kind"),
+    ({"count": "0"}, "count"),
+    ({"count": "100001"}, "count"),
+    ({"count": "lots"}, "count"),
+    ({"seed": "-1"}, "seed"),
+    ({"seed": str(2**63)}, "seed"),
+    ({"until_ci_width": "0.001"}, "until_ci_width"),
+    ({"army_a": "not-an-army-code"}, "armies.a.code"),
+    ({"army_a": "faction:no-such-faction"}, "No legal army"),
+    ({"kind": "gauntlet", "opponents": "random\n" * 17}, "At most 16"),
+    ({"kind": "whatif", "patch_card": "no-such-card", "patch_value": "3"}, "patch.0.card"),
+    ({"kind": "whatif"}, "patch"),
+    ({"kind": "gauntlet", "opponents": "random", "until_ci_width": "0.2"}, "until_ci_width"),
+    ({"inputs_json": "not json"}, "JSON parse error"),
+    ({"inputs_json": "[1, 2]"}, "JSON object"),
+    ({"inputs_json": "[" * (MAX_JSON_DEPTH + 5) + "]" * (MAX_JSON_DEPTH + 5)}, "nested deeper"),
+    ({"inputs_json": '{"armies": {"a": {"colour": 1}}}'}, "armies.a.colour"),
+    ({"inputs_json": '{"armies": 5, "opponents": [], "nonsense": true}'}, "nonsense"),
+    ({"inputs_json": '{"armies": {"a": {"code": "\\u0000"}, "b": {"code": "x"}}}'}, "Null characters"),
+    ({"inputs_json": "1" * 5000}, "digits"),
+])
+def test_bad_input_is_answered_inline(client, catalogue, handed_over, data, where):
+    response = post(client, data)
+    assert response.status_code == 400, response.content[:300]
+    inline = f'id="id_{where}_error"' in response.content.decode()  # a form field's own error list
+    assert inline or where in errors_of(response)
+    assert Batch.objects.count() == 0
+
+
+def test_a_huge_json_body_is_refused_before_it_is_read(client, catalogue, handed_over, settings):
+    response = post(client, {"inputs_json": '{"a": "' + "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10) + '"}'})
+    assert response.status_code in (400, 413) and Batch.objects.count() == 0
+
+
+def test_an_illegal_army_lists_its_violations(client, catalogue, handed_over):
+    card = Character.objects.order_by("slug").first()
+    army = {"slots": [{"card": card.slug, "line": "vanguard"}] * 2}
+    response = post(client, {"inputs_json": json.dumps({"armies": {"a": army, "b": army}})})
+    assert response.status_code == 400
+    assert '<ul class="violations">' in response.content.decode()
+
+
+def test_a_study_too_big_without_a_broker_says_so(client, catalogue, handed_over):
+    response = post(client, {"kind": "ladder", "count": "100000"})
+    assert response.status_code == 400 and "at most 200" in errors_of(response).replace(",", "")
+
+
+def test_the_sixth_unfinished_study_is_refused_with_a_message(client, catalogue, handed_over):
+    for _ in range(batches.MAX_UNFINISHED):
+        assert post(client, {}).status_code == 302
+    response = post(client, {})
+    assert response.status_code == 429
+    assert "You have 5 batches queued or running" in errors_of(response)
+    assert Batch.objects.count() == batches.MAX_UNFINISHED
+
+
+def test_starting_studies_is_throttled_like_the_api(client, catalogue, handed_over, monkeypatch):
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "batches", "2/hour")
+    assert api_settings.DEFAULT_THROTTLE_CLASSES  # the service's rates apply as well
+    assert [post(client, {}).status_code for _ in range(2)] == [302, 302]
+    response = post(client, {})
+    assert response.status_code == 429 and b"try again in" in response.content
+    assert Batch.objects.count() == 2
+
+
+def test_legends_studies_start_from_the_simple_fields(client, catalogue, handed_over):
+    for kind in ("matchup", "gauntlet", "matrix", "field", "ladder"):
+        response = post(client, {"kind": kind, "count": "2", "mode": "duel", "levels": ["greedy"]}, game="legends")
+        assert response.status_code == 302, errors_of(response)
+    kinds = set(Batch.objects.values_list("kind", flat=True))
+    assert kinds == {"matchup", "gauntlet", "matrix", "field", "ladder"}
+    assert Batch.objects.get(kind="field").inputs == {"mode": "duel"}
+
+
+def test_an_unknown_study_is_404(client):
+    for name in ("study-detail", "study-progress"):
+        assert client.get(reverse(name, args=["00000000-0000-0000-0000-000000000000"])).status_code == 404
+    assert client.get("/studies/not-a-uuid/").status_code == 404
+
+
+def test_another_users_study_is_404_and_cancel_takes_post_only(client, catalogue, user, other_user):
+    batch = batches.create_batch(game="realms", inputs={"armies": {"a": {"slots": faction_army("arcane")},
+                                                                  "b": {"slots": faction_army("tribal")}}},
+                                 count=2, seed=1, user=other_user)
+    client.force_login(user)
+    assert client.get(reverse("study-detail", args=[batch.id])).status_code == 404
+    assert client.post(reverse("study-cancel", args=[batch.id])).status_code == 404
+    client.force_login(other_user)
+    assert client.get(reverse("study-cancel", args=[batch.id])).status_code == 405
+    assert client.post(reverse("study-cancel", args=[batch.id])).status_code == 302
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.CANCELLED
+
+
+def test_a_running_study_polls_and_a_finished_one_does_not(client, catalogue):
+    batch = batches.create_batch(game="realms", inputs={"armies": {"a": {"slots": faction_army("arcane")},
+                                                                  "b": {"slots": faction_army("tribal")}}},
+                                 count=3, seed=1)
+    progress = reverse("study-progress", args=[batch.id])
+    html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+    assert f'hx-get="{progress}"' in html and 'hx-trigger="every 1s"' in html
+    assert '<progress value="0" max="3"' in html and "0 of 3" in html
+    batches.play_here(batch.id)
+    fragment = client.get(progress).content.decode()
+    assert "hx-trigger" not in fragment and 'hx-swap-oob="innerHTML"' in fragment and "3 of 3" in fragment
+    assert 'role="img"' in fragment
+
+
+def test_an_unknown_sort_is_a_400_page(client, catalogue):
+    batch = batches.create_batch(game="realms", inputs={}, kind="field", count=2, seed=1)
+    assert client.get(reverse("study-detail", args=[batch.id]), {"sort": "<script>"}).status_code == 400
+    assert client.get(reverse("study-detail", args=[batch.id]), {"sort": "-delta"}).status_code == 200
