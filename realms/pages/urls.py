@@ -1,9 +1,10 @@
 from django.urls import path
 
-from cardsdb.pages.placeholder import placeholder
+from realms.pages import views
 
 urlpatterns = [
-    path("cards/", placeholder("Echo Realms cards"), name="realms-gallery"),
-    path("cards/<slug:slug>/", placeholder("Card"), name="realms-card"),
-    path("armies/build/", placeholder("Army builder"), name="army-builder"),
+    path("cards/", views.gallery, name="realms-gallery"),
+    path("cards/<slug:slug>/", views.card, name="realms-card"),
+    path("armies/build/", views.army_builder, name="army-builder"),
+    path("armies/build/panel/", views.army_builder_panel, name="army-builder-panel"),
 ]

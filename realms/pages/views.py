@@ -1,0 +1,446 @@
+"""Echo Realms pages: the card gallery, a card's page and the army builder.
+
+The pages read and check through what the API uses: the characters' FilterSet and query language, the
+army services and the API's serializers, so a filter, a code or a decklist means the same here as there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.paginator import InvalidPage, Paginator
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.exceptions import ValidationError
+
+from cardsdb.choices import Game
+from cardsdb.models import CardSet, Faction, Rarity
+from realms import selectors, services
+from realms.api.serializers import (
+    MAX_SLOTS,
+    ArmyCodeQuerySerializer,
+    ArmyImportInputSerializer,
+    ArmyInputSerializer,
+    ArmySerializer,
+)
+from realms.choices import CharacterClass, Position
+from realms.engine.army import ArmyCodeError, Slot
+from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA, STAT_BOUNDS
+from realms.filtersets import STAT_FIELDS, CharacterFilter
+from realms.models import Character, Race
+from realms.pages.forms import BuilderOpenForm, BuilderStateForm
+from simulate.api.serializers import simulated_block
+
+GALLERY_PAGE_SIZE = 24
+# The builder lists this many characters at once; a search narrows the list.
+BUILDER_LIST_LIMIT = 100
+STAT_LABELS = {"atk": "ATK", "def": "DEF", "spd": "SPD", "hp": "HP", "cooldown": "Cooldown"}
+PARAMETER_LABELS = {
+    "q": "Query", "faction": "Faction", "rarity": "Rarity", "class": "Class", "position": "Position",
+    "race": "Race", "set": "Set", "ordering": "Order", "page": "Page", "code": "Army code", "army": "Saved army",
+    "find": "Search", "name": "Army name", "paste": "Pasted text", "slots": "Army", "text": "Pasted text",
+    **{f"{stat}__gte": f"{label} at least" for stat, label in STAT_LABELS.items()},
+    **{f"{stat}__lte": f"{label} at most" for stat, label in STAT_LABELS.items()},
+}
+
+
+# Shared reading of query parameters and errors.
+
+def _repeated_parameters(params) -> dict[str, list[str]]:
+    """The parameters given more than once, as the API refuses them (CheckedFiltersMixin)."""
+    return {name: ["Give this parameter once."] for name, values in params.lists() if len(values) > 1}
+
+
+def _filled(params) -> dict[str, str]:
+    """The parameters a person filled in: a form sends its empty fields too, which the FilterSet refuses."""
+    return {name: value for name, value in params.items() if value != ""}
+
+
+def _messages(errors, path: tuple = ()) -> list[str]:
+    """Readable lines of a (nested) error structure of a form, a FilterSet or a serializer."""
+    if isinstance(errors, dict):
+        return [line for key, value in errors.items()
+                for line in _messages(value, path if key == "non_field_errors" else (*path, str(key)))]
+    if isinstance(errors, list) and any(isinstance(item, (dict, list)) for item in errors):
+        return [line for index, item in enumerate(errors) for line in _messages(item, (*path, index))]
+    items = errors if isinstance(errors, list) else [errors]
+    label = _label(path)
+    return [f"{label}: {item}" if label else str(item) for item in items if item]
+
+
+def _label(path: tuple) -> str:
+    """What a person calls the input an error is about (`slots.2.card` is card 3 of the army)."""
+    if not path:
+        return ""
+    if path[0] == "slots" and len(path) > 1 and isinstance(path[1], int):
+        return f"Card {path[1] + 1} of the army" + (f" ({path[2]})" if len(path) > 2 else "")
+    return PARAMETER_LABELS.get(path[0], path[0])
+
+
+def _search_characters(request, params: dict) -> tuple[object | None, dict[str, list[str]], list[dict]]:
+    """The characters `params` select through the API's FilterSet (query language included), with a
+    tie-breaker so that pages do not overlap; or None and the errors by parameter; and the warnings of `q`."""
+    filterset = CharacterFilter(params, queryset=selectors.character_list(), request=request)
+    if not filterset.is_valid():
+        return None, {name: list(errors) for name, errors in filterset.errors.items()}, []
+    try:
+        characters = filterset.qs
+    except ValidationError as exc:  # a query that cannot be run, with the position of the problem
+        return None, {name: [str(m) for m in problems] for name, problems in exc.detail.items()}, []
+    ordering = list(characters.query.order_by) or list(Character._meta.ordering)
+    return characters.order_by(*ordering, "pk"), {}, list(getattr(request, "query_warnings", []))
+
+
+def _wants_fragment(request) -> bool:
+    """htmx asks for the part it swaps; a history restore (or no JS) gets the whole page."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _render(request, template: str, context: dict, status: int = 200):
+    response = render(request, template, context, status=status)
+    # The same URL answers a fragment to htmx and a page otherwise: caches must keep them apart.
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
+# The gallery.
+
+def _filter_options(params) -> dict:
+    """The choices of the gallery's filter form, named by the API's values, and the stat ranges given."""
+    ordering_field = CharacterFilter().form.fields["ordering"]
+    orderings = []
+    for value, _label in ordering_field.choices:
+        if value:
+            key = value.lstrip("-")
+            name = STAT_LABELS.get(key, key.replace("_", " ").capitalize())
+            orderings.append((value, f"{name}, {'high to low' if value.startswith('-') else 'low to high'}"))
+    return {
+        "factions": Faction.objects.all(),
+        "rarities": Rarity.objects.all(),
+        "races": Race.objects.all(),
+        "sets": CardSet.objects.filter(game=Game.REALMS),
+        "classes": CharacterClass.choices,
+        "positions": Position.choices,
+        "orderings": orderings,
+        "stats": [{"key": key, "label": STAT_LABELS[key], "low": STAT_BOUNDS[key][0], "high": STAT_BOUNDS[key][1],
+                   "at_least": params.get(f"{key}__gte", ""), "at_most": params.get(f"{key}__lte", "")}
+                  for key in STAT_FIELDS],
+        "stats_given": any(params.get(f"{key}__{bound}") for key in STAT_FIELDS for bound in ("gte", "lte")),
+    }
+
+
+@require_http_methods(["GET", "HEAD"])
+def gallery(request):
+    """Card faces of the characters the filters (or `q`) select, 24 a page; errors shown with the form."""
+    errors = _repeated_parameters(request.GET)
+    warnings: list[dict] = []
+    page_obj = None
+    status = 200
+    if not errors:
+        characters, errors, warnings = _search_characters(request, _filled(request.GET))
+        if characters is not None:
+            number = request.GET.get("page", "1")
+            paginator = Paginator(characters, GALLERY_PAGE_SIZE)
+            try:
+                page_obj = paginator.page(number)
+            except InvalidPage:
+                errors = {"page": [f"There is no page “{number}”: the pages go from 1 to {paginator.num_pages}."]}
+                status = 404
+    if errors and status == 200:
+        status = 400
+    context = {
+        "nav": "realms-gallery", "values": request.GET, "errors": errors,
+        "error_lines": _messages(errors), "warnings": warnings, "page_obj": page_obj,
+    }
+    if _wants_fragment(request):
+        return _render(request, "realms/pages/gallery_results.html", context, status)
+    return _render(request, "realms/pages/gallery.html", {**context, **_filter_options(request.GET)}, status)
+
+
+# A card's page.
+
+@require_http_methods(["GET", "HEAD"])
+def card(request, slug: str):
+    """Every field of a character, its abilities in words, its simulated win rate and your armies with it."""
+    character = get_object_or_404(selectors.character_list(), slug=slug)
+    simulated = simulated_block({}, game=Game.REALMS, group="cards", member=character.slug)
+    armies = [army for army in selectors.army_list(user=request.user)
+              if any(isinstance(s, dict) and s.get("card") == character.slug for s in army.slots)]
+    context = {
+        "nav": "realms-gallery", "character": character, "simulated": simulated, "armies": armies,
+        "percent": _percentages(simulated) if simulated else None,
+        "admin_url": reverse("admin:realms_character_change", args=[character.pk]) if request.user.is_staff else None,
+    }
+    return render(request, "realms/pages/card.html", context)
+
+
+def _percentages(simulated: dict) -> dict[str, str | None]:
+    """The study's rates and intervals written as percentages (their points for the difference)."""
+    def percent(value):
+        return None if value is None else f"{value * 100:.1f}"
+    win_ci, delta_ci = simulated.get("win_rate_ci") or {}, simulated.get("delta_ci") or {}
+    return {"win_rate": percent(simulated.get("win_rate")), "win_low": percent(win_ci.get("low")),
+            "win_high": percent(win_ci.get("high")), "delta": percent(simulated.get("delta")),
+            "delta_low": percent(delta_ci.get("low")), "delta_high": percent(delta_ci.get("high"))}
+
+
+# The army builder.
+
+@dataclass
+class Builder:
+    """An army being built, as the page holds it, and what to tell about the last change."""
+
+    slots: list[Slot] = field(default_factory=list)
+    army: object | None = None  # the saved Army being edited
+    name: str = ""
+    find: str = ""
+    paste: str = ""
+    notices: list[dict] = field(default_factory=list)
+    problems: list[dict] = field(default_factory=list)
+    status: int = 200
+
+    def tell(self, text: str, level: str = "error", status: int | None = None) -> None:
+        self.notices.append({"text": text, "level": level})
+        if status is not None:
+            self.status = max(self.status, status)
+
+
+def _checked_slots(data: list[dict]) -> tuple[list[Slot] | None, list[str]]:
+    """Slots read with the API's own limits (at most MAX_SLOTS, bounded slugs, known lines)."""
+    serializer = ArmyInputSerializer(data={"slots": data})
+    if not serializer.is_valid():
+        return None, _messages(serializer.errors)
+    return services.slots_from_data(serializer.validated_data["slots"]), []
+
+
+def _own_army(request, army_id: int):
+    """The requester's own saved army; another user's, or none, is a 404."""
+    army = selectors.army_list(user=request.user).filter(pk=army_id).first()
+    if army is None:
+        raise Http404("You have no saved army with this number.")
+    return army
+
+
+def _open_builder(request) -> Builder:
+    """The builder as a URL opens it: empty, from `?code=` or from one of your armies (`?army=`)."""
+    builder = Builder()
+    repeated = _repeated_parameters(request.GET)
+    if repeated:
+        for line in _messages(repeated):
+            builder.tell(line, status=400)
+        return builder
+    form = BuilderOpenForm(request.GET)
+    if not form.is_valid():
+        for line in _messages(form.errors):
+            builder.tell(line, status=400)
+        return builder
+    builder.find = form.cleaned_data["find"]
+    if form.cleaned_data["army"] is not None:
+        army = _own_army(request, form.cleaned_data["army"])
+        slots, problems = _checked_slots(army.slots)
+        builder.army, builder.name, builder.slots = army, army.name, slots or []
+        for line in problems:
+            builder.tell(line)
+    elif "code" in request.GET:
+        _load_code(builder, request.GET["code"])
+    return builder
+
+
+def _load_code(builder: Builder, text: str) -> bool:
+    """Replace the army with the one an army code names (in canonical order); a readable message if none."""
+    query = ArmyCodeQuerySerializer(data={"code": text})
+    if not query.is_valid():
+        builder.tell(f"Bad army code: {' '.join(_messages(query.errors['code']))}", status=400)
+        return False
+    try:
+        _version, slots = services.army_decode(query.validated_data["code"])
+    except ArmyCodeError as exc:
+        builder.tell(f"Bad army code: {exc}", status=400)
+        return False
+    builder.slots = slots
+    return True
+
+
+def _posted_builder(request) -> Builder:
+    """The builder as the page posted it: its slots (hidden inputs), the army it edits and its fields."""
+    builder = Builder()
+    form = BuilderStateForm(request.POST)
+    if not form.is_valid():
+        for line in _messages(form.errors):
+            builder.tell(line, status=400)
+        return builder
+    builder.find, builder.name = form.cleaned_data["find"], form.cleaned_data["name"]
+    builder.paste = form.cleaned_data["paste"]
+    if form.cleaned_data["army"] is not None:
+        builder.army = _own_army(request, form.cleaned_data["army"])
+    cards, lines = request.POST.getlist("card"), request.POST.getlist("line")
+    if len(cards) != len(lines):
+        builder.tell("The army could not be read: every card needs its line.", status=400)
+        return builder
+    slots, problems = _checked_slots([{"card": c, "line": line} for c, line in zip(cards, lines, strict=True)])
+    if slots is None:
+        builder.tell("The army could not be read.", status=400)
+        for line in problems:
+            builder.tell(line)
+        return builder
+    builder.slots = slots
+    _apply(request, builder)
+    return builder
+
+
+def _index(text: str, slots: list[Slot]) -> int | None:
+    """The slot a button names, or None (a number is read only when it is short enough to be one)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_SLOTS))):
+        return None
+    return int(text) if int(text) < len(slots) else None
+
+
+def _apply(request, builder: Builder) -> None:
+    """Carry out the button the person pressed (each names its action)."""
+    post = request.POST
+    slots = list(builder.slots)
+    if "add" in post:
+        line, _, slug = post["add"].partition(":")
+        slots.append(Slot(card=slug, line=line))
+    elif "remove" in post or "move" in post:
+        action = "remove" if "remove" in post else "move"
+        index = _index(post[action], slots)
+        if index is None:
+            builder.tell("There is no such card in the army.", status=400)
+            return
+        if action == "remove":
+            del slots[index]
+        else:
+            other = LINES[1 - LINES.index(slots[index].line)]
+            slots[index] = Slot(card=slots[index].card, line=other)
+    elif "clear" in post:
+        slots = []
+    elif "paste_go" in post:
+        _paste(builder, builder.paste)
+        return
+    elif "save" in post:
+        _save(request, builder)
+        return
+    checked, problems = _checked_slots([{"card": s.card, "line": s.line} for s in slots])
+    if checked is None:
+        builder.tell(f"That change was not made: {' '.join(problems)}", status=400)
+        return
+    builder.slots = checked
+
+
+def _paste(builder: Builder, text: str) -> None:
+    """Load a pasted army code, or read a pasted decklist (its problems listed by line)."""
+    stripped = text.strip()
+    if not stripped:
+        builder.tell("Paste an army code or a decklist first.", status=400)
+        return
+    code_problem = None
+    if len(stripped.split()) == 1:
+        query = ArmyCodeQuerySerializer(data={"code": stripped})
+        if query.is_valid():
+            try:
+                builder.slots = services.army_decode(query.validated_data["code"])[1]
+                builder.tell("Loaded the army of the pasted code.", level="success")
+                return
+            except ArmyCodeError as exc:
+                code_problem = str(exc)
+    data = ArmyImportInputSerializer(data={"text": text})
+    if not data.is_valid():
+        for line in _messages(data.errors):
+            builder.tell(line, status=400)
+        return
+    answer = services.army_import(data.validated_data["text"])
+    builder.problems = answer["problems"]
+    if not answer["slots"]:
+        reason = f"It is not an army code ({code_problem}) and " if code_problem else ""
+        builder.tell(f"{reason}No card could be read from the pasted text; the army is unchanged.", status=400)
+        return
+    builder.slots = services.slots_from_data(answer["slots"])
+    read = len(answer["slots"])
+    builder.tell(f"Read {read} card{'s' if read != 1 else ''} from the decklist.", level="success")
+
+
+def _save(request, builder: Builder) -> None:
+    """Create or update your saved army through the API's serializer (drafts allowed, as there)."""
+    if not request.user.is_authenticated:
+        builder.tell("Sign in to save your army.", status=403)
+        return
+    data = {"name": builder.name, "slots": [{"card": s.card, "line": s.line} for s in builder.slots]}
+    serializer = ArmySerializer(instance=builder.army, data=data, context={"request": request})
+    if not serializer.is_valid():
+        for line in _messages(serializer.errors):
+            builder.tell(f"Not saved. {line}", status=400)
+        return
+    builder.army = serializer.save()
+    builder.tell(f"Saved “{builder.army.name}”.", level="success")
+
+
+def _builder_context(request, builder: Builder) -> dict:
+    """The army's report (services.army_validate) and what the page shows of it and of the catalogue."""
+    report = services.army_validate(slots=builder.slots)
+    known = {c.slug: c for c in selectors.character_list().filter(slug__in={s.card for s in builder.slots})}
+    entries = [{"index": i, "slot": slot, "character": known.get(slot.card)} for i, slot in enumerate(builder.slots)]
+    rarity_names = dict(Rarity.objects.values_list("slug", "name"))
+    counts = report["counts"]
+    stats = report["stats"]
+    faction_names = dict(Faction.objects.filter(slug__in=stats["counts"]["faction"]).values_list("slug", "name"))
+    find_errors: list[str] = []
+    characters, errors, find_warnings = _search_characters(request, {"q": builder.find} if builder.find else {})
+    if characters is None:
+        find_errors = _messages(errors)
+        listed, total = [], 0
+    else:
+        listed = list(characters[:BUILDER_LIST_LIMIT])
+        total = characters.count() if len(listed) == BUILDER_LIST_LIMIT else len(listed)
+    code = report["code"]
+    share_url = None
+    if code:
+        share_url = request.build_absolute_uri(f"{reverse('army-builder')}?{urlencode({'code': code})}")
+    return {
+        "nav": "army-builder", "builder": builder, "report": report, "army_size": ARMY_SIZE,
+        "lines": [{"line": line, "label": line.title(), "capacity": LINE_CAPACITY, "count": counts["line"][line],
+                   "other": LINES[1 - LINES.index(line)].title(),
+                   "entries": [e for e in entries if e["slot"].line == line]} for line in LINES],
+        "entries": entries,
+        "rarities": [{"slug": slug, "name": rarity_names.get(slug, slug.title()), "have": counts["rarity"][slug],
+                      "need": need} for slug, need in RARITY_QUOTA.items()],
+        "factions": [{"name": faction_names.get(slug, slug), "count": n} for slug, n in stats["counts"]["faction"].items()],
+        "classes": [{"name": CharacterClass(name).label, "count": n} for name, n in stats["counts"]["class"].items() if n],
+        "stat_rows": [{"label": STAT_LABELS[key], "sum": stats["sums"][key], "mean": stats["means"][key]}
+                      for key in ("atk", "def", "spd", "hp")],
+        "attack_order": [{"spd": group["spd"], "tie": group["tie"],
+                          "names": [known[u["card"]].name if u["card"] in known else u["card"] for u in group["units"]]}
+                         for group in stats["attack_order"]],
+        "share_url": share_url,
+        "characters": listed, "characters_total": total, "find_errors": find_errors, "find_warnings": find_warnings,
+        "paste": builder.paste,
+    }
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def army_builder(request):
+    """The builder page: opened empty, from a code or a saved army; without JS its buttons post here."""
+    if request.method == "POST":
+        builder = _posted_builder(request)
+        if "save" in request.POST and builder.army is not None and builder.status == 200:
+            messages.success(request, builder.notices[-1]["text"])
+            return redirect(f"{reverse('army-builder')}?{urlencode({'army': builder.army.pk})}")
+    else:
+        builder = _open_builder(request)
+    return _render(request, "realms/pages/builder.html", _builder_context(request, builder), builder.status)
+
+
+@require_POST
+def army_builder_panel(request):
+    """What htmx swaps after each button of the builder: the army panel and the list, the status out of band."""
+    builder = _posted_builder(request)
+    response = _render(request, "realms/pages/builder_fragment.html", _builder_context(request, builder),
+                       builder.status)
+    if "save" in request.POST and builder.army is not None and builder.status == 200:
+        response["HX-Push-Url"] = f"{reverse('army-builder')}?{urlencode({'army': builder.army.pk})}"
+    return response

@@ -1,0 +1,160 @@
+"""The Echo Realms pages answer bad input with a readable 4xx page or message, never a 500 (Django's test client)."""
+
+import pytest
+from django.urls import reverse
+
+from realms import services
+from realms.api.serializers import MAX_SLOTS
+from realms.models import Army, Character
+from tests.factories import faction_army
+
+GALLERY = "/realms/cards/"
+BUILDER = "/realms/armies/build/"
+PANEL = "/realms/armies/build/panel/"
+
+
+def _slots_post(slots, **extra):
+    return {"card": [s["card"] for s in slots], "line": [s["line"] for s in slots], **extra}
+
+
+@pytest.mark.parametrize("query", [
+    "rarity_id=abc", "rarity_id=1.5", "atk__gte=-1", "atk__gte=abc", "hp__lte=99999999999999999999999",
+    "class=wizard", "position=middle", "ordering=colour", "q=(atk>", "q=" + "x" * 600, "q=a%00b",
+    "faction=arcane&faction=shadow", "has_image=maybe", "updated_since=yesterday",
+])
+def test_gallery_garbage_filters_answer_400_with_the_message(client, catalogue, query):
+    response = client.get(f"{GALLERY}?{query}")
+    assert response.status_code == 400
+    assert b"These filters could not be used" in response.content
+
+
+@pytest.mark.parametrize("page", ["0", "abc", "999", "", "1.5", "9" * 30])
+def test_gallery_garbage_page_is_a_404_with_the_page_range(client, catalogue, page):
+    response = client.get(f"{GALLERY}?page={page}")
+    assert response.status_code == 404
+    assert "the pages go from 1 to".encode() in response.content
+
+
+def test_gallery_q_warnings_are_shown_and_the_query_still_runs(client, catalogue):
+    response = client.get(f"{GALLERY}?q=colour:red class:mage")
+    assert response.status_code == 200
+    assert b"Parts of the query were ignored" in response.content
+    count = Character.objects.filter(character_class="mage").count()
+    assert f"{count} cards".encode() in response.content
+
+
+def test_gallery_answers_htmx_with_the_grid_only(client, catalogue):
+    response = client.get(f"{GALLERY}?faction=arcane", headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+    assert b'hx-swap-oob="innerHTML"' in response.content
+    assert "HX-Request" in response["Vary"]
+
+
+def test_gallery_and_card_page_refuse_post(client, catalogue):
+    assert client.post(GALLERY).status_code == 405
+
+
+def test_unknown_card_slug_is_a_404_page(client, catalogue):
+    response = client.get("/realms/cards/no-such-card/")
+    assert response.status_code == 404
+    assert b"<html" in response.content
+
+
+@pytest.mark.parametrize("query", [
+    "code=!!!", "code=" + "A" * 300, "code=AgEHRVItQ09SRQ", "code=", "army=abc", "army=0", "army=-3",
+    "army=" + "9" * 40, "find=" + "x" * 600, "code=a&code=b",
+])
+def test_builder_garbage_query_answers_400_with_a_message(client, catalogue, query):
+    response = client.get(f"{BUILDER}?{query}")
+    assert response.status_code == 400
+    assert b'class="message error"' in response.content
+
+
+def test_builder_bad_code_says_bad_army_code(client, catalogue):
+    response = client.get(f"{BUILDER}?code=!!!")
+    assert b"Bad army code" in response.content
+
+
+def test_builder_opens_a_code(client, catalogue):
+    slots = faction_army("arcane")
+    code = services.army_validate(slots=services.slots_from_data(slots))["code"]
+    response = client.get(BUILDER, {"code": code})
+    assert response.status_code == 200
+    for character in Character.objects.filter(slug__in=[s["card"] for s in slots]):
+        assert character.name.encode() in response.content
+    assert b">Valid<" in response.content
+
+
+def test_another_users_army_is_a_404(client, catalogue, user, other_user):
+    army = Army.objects.create(owner=other_user, name="Bob's", slots=faction_army("arcane"))
+    client.force_login(user)
+    assert client.get(BUILDER, {"army": army.pk}).status_code == 404
+    assert client.post(PANEL, {"army": army.pk, "save": "1", "name": "Mine now"}).status_code == 404
+    assert Army.objects.get(pk=army.pk).name == "Bob's"
+
+
+def test_anonymous_cannot_open_an_army_by_id(client, catalogue, other_user):
+    army = Army.objects.create(owner=other_user, name="Bob's", slots=[])
+    assert client.get(BUILDER, {"army": army.pk}).status_code == 404
+
+
+@pytest.mark.parametrize("data", [
+    {"card": ["a", "b"], "line": ["vanguard"]},
+    {"card": ["a"], "line": ["middle"]},
+    {"card": ["x" * 300], "line": ["vanguard"]},
+    {"card": ["a"] * (MAX_SLOTS + 1), "line": ["vanguard"] * (MAX_SLOTS + 1)},
+    {"remove": "7"}, {"remove": "9" * 5000}, {"move": "-1"},
+    {"army": "abc"}, {"name": "x" * 500}, {"find": "x" * 600},
+    {"paste_go": "1", "paste": ""}, {"paste_go": "1", "paste": "x" * 20_001},
+    {"paste_go": "1", "paste": "\n" * 300}, {"paste_go": "1", "paste": "!!!"},
+])
+def test_builder_garbage_posts_answer_4xx_with_a_message(client, catalogue, data):
+    for url in (BUILDER, PANEL):
+        response = client.post(url, data)
+        assert 400 <= response.status_code < 500, (url, data, response.status_code)
+        assert b'class="message error"' in response.content
+
+
+def test_builder_refuses_adding_past_the_api_bound(client, catalogue):
+    slugs = list(Character.objects.values_list("slug", flat=True)[:MAX_SLOTS])
+    data = _slots_post([{"card": slug, "line": "vanguard"} for slug in slugs], add=f"vanguard:{slugs[0]}")
+    response = client.post(PANEL, data)
+    assert response.status_code == 400
+    assert b"That change was not made" in response.content
+    assert response.content.count(b'name="card"') == MAX_SLOTS
+
+
+def test_builder_add_of_an_unknown_card_is_a_violation_not_an_error(client, catalogue):
+    response = client.post(PANEL, {"add": "vanguard:no-such-card"})
+    assert response.status_code == 200
+    assert b"No character card" in response.content
+
+
+def test_anonymous_save_is_refused_with_a_sign_in_message(client, catalogue):
+    response = client.post(PANEL, _slots_post(faction_army("arcane"), save="1", name="Mine"))
+    assert response.status_code == 403
+    assert b"Sign in to save" in response.content
+    assert not Army.objects.exists()
+
+
+def test_save_without_js_redirects_to_the_saved_army(client, catalogue, user):
+    client.force_login(user)
+    response = client.post(BUILDER, _slots_post(faction_army("arcane"), save="1", name="Arcane"))
+    army = Army.objects.get(owner=user)
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('army-builder')}?army={army.pk}"
+    assert army.name == "Arcane"
+    page = client.get(response["Location"])
+    assert "Saved “Arcane”.".encode() in page.content
+
+
+def test_save_with_a_blank_name_says_why(client, catalogue, user):
+    client.force_login(user)
+    response = client.post(PANEL, _slots_post(faction_army("arcane"), save="1", name=""))
+    assert response.status_code == 400
+    assert b"Not saved. Army name" in response.content
+
+
+def test_the_builder_panel_refuses_get(client, catalogue):
+    assert client.get(PANEL).status_code == 405
