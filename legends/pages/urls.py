@@ -1,9 +1,10 @@
 from django.urls import path
 
-from cardsdb.pages.placeholder import placeholder
+from legends.pages import views
 
 urlpatterns = [
-    path("cards/", placeholder("Akin Legends cards"), name="legends-gallery"),
-    path("cards/<slug:slug>/", placeholder("Card"), name="legends-card"),
-    path("setups/build/", placeholder("Setup builder"), name="setup-builder"),
+    path("cards/", views.gallery, name="legends-gallery"),
+    path("cards/<slug:slug>/", views.card_page, name="legends-card"),
+    path("setups/build/", views.setup_builder, name="setup-builder"),
+    path("setups/build/check/", views.setup_check, name="setup-builder-check"),
 ]

@@ -1,0 +1,467 @@
+"""Akin Legends pages: the card gallery, a card's page and the setup builder.
+
+Each reads what the API reads: the kinds of card, their querysets, FilterSets and serializers are the API
+viewsets' own (legends/api/urls.py), setups are checked by the service the validate action calls and saved
+through the API's serializer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import InvalidPage, Paginator
+from django.db.models import Case, CharField, Q, QuerySet, TextField, Value, When
+from django.db.models.functions import Cast
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.dateparse import parse_datetime
+from django.utils.http import urlencode
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.exceptions import ValidationError as APIValidationError
+
+from cardsdb.api.errors import _field_errors
+from cardsdb.api.parsers import text_problem
+from cardsdb.api.serializers import share_url
+from cardsdb.choices import Game
+from cardsdb.models import Card
+from legends import selectors, services, setup_codes
+from legends.api.serializers import SetupCodeQuerySerializer, SetupInputSerializer, TeamSetupSerializer
+from legends.api.urls import router
+from legends.api.views import LegendsCardViewSet
+from legends.engine.setup import SetupFormatError, parse_teams
+from legends.filtersets import LegendsCardFilter
+from legends.pages.forms import (
+    SetupForm,
+    default_setup_initial,
+    setup_initial,
+    shown_filter_fields,
+)
+
+PAGE_SIZE = 24
+MAX_SETUPS_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of Akin Legends card, as its API viewset serves it."""
+
+    slug: str  # the API's prefix: spirits, protectors, defenses, summoning-cards
+    viewset: type[LegendsCardViewSet]
+    face_route: str
+
+    @property
+    def model(self):
+        return self.viewset.queryset.model
+
+    @property
+    def label(self) -> str:
+        return str(self.model._meta.verbose_name_plural).capitalize()
+
+    @property
+    def singular(self) -> str:
+        return str(self.model._meta.verbose_name)
+
+    def cards(self) -> QuerySet:
+        return self.viewset.queryset.all()
+
+    def face_url(self, slug: str, size: str) -> str:
+        return f"{reverse(self.face_route, kwargs={'slug': slug})}?size={size}"
+
+
+KINDS: dict[str, Kind] = {
+    prefix: Kind(prefix, viewset, f"{basename}-card-face")
+    for prefix, viewset, basename in router.registry
+    if issubclass(viewset, LegendsCardViewSet)
+}
+# The filters every kind has, and so the only ones a gallery of every kind applies.
+COMMON_PARAMETERS = frozenset({*LegendsCardFilter.base_filters, "q"})
+
+
+def parameter_problems(params) -> list[str]:
+    """What the API refuses of any query string before running a query: a parameter given twice, or text
+    that cannot be stored (CheckedFiltersMixin)."""
+    problems = []
+    for name, values in params.lists():
+        if len(values) > 1:
+            problems.append(f"{name}: give this parameter once.")
+        elif problem := text_problem(values[0]) or text_problem(name):
+            problems.append(f"{name}: {problem}")
+    return problems
+
+
+def status_for(request, status: int) -> int:
+    """htmx swaps only successful answers: a fragment that carries its own message answers 200."""
+    return 200 if request.htmx and not request.htmx.history_restore_request else status
+
+
+# --------------------------------------------------------------------------- the gallery
+
+
+@dataclass
+class Filtered:
+    """A kind's cards as its FilterSet filtered them, or why it could not."""
+
+    kind: Kind
+    filterset: Any
+    cards: QuerySet | None = None
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def filter_cards(request, kind: Kind, data) -> Filtered:
+    """Run the API's FilterSet of `kind` on `data`, as the list endpoint does (errors and q's warnings kept)."""
+    filterset = kind.viewset.filterset_class(data=data, queryset=kind.cards(), request=request)
+    request.query_warnings = []
+    if not filterset.is_valid():
+        return Filtered(kind, filterset, errors=[
+            f"{filterset.form.fields[name].label if name in filterset.form.fields else name}: {message}"
+            for name, found in filterset.form.errors.items() for message in found])
+    try:
+        cards = filterset.qs
+    except APIValidationError as exc:  # a query that cannot run (QueryFilter), with its position
+        return Filtered(kind, filterset, errors=[f"Query: {message}" for message in
+                                                 _field_errors(exc.detail).get("q", ["cannot be run."])])
+    warnings = [f"Ignored: {w['message']} (at position {w['position']})" for w in request.query_warnings]
+    return Filtered(kind, filterset, cards=cards.order_by("name", "pk"), warnings=warnings)
+
+
+def every_kind(request) -> tuple[QuerySet | None, Filtered, list[str], list[str], list[str]]:
+    """Cards of every kind matching the shared filters and `q`, each annotated with its kind.
+
+    `q` is read in each kind's own language; a kind whose language cannot read all of it (a key it does not
+    have) is left out, and named, while another kind reads it whole.
+    Returns the cards, the outcome whose form the page shows, errors, warnings and notes.
+    """
+    data = {name: value for name, value in request.GET.items() if name in COMMON_PARAMETERS}
+    outcomes = [filter_cards(request, kind, data) for kind in KINDS.values()]
+    whole = [o for o in outcomes if o.cards is not None and not o.warnings]
+    partial = [o for o in outcomes if o.cards is not None and o.warnings]
+    used = whole or partial
+    if not used:
+        return None, outcomes[0], unique(m for o in outcomes for m in o.errors), [], []
+    notes = []
+    if whole and len(whole) < len(outcomes):
+        left_out = [f"{o.kind.label} ({(o.errors or o.warnings)[0]})" for o in outcomes if o not in whole]
+        notes.append("Left out, as this query does not apply to them: " + "; ".join(left_out) + ".")
+    warnings = [] if whole else unique(w for o in partial for w in o.warnings)
+    condition = Q()
+    for outcome in used:
+        condition |= Q(pk__in=outcome.cards.values("pk"))
+    kind_of = Case(*[When(pk__in=o.cards.values("pk"), then=Value(o.kind.slug)) for o in used],
+                   output_field=CharField())
+    cards = (Card.objects.filter(condition, game=Game.LEGENDS).annotate(kind=kind_of)
+             .order_by("name", "pk").only("pk", "name", "slug"))
+    return cards, outcomes[0], [], warnings, notes
+
+
+def unique(items) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def gallery(request):
+    """Card faces of one kind or every kind, filtered as the API filters them, 24 a page."""
+    kind_slug = request.GET.get("kind", "")
+    kind = KINDS.get(kind_slug)
+    errors = parameter_problems(request.GET)
+    status = 400
+    cards = warnings = notes = None
+    shown_kind = kind_slug if kind is not None else ""
+    if kind_slug and kind is None:
+        errors.append(f"There is no kind of card {kind_slug!r}: choose one of {', '.join(KINDS)}.")
+    if errors:
+        filterset_form = KINDS["spirits"].viewset.filterset_class(data={}).form
+        filterset_form.is_valid()
+    elif kind is None:
+        cards, outcome, errors, warnings, notes = every_kind(request)
+        filterset_form = outcome.filterset.form
+    else:
+        outcome = filter_cards(request, kind, request.GET)
+        cards, errors, warnings, notes = outcome.cards, outcome.errors, outcome.warnings, []
+        filterset_form = outcome.filterset.form
+    page_obj = None
+    if cards is not None:
+        paginator = Paginator(cards, PAGE_SIZE)
+        number = request.GET.get("page", "1")
+        try:
+            page_obj = paginator.page(number)
+        except InvalidPage:
+            status = 404
+            errors.append(f"There is no page {number!r} of these cards: pages run from 1 to {paginator.num_pages}.")
+    tiles = []
+    if page_obj is not None:
+        for card in page_obj.object_list:
+            card_kind = kind or KINDS[card.kind]
+            tiles.append({"name": card.name, "kind": card_kind, "url": reverse("legends-card", args=[card.slug]),
+                          "face": card_kind.face_url(card.slug, "small")})
+    # Switching kind keeps what every kind understands.
+    kept = {name: request.GET[name] for name in ("q", "name", "set") if request.GET.get(name) and not errors}
+    context = {
+        "nav": "legends-gallery",
+        "kind": kind,
+        "kind_slug": shown_kind,
+        "tabs": [{"slug": slug, "label": label, "url": f"{reverse('legends-gallery')}?{urlencode({**kept, 'kind': slug})}"
+                  if slug or kept else reverse("legends-gallery")}
+                 for slug, label in [("", "All kinds"), *((k.slug, k.label) for k in KINDS.values())]],
+        "filters": shown_filter_fields(shown_kind, filterset_form),
+        "q": request.GET.get("q", ""),
+        "errors": errors,
+        "warnings": warnings or [],
+        "notes": notes or [],
+        "page_obj": page_obj if not errors else None,
+        "tiles": tiles if not errors else [],
+    }
+    fragment = request.htmx and not request.htmx.history_restore_request
+    template = "legends/pages/gallery_results.html" if fragment else "legends/pages/gallery.html"
+    response = render(request, template, context, status=status_for(request, status) if errors else 200)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
+# --------------------------------------------------------------------------- a card's page
+
+FIELD_LABELS = {
+    "id": "Id", "slug": "Slug", "code": "Code", "name": "Name", "game": "Game", "set": "Set",
+    "rules_text": "Rules text", "flavor_text": "Flavor text", "image": "Art", "thumbnail": "Art thumbnail",
+    "card_face": "Card face (PNG)", "created_at": "Added", "updated_at": "Last changed", "color": "Colour",
+    "effect": "Effect", "duel_legal": "Duel-legal", "elements": "Elements", "attacks": "Attacks",
+    "copies": "Copies in the deck",
+}
+
+
+class ElementNames:
+    """Element slugs as people read them (icon and name), one query for the page."""
+
+    @cached_property
+    def by_slug(self) -> dict[str, str]:
+        return {e.slug: f"{e.icon} {e.name}" for e in selectors.element_list()}
+
+    def __call__(self, slug: str) -> str:
+        return self.by_slug.get(slug, slug)
+
+
+def field_rows(card, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every field the kind's API serializer shows (but its study block), as label and readable value."""
+    element = ElementNames()
+    rows = []
+    for name, value in data.items():
+        if name == "simulated":
+            continue
+        row: dict[str, Any] = {"label": FIELD_LABELS.get(name, name.replace("_", " ").capitalize()), "text": value}
+        if name == "set":
+            row["text"] = f"{card.card_set.name} ({value})"
+        elif name == "game":
+            row["text"] = Game(value).label
+        elif name in ("elements", "attacks"):
+            row["text"] = (" + " if name == "elements" else " / ").join(element(slug) for slug in value)
+        elif name == "effect" and "kind" in value and set(value) == {"kind", "element"}:
+            row["text"] = f"{value['kind'].capitalize()} · {element(value['element'])}"
+        elif name == "effect":
+            row["text"] = " · ".join(f"{key}: {element(v) if key == 'element' else v}" for key, v in value.items())
+        elif name == "duel_legal":
+            row["text"] = "Yes" if value else "No (removed from the two-player variant)"
+        elif name in ("image", "thumbnail", "card_face"):
+            row["text"], row["href"] = ("open" if value else "none uploaded"), value
+        elif name == "color":
+            row["swatch"] = value
+        elif value in ("", None):
+            row["text"] = "—"
+        rows.append(row)
+    return rows
+
+
+def find_card(slug: str) -> tuple[Kind, Any]:
+    """The card of any Akin Legends kind with this slug (slugs are unique across every card), or 404."""
+    for kind in KINDS.values():
+        card = kind.cards().filter(slug=slug).first()
+        if card is not None:
+            return kind, card
+    raise Http404("There is no Akin Legends card with this slug.")
+
+
+def setups_using(user, slug: str) -> list:
+    """The user's saved setups that name the card (as spirit, protector or defense), at most 50."""
+    if not user.is_authenticated:
+        return []
+    # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
+    candidates = (selectors.team_setup_list(user=user).annotate(teams_text=Cast("teams", TextField()))
+                  .filter(teams_text__contains=f'"{slug}"').only("pk", "name", "mode", "teams"))
+    found = []
+    for setup in candidates.iterator():
+        try:
+            teams = parse_teams(setup.teams)
+        except SetupFormatError:
+            continue
+        if any(slug in (team.spirit, team.protector, *(team.defenses or ())) for team in teams):
+            found.append(setup)
+            if len(found) == MAX_SETUPS_SHOWN:
+                break
+    return found
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def interval(ci: dict[str, float] | None) -> str:
+    return "—" if not ci else f"{percent(ci['low'])} to {percent(ci['high'])}"
+
+
+def study_figures(simulated: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The card's `simulated` block (the API's, as computed by the field study) in words and percents."""
+    if simulated is None:
+        return None
+    finished = simulated["finished_at"]
+    delta = simulated["delta"]
+    return {
+        "win_rate": percent(simulated["win_rate"]),
+        "win_rate_ci": interval(simulated["win_rate_ci"]),
+        "appearances": simulated["appearances"],
+        "wins": simulated["wins"],
+        "without_win_rate": percent(simulated["without_win_rate"]),
+        "delta": "—" if delta is None else f"{delta * 100:+.1f} points",
+        "delta_ci": "—" if not simulated["delta_ci"] else
+                    f"{simulated['delta_ci']['low'] * 100:+.1f} to {simulated['delta_ci']['high'] * 100:+.1f} points",
+        "flag": {"over": "stronger than the field", "under": "weaker than the field"}.get(simulated["flag"]),
+        "played": simulated["played"],
+        "finished_at": parse_datetime(finished) if isinstance(finished, str) else finished,
+        "url": reverse("study-detail", args=[simulated["batch"]]),
+    }
+
+
+def card_page(request, slug: str):
+    """A card's face, every field its API shows, its simulated win rate, and the user's setups using it."""
+    kind, card = find_card(slug)
+    data = kind.viewset.serializer_class(card, context={"request": request}).data
+    admin_url = None
+    if request.user.is_staff:
+        meta = card._meta
+        admin_url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[card.pk])
+    context = {
+        "nav": "legends-gallery",
+        "card": card,
+        "kind": kind,
+        "face": kind.face_url(card.slug, "large"),
+        "rows": field_rows(card, data),
+        "studied": "simulated" in data,
+        "study": study_figures(data.get("simulated")),
+        "in_setups": kind.slug in ("spirits", "protectors", "defenses"),
+        "setups": setups_using(request.user, card.slug),
+        "admin_url": admin_url,
+    }
+    return render(request, "legends/pages/card.html", context)
+
+
+# --------------------------------------------------------------------------- the setup builder
+
+
+def setup_report(request, form: SetupForm) -> dict[str, Any] | None:
+    """The validate action's answer for the form's setup; None while a field is refused."""
+    if not form.is_valid():
+        return None
+    data = SetupInputSerializer(data=form.setup_data())
+    if not data.is_valid():
+        return {"input_errors": [f"{path}: {m}" for path, found in _field_errors(data.errors).items() for m in found]}
+    report = services.setup_validate(**data.validated_data)
+    link = share_url(None, "setup-builder", report["code"])
+    return {**report, "share_url": share_url(request, "setup-builder", report["code"]), "builder_link": link}
+
+
+def own_setup(request, raw: str):
+    """The signed-in user's saved setup with id `raw`; 404 for any other id (another user's, or garbage)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        raise Http404("There is no saved setup of yours with this id.")
+    setup = selectors.team_setup_list(user=request.user).filter(pk=int(raw)).first()
+    if setup is None:
+        raise Http404("There is no saved setup of yours with this id.")
+    return setup
+
+
+def builder_initial(request) -> tuple[dict[str, Any], list[str], list[str], int]:
+    """The builder's starting fields from `?setup=`, `?code=` or `?mode=`, with notices and errors."""
+    params = request.GET
+    mode = params.get("mode") if params.get("mode") in dict(SetupForm.base_fields["mode"].choices) else "teams"
+    errors = parameter_problems(params)
+    if errors:
+        return default_setup_initial(mode), [], errors, 400
+    if "setup" in params:
+        saved = own_setup(request, params["setup"])
+        initial, cut = setup_initial(saved.mode, parse_teams(saved.teams))
+        initial.update(name=saved.name, setup=saved.pk)
+        return initial, cut_notice(cut), [], 200
+    if "code" in params:
+        query = SetupCodeQuerySerializer(data=params)
+        if not query.is_valid():
+            return default_setup_initial(mode), [], [f"Bad setup code: {query.errors['code'][0]}"], 400
+        try:
+            code_mode, teams = setup_codes.decode_setup(query.validated_data["code"])
+        except setup_codes.SetupCodeError as exc:
+            return default_setup_initial(mode), [], [f"Bad setup code: {exc}"], 400
+        initial, cut = setup_initial(code_mode, teams)
+        return initial, cut_notice(cut), [], 200
+    return default_setup_initial(mode), [], [], 200
+
+
+def cut_notice(cut: list[str]) -> list[str]:
+    if not cut:
+        return []
+    return [f"This setup has more than the builder shows ({'; '.join(cut)}); it is shown without them."]
+
+
+def render_builder(request, form: SetupForm, *, notices=(), errors=(), status: int = 200) -> HttpResponse:
+    report = setup_report(request, form)
+    setup_id = form.cleaned_data.get("setup") if form.is_valid() else None
+    context = {
+        "nav": "setup-builder",
+        "form": form,
+        "teams": form.team_fields(),
+        "report": report,
+        "notices": list(notices),
+        "errors": list(errors),
+        "setup_id": setup_id,
+        "builder_url": reverse("setup-builder"),
+    }
+    return render(request, "legends/pages/setup_builder.html", context, status=status_for(request, status))
+
+
+@require_http_methods(["GET", "POST"])
+def setup_builder(request):
+    """Build a team setup: live violations, its code and share link, a pasted code, Save for signed-in users."""
+    if request.method == "GET":
+        if "setup" in request.GET and not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        initial, notices, errors, status = builder_initial(request)
+        return render_builder(request, SetupForm(data=initial), notices=notices, errors=errors, status=status)
+    form = SetupForm(data=request.POST)
+    action = request.POST.get("action", "check")
+    if action not in ("save", "save_new") or not form.is_valid():
+        return render_builder(request, form, status=200 if form.is_valid() else 400)
+    if not request.user.is_authenticated:
+        return render_builder(request, form, errors=["Sign in to save a setup."], status=403)
+    name = form.cleaned_data["name"]
+    if not name:
+        form.add_error("name", "Give the setup a name to save it.")
+        return render_builder(request, form, status=400)
+    instance = None
+    if action == "save" and form.cleaned_data.get("setup"):
+        instance = own_setup(request, str(form.cleaned_data["setup"]))
+    serializer = TeamSetupSerializer(instance, data={"name": name, **form.setup_data()}, context={"request": request})
+    if not serializer.is_valid():
+        problems = [f"{path}: {m}" for path, found in _field_errors(serializer.errors).items() for m in found]
+        return render_builder(request, form, errors=problems, status=400)
+    saved = serializer.save()
+    messages.success(request, f"Saved “{saved.name}”.")
+    return redirect(f"{reverse('setup-builder')}?setup={saved.pk}")
+
+
+@require_POST
+def setup_check(request):
+    """The builder's report panel for the posted fields (htmx swaps it in as the setup changes)."""
+    form = SetupForm(data=request.POST)
+    context = {"form": form, "report": setup_report(request, form), "builder_url": reverse("setup-builder")}
+    return render(request, "legends/pages/setup_report.html", context)
