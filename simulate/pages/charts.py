@@ -33,6 +33,13 @@ def points(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value * 100:+.{digits}f} pp"
 
 
+def probability(value: float | None) -> str:
+    """A p-value to four places, or `< 0.0001`."""
+    if value is None:
+        return "–"
+    return "< 0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
 def interval(ci: Mapping[str, float] | None, show=pct) -> str:
     """A 95% interval as text (`40.0% to 90.0%`)."""
     if not ci:

@@ -296,7 +296,7 @@ def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any
             "chart": charts.difference_chart(difference.get("win_rate"), ci, label="Patched less baseline",
                                              span=min(1.0, round(span + 0.05, 1))),
         },
-        "p_value": results.get("p_value"),
+        "p_value": charts.probability(results.get("p_value")),
         "patch": batch.inputs.get("patch") or [],
     }
     if answer["base"] == "field":

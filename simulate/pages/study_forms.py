@@ -86,7 +86,7 @@ class StudyForm(forms.Form):
     patch_value = forms.CharField(required=False, max_length=200, label="Its new value",
                                   help_text="A number, true/false or an element's slug.")
     inputs_json = forms.CharField(
-        required=False, max_length=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, label="Advanced: JSON inputs",
+        required=False, max_length=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, label="JSON inputs",
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
         help_text="The inputs exactly as POST /api/simulate/<game>/batches/ takes them for this kind "
                   "(e.g. {\"armies\": {...}}); when given, the fields above are not read. Kind, count, seed, "
@@ -100,7 +100,7 @@ class StudyForm(forms.Form):
                                       help_text=f"{MIN_CI_WIDTH} to 1; count is then the cap.")
 
     def __init__(self, *args, game: str, **kwargs):
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, label_suffix="", **kwargs)
         self.game = game
         agents = [(name, name) for name in agent_names(game)]
         for name in ("agent_a", "agent_b"):

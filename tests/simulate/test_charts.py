@@ -94,3 +94,11 @@ def test_heat_colours_run_from_red_through_white_to_green():
     assert charts.heat_colour(0.0) == "#f4b6bf" and charts.heat_colour(1.0) == "#a8dcb5"
     assert charts.heat_colour(None) == charts.TRACK
     assert charts.heat_colour(7) == charts.heat_colour(1.0)
+
+
+def test_numbers_read_as_text():
+    assert (charts.pct(0.7), charts.pct(None), charts.points(-0.052), charts.points(0.1)) == (
+        "70.0%", "–", "-5.2 pp", "+10.0 pp")
+    assert charts.interval({"low": 0.4, "high": 0.9}) == "40.0% to 90.0%"
+    assert (charts.probability(0.000061), charts.probability(0.5), charts.probability(None)) == (
+        "< 0.0001", "0.5000", "–")
