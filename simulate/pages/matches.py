@@ -3,6 +3,7 @@ step-by-step viewer of its event log)."""
 
 from __future__ import annotations
 
+import textwrap
 from types import SimpleNamespace
 
 from django.shortcuts import get_object_or_404, redirect, render
@@ -74,12 +75,23 @@ def event_texts(game: str, events: list[dict]) -> list[str]:
     counts = [len(text.split("\n")) if text else 0 for text in alone]
     whole = render_log(game, events).split("\n") if events else []
     if sum(counts) != len(whole):
-        return alone  # a name spanning lines: each event in its own words, by ids only
+        return [textwrap.dedent(text) for text in alone]  # a name spanning lines: each event in its own words, by ids only
     texts, start = [], 0
     for count in counts:
-        texts.append("\n".join(whole[start:start + count]))
+        texts.append(textwrap.dedent("\n".join(whole[start:start + count])))
         start += count
     return texts
+
+
+def winner_label(game: str, winner, events: list[dict]) -> str:
+    """The winner as the page names it: a side of Echo Realms, a team (with its spirit) of Akin Legends."""
+    if winner is None:
+        return "None: a draw"
+    if game == "realms":
+        return f"Side {winner}"
+    teams = events[0].get("teams", []) if events and events[0].get("type") == "match_start" else []
+    spirit = next((team["spirit"]["name"] for team in teams if team.get("team") == int(winner)), None)
+    return f"Team {winner} ({spirit})" if spirit else f"Team {winner}"
 
 
 def match_replay(request, match_id):
@@ -92,6 +104,7 @@ def match_replay(request, match_id):
     replay = {"game": match.game, "events": shown, "texts": event_texts(match.game, shown), "total": len(events)}
     context = {
         "nav": "match", "match": match, "result": result, "game_name": GAMES.get(match.game, match.game),
+        "winner": winner_label(match.game, match.winner, events),
         "share_url": request.build_absolute_uri(reverse("match-replay", args=[match.id])),
         "replay": replay, "shown": len(shown), "total": len(events), "cut": len(shown) < len(events),
     }

@@ -49,6 +49,9 @@
     }, bar);
   }
 
+  const start = events.find((e) => e.type === "match_start") || {};
+  const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
+
   // ------------------------------------------------------------------------------ Echo Realms
 
   const realms = {
@@ -151,15 +154,16 @@
             el("h4", {}, line === "vanguard" ? "Vanguard" : "Rearguard"),
             items.length ? el("ul", { className: "units" }, ...items) : el("p", { className: "help" }, "Nobody."));
         });
-        return el("section", { className: "side", "aria-label": `Side ${side}` }, el("h3", {}, `Side ${side}`), ...lines);
+        const agent = (start.agents || {})[side];
+        return el("section", { className: "side", "aria-label": `Side ${side}` },
+          el("h3", {}, `Side ${side}`, agent ? el("span", { className: "help" }, ` (agent ${agent.agent})`) : null), ...lines);
       });
-      return el("div", { className: "sides" }, el("p", { className: "round" }, `Round ${s.round}`), ...sides);
+      return el("div", { className: "sides" }, el("p", { className: "round" }, roundLabel(s.round)), ...sides);
     },
   };
 
   // ------------------------------------------------------------------------------ Akin Legends
 
-  const start = events.find((e) => e.type === "match_start") || {};
   const cardNames = new Map();
   for (const design of start.deck || []) cardNames.set(design.slug, design.name);
   const cardName = (slug) => cardNames.get(slug) || slug;
@@ -260,8 +264,8 @@
       const how = p.orientation === "attack" ? "attack" : "effect";
       if (!p.card) return `${who}: face down (${how})`;
       const what = p.orientation === "attack" ? `${p.element} attack` : `${p.element} ${p.kind}`;
-      const face = p.seen === "up" ? "face up" : p.seen === "revealed" ? "revealed" : "face down, seen";
-      return `${who}: ${cardName(p.card)} (${what}, ${face})`;
+      const face = { up: "face up", own: "face down", spied: "face down, seen by the Spy", revealed: "face down, revealed" };
+      return `${who}: ${cardName(p.card)} (${what}, ${face[p.seen] || "face down"})`;
     },
 
     draw(s, viewer) {
@@ -289,7 +293,7 @@
           `Turn ${p.seq + 1}: ${legends.playLabel(p)}`)))
         : el("p", { className: "help", id: "plays" }, "No card played yet this round.");
       return el("div", { className: "teams" },
-        el("p", { className: "round" }, `Round ${s.round}`), ...teams,
+        el("p", { className: "round" }, roundLabel(s.round)), ...teams,
         el("section", { className: "in-play", "aria-label": "Cards in play" }, el("h3", {}, "Cards in play"), plays));
     },
   };
@@ -327,6 +331,8 @@
     board.replaceChildren(game.draw(state, viewer()));
     button("back").disabled = position <= 1;
     button("forward").disabled = position >= events.length;
+    const round = roundStarts.filter((index) => index + 1 <= position).pop();
+    roundSelect.value = round === undefined ? roundSelect.options[0]?.value || "" : String(round + 1);
     if (position >= events.length) pause();
   }
 
@@ -343,6 +349,7 @@
     const perSecond = Number(speedSelect.value) || 10;
     const stepsPerTick = Math.max(1, Math.round(perSecond / 25));
     timer = setInterval(() => go(position + stepsPerTick), (1000 * stepsPerTick) / perSecond);
+    counter.setAttribute("aria-live", "off"); // a count read out many times a second helps nobody
     button("play").disabled = true;
     button("pause").disabled = false;
     button("pause").focus();
@@ -352,14 +359,18 @@
     if (!timer) return;
     clearInterval(timer);
     timer = null;
+    counter.setAttribute("aria-live", "polite");
     button("play").disabled = false;
     button("pause").disabled = true;
     if (document.activeElement === button("pause") || document.activeElement === document.body) button("play").focus();
   }
 
   // Rounds to jump to: where each round starts in the log.
+  const roundStarts = [];
   events.forEach((e, index) => {
-    if (e.type === "round_start") roundSelect.append(el("option", { value: index + 1 }, `Round ${e.round}`));
+    if (e.type !== "round_start") return;
+    roundStarts.push(index);
+    roundSelect.append(el("option", { value: index + 1 }, `Round ${e.round}`));
   });
   if (viewerSelect) {
     for (const seat of seats) viewerSelect.append(el("option", { value: seat.id }, `${seatLabel(seat.id)}, team ${seat.team}`));
