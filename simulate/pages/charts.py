@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 WIDTH = 320  # the drawing's width in its own units (it scales down with the page)
-MARGIN = 12  # room left and right of the axis, so that whisker caps at 0 and 1 stay visible
+MARGIN = 16  # room left and right of the axis, so that whisker caps at 0 and 1 stay visible
 BAR_HEIGHT = 14
 HISTOGRAM_HEIGHT = 120
 HISTOGRAM_LABELS = 16  # room below the bars for the axis labels

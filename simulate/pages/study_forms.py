@@ -59,7 +59,7 @@ class StudyForm(forms.Form):
     kind = forms.ChoiceField(choices=Batch.Kind.choices, initial="matchup", label="Kind of study")
     # Echo Realms sides: an army code, `random` or `faction:<slug>` (drawn from the seed).
     army_a = forms.CharField(required=False, max_length=200, initial="random", label="Army a",
-                             help_text="An army code, random, or faction:<slug> (a random army of a faction).")
+                             help_text="An army code, random, or faction:SLUG (e.g. faction:arcane, a random army of that faction).")
     army_b = forms.CharField(required=False, max_length=200, initial="random", label="Army b",
                              help_text="The same choices as army a.")
     opponents = forms.CharField(required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}),
@@ -74,8 +74,8 @@ class StudyForm(forms.Form):
     # Akin Legends: the mode; the teams are spirits Akin and Yulin, their protectors and defenses drawn.
     mode = forms.ChoiceField(required=False, choices=[(mode, mode) for mode in MODES], initial="teams",
                              label="Mode")
-    agent_a = forms.ChoiceField(required=False, label="Agent of side a (team 0)")
-    agent_b = forms.ChoiceField(required=False, label="Agent of side b (team 1)")
+    agent_a = forms.ChoiceField(required=False, label="Agent of side a")
+    agent_b = forms.ChoiceField(required=False, label="Agent of side b")
     levels = forms.MultipleChoiceField(required=False, choices=[(level, level) for level in LADDER_LEVELS],
                                        widget=forms.CheckboxSelectMultiple, label="Levels (ladder)",
                                        help_text="None ticked: every level.")
@@ -107,6 +107,8 @@ class StudyForm(forms.Form):
             self.fields[name].choices = agents
             self.fields[name].initial = "greedy"
         self.fields["patch_field"].choices = [(name, name) for name in PATCH_FIELDS[game]]
+        if game == "legends":
+            self.fields["agent_a"].label, self.fields["agent_b"].label = "Agents of team 0", "Agents of team 1"
         if game != "realms":
             for name in ("army_a", "army_b", "opponents", "entrants", "factions", "sets"):
                 del self.fields[name]

@@ -11,7 +11,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from cardsdb.api.parsers import MAX_JSON_DEPTH
 from realms.models import Character
-from simulate import background, batches
+from simulate import background, batches, studies
 from simulate.models import Batch
 from tests.factories import faction_army
 
@@ -198,3 +198,40 @@ def test_an_unknown_sort_is_a_400_page(client, catalogue):
     batch = batches.create_batch(game="realms", inputs={}, kind="field", count=2, seed=1)
     assert client.get(reverse("study-detail", args=[batch.id]), {"sort": "<script>"}).status_code == 400
     assert client.get(reverse("study-detail", args=[batch.id]), {"sort": "-delta"}).status_code == 200
+
+
+def finished(game, kind, inputs, count=2, **extra):
+    """A study played to its end here, as the background thread would play it."""
+    batch = batches.create_batch(game=game, kind=kind, inputs=inputs, count=count, seed=5, **extra)
+    batch = batches.play_here(batch.id)
+    assert batch.status == Batch.Status.DONE, batch.error
+    return batch
+
+
+def test_every_kind_of_report_renders_for_both_games(client, catalogue, monkeypatch):
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 50)
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
+    card = armies["a"]["slots"][0]["card"]
+    cases = [
+        (finished("realms", "gauntlet", {"subject": armies["a"], "opponents": [armies["b"], armies["b"]]}),
+         ["The subject against each opponent", "Opponent 2"]),
+        (finished("realms", "ladder", {"armies": armies, "levels": ["random", "greedy"]}),
+         ["Both sides played by each agent level", ">greedy<"]),
+        (finished("realms", "whatif", {"base": "field", "patch": [{"card": card, "changes": {"atk": 29}}]}, count=6),
+         ["The patched cards' rows", reverse("realms-card", args=[card])]),
+        (finished("legends", "field", {"mode": "duel"}, count=4),
+         ["Protectors", "Defense cards", "Summoning cards", "/legends/cards/"]),
+    ]
+    for batch, texts in cases:
+        html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+        for text in texts:
+            assert text in html, (batch.kind, text)
+
+
+def test_card_names_in_a_report_are_text(client, catalogue):
+    batch = finished("realms", "field", {}, count=4)
+    slug = batch.results["cards"][0]["card"]
+    Character.objects.filter(slug=slug).update(name="<script>alert(1)</script>")
+    html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
