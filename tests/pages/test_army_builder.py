@@ -1,0 +1,216 @@
+"""The army builder in the browser: violations shown live as an army is built and fixed, its code copied
+and shared, a decklist pasted, armies saved and opened again; anonymous visitors cannot save."""
+
+import re
+
+from playwright.sync_api import expect
+
+from realms import services
+from realms.engine.vocabulary import ARMY_SIZE, RARITY_QUOTA
+from realms.models import Army, Character
+from tests.factories import faction_army
+from tests.pages.conftest import sign_in
+from tests.pages.test_accessibility import axe_violations
+
+BUILDER = "/realms/armies/build/"
+
+
+def _characters(slots) -> dict[str, Character]:
+    return {c.slug: c for c in Character.objects.filter(slug__in=[s["card"] for s in slots]).select_related("rarity")}
+
+
+def _code(slots) -> str:
+    return services.army_validate(slots=services.slots_from_data(slots))["code"]
+
+
+def _slot_inputs(page):
+    return page.locator('#army-builder input[name="card"]')
+
+
+def _add(page, character: Character, line: str) -> None:
+    """Press the card's Add button and wait for the army to hold one card more."""
+    before = _slot_inputs(page).count()
+    page.get_by_role("button", name=f"Add {character.name} to {line.title()}", exact=True).click()
+    expect(_slot_inputs(page)).to_have_count(before + 1)
+
+
+def _army_names(page) -> list[str]:
+    return page.locator("#army-builder .army-slot .slot-name").all_inner_texts()
+
+
+def _verdict(page):
+    return page.locator("#army-validity")
+
+
+def test_an_illegal_army_shows_its_violations_live_and_turns_valid_when_fixed(site, page):
+    slots = faction_army("arcane")
+    cards = _characters(slots)
+    legendary = next(s for s in slots if cards[s["card"]].rarity.slug == "legendary")
+    extra = (Character.objects.filter(rarity__slug="common").exclude(slug__in=cards).exclude(position="flex")
+             .order_by("pk").first())
+    page.goto(BUILDER)
+    expect(_verdict(page)).to_have_text("Not valid")
+    for slot in slots:
+        if slot is not legendary:
+            _add(page, cards[slot["card"]], slot["line"])
+    _add(page, extra, extra.position)
+    violations = page.locator("#army-status .violations")
+    common_quota, legendary_quota = RARITY_QUOTA["common"], RARITY_QUOTA["legendary"]
+    expect(violations).to_contain_text(f"An army has {common_quota} common card(s); this one has {common_quota + 1}.")
+    expect(violations).to_contain_text(f"An army has {legendary_quota} legendary card(s); this one has 0.")
+    expect(_verdict(page)).to_have_text("Not valid")
+    expect(page.locator('[data-rarity="common"] .rarity-count')).to_have_text(f"{common_quota + 1} / {common_quota}")
+
+    page.get_by_role("button", name=f"Remove {extra.name}", exact=True).click()
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE - 1)
+    _add(page, cards[legendary["card"]], legendary["line"])
+    expect(_verdict(page)).to_have_text("Valid")
+    expect(violations).to_have_count(0)
+    for rarity, need in RARITY_QUOTA.items():
+        expect(page.locator(f'[data-rarity="{rarity}"] .rarity-count')).to_have_text(f"{need} / {need}")
+    expect(page.locator("#army-code")).to_have_value(_code(slots))
+
+
+def test_a_card_in_a_line_it_cannot_stand_in_is_named_and_moving_it_fixes_that(site, page):
+    card = Character.objects.filter(position="vanguard").order_by("pk").first()
+    page.goto(BUILDER)
+    _add(page, card, "rearguard")
+    message = f"'{card.slug}' is a vanguard card and cannot stand in the rearguard."
+    expect(page.locator("#army-status .violations")).to_contain_text(message)
+    page.get_by_role("button", name=f"Move {card.name} to Vanguard", exact=True).click()
+    expect(page.locator("#army-status .violations")).not_to_contain_text(message)
+    expect(page.locator("#army-builder .army-line").first).to_contain_text(card.name)
+
+
+def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, browser, live_server):
+    slots = faction_army("shadow")
+    cards = _characters(slots)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(BUILDER)
+    for slot in slots:
+        _add(page, cards[slot["card"]], slot["line"])
+    expect(_verdict(page)).to_have_text("Valid")
+    code = page.locator("#army-code").input_value()
+    assert code == _code(slots)
+    page.get_by_role("button", name="Copy the army code").click()
+    expect(page.locator("#army-code ~ .copy-status")).to_have_text("Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == code
+    share = page.locator("#army-share").input_value()
+    assert share == f"{live_server.url}{BUILDER}?code={code}"
+
+    fresh = browser.new_context(base_url=live_server.url)
+    other = fresh.new_page()
+    other.goto(share)
+    expect(_verdict(other)).to_have_text("Valid")
+    expect(_slot_inputs(other)).to_have_count(ARMY_SIZE)
+    assert sorted(_army_names(other)) == sorted(c.name for c in cards.values())
+    fresh.close()
+
+
+def test_paste_a_decklist_lists_the_lines_not_read_and_loads_the_rest(site, page):
+    slots = faction_army("celestial")
+    cards = _characters(slots)
+    lines = ["My celestial army", "# Vanguard"]
+    lines += [cards[s["card"]].name for s in slots if s["line"] == "vanguard"]
+    lines += ["", "# Rearguard"]
+    lines += [cards[s["card"]].name for s in slots if s["line"] == "rearguard"]
+    page.goto(BUILDER)
+    page.get_by_label("An army code, or a decklist").fill("\n".join(lines))
+    page.get_by_role("button", name="Load it").click()
+    expect(page.locator("#army-status")).to_contain_text(f"Read {ARMY_SIZE} cards from the decklist.")
+    expect(page.locator(".decklist-problems li")).to_have_text(["Line 1: No character card 'My celestial army'."])
+    expect(_verdict(page)).to_have_text("Valid")
+    assert _army_names(page) == ([cards[s["card"]].name for s in slots if s["line"] == "vanguard"]
+                                 + [cards[s["card"]].name for s in slots if s["line"] == "rearguard"])
+
+
+def test_paste_a_code_loads_its_army(site, page):
+    slots = faction_army("arcane")
+    page.goto(BUILDER)
+    page.get_by_label("An army code, or a decklist").fill(_code(slots))
+    page.get_by_role("button", name="Load it").click()
+    expect(page.locator("#army-status")).to_contain_text("Loaded the army of the pasted code.")
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE)
+    assert sorted(_army_names(page)) == sorted(c.name for c in _characters(slots).values())
+
+
+def test_a_bad_code_in_the_address_is_explained(site, page):
+    response = page.goto(f"{BUILDER}?code=not-a-code")
+    assert response.status == 400
+    expect(page.locator("#army-status")).to_contain_text("Bad army code")
+    expect(_slot_inputs(page)).to_have_count(0)
+
+
+def test_search_the_characters_with_the_query_language(site, page):
+    expected = Character.objects.filter(faction__slug="abyssal").count()
+    card = Character.objects.filter(faction__slug="abyssal", position="rearguard").order_by("pk").first()
+    page.goto(BUILDER)
+    page.get_by_label("Search").fill("faction:abyssal")
+    page.get_by_label("Search").press("Enter")
+    expect(page.locator(".pick")).to_have_count(expected)
+    _add(page, card, "rearguard")
+    expect(page.get_by_label("Search")).to_have_value("faction:abyssal")
+
+
+def test_save_when_signed_in_then_find_it_on_a_card_page_and_open_it(site, page, django_user_model):
+    user = django_user_model.objects.create_user("nora", password="nora-password-1")
+    slots = faction_army("arcane")
+    cards = _characters(slots)
+    sign_in(page, "nora", "nora-password-1")
+    page.goto(f"{BUILDER}?code={_code(slots)}")
+    page.get_by_label("Army name").fill("Nora's arcane")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator("#army-status")).to_contain_text("Saved “Nora's arcane”.")
+    army = Army.objects.get(owner=user)
+    expect(page).to_have_url(re.compile(rf"\?army={army.pk}$"))
+    assert sorted(s["card"] for s in army.slots) == sorted(cards)
+
+    first = cards[slots[0]["card"]]
+    page.goto(f"/realms/cards/{first.slug}/")
+    listed = page.get_by_role("region", name="Your armies with this card")
+    listed.get_by_role("link", name="Nora's arcane").click()
+    expect(page.get_by_role("heading", name="Your army: editing “Nora's arcane”")).to_be_visible()
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE)
+    page.get_by_role("button", name=f"Remove {first.name}", exact=True).click()
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE - 1)
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.locator("#army-status")).to_contain_text("Saved “Nora's arcane”.")
+    army.refresh_from_db()
+    assert len(army.slots) == ARMY_SIZE - 1 and first.slug not in {s["card"] for s in army.slots}
+    page.goto(f"/realms/cards/{first.slug}/")
+    expect(page.get_by_text("None of your saved armies uses it.")).to_be_visible()
+
+
+def test_anonymous_visitors_are_asked_to_sign_in_to_save(site, page):
+    page.goto(f"{BUILDER}?code={_code(faction_army('arcane'))}")
+    expect(page.get_by_role("link", name="Sign in to save")).to_be_visible()
+    expect(page.get_by_role("button", name="Save", exact=True)).to_have_count(0)
+    expect(page.get_by_label("Army name")).to_have_count(0)
+
+
+def test_the_builder_works_without_javascript(site, browser, live_server):
+    card = Character.objects.filter(position="vanguard").order_by("pk").first()
+    context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
+    page = context.new_page()
+    page.goto(BUILDER)
+    page.get_by_role("button", name=f"Add {card.name} to Vanguard", exact=True).click()
+    expect(page.locator("#army-builder .army-slot .slot-name")).to_have_text([card.name])
+    expect(page.locator('[data-rarity="common"] .rarity-count')).to_have_text(
+        f"{int(card.rarity.slug == 'common')} / {RARITY_QUOTA['common']}")
+    context.close()
+
+
+def test_the_builder_at_phone_width_has_no_sideways_scroll(site, page):
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto(f"{BUILDER}?code={_code(faction_army('arcane'))}")
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_the_builder_meets_wcag_aa(site, page):
+    page.goto(BUILDER)
+    card = Character.objects.filter(position="vanguard").order_by("pk").first()
+    _add(page, card, "rearguard")
+    assert axe_violations(page) == []
+    page.goto(f"{BUILDER}?code={_code(faction_army('arcane'))}")
+    assert axe_violations(page) == []
