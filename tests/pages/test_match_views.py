@@ -141,3 +141,85 @@ def test_past_the_simulate_rate_the_page_answers_429(client, catalogue, monkeypa
     assert b"try again in" in page.content
     assert int(page["Retry-After"]) >= 1
     assert Match.objects.count() == 1
+
+
+def test_a_saved_army_plays_and_the_match_is_listed_as_mine(client, catalogue, user):
+    from realms.models import Army
+
+    slots = command_army("random", random.Random(3))
+    army = Army.objects.create(owner=user, name="<script>alert(1)</script>", slots=slots)
+    client.force_login(user)
+    form = client.get(NEW).content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in form and "<script>alert(1)</script>" not in form
+    page = client.post(NEW, realms_post(a_source="saved", a_army=str(army.pk)))
+    match = Match.objects.get()
+    assert page.status_code == 302 and match.owner == user
+    assert match.inputs["armies"]["a"] == {"army": army.pk}
+    assert match.setup["armies"]["a"] == slots
+    listed = client.get(NEW).content.decode()
+    assert reverse("match-replay", args=[match.id]) in listed
+    replay = client.get(reverse("match-replay", args=[match.id])).content.decode()
+    assert "only you, signed in, can open it" in replay
+
+
+def test_a_setup_by_code_and_a_saved_setup_play(client, catalogue, user):
+    from legends.engine.setup import parse_teams
+    from legends.models import TeamSetup
+    from legends.setup_codes import encode_setup
+
+    teams = [{"spirit": "akin", "players": [{"name": "Ann", "counter": 1}]},
+             {"spirit": "yulin", "players": [{"name": "<b>Bo</b>", "counter": 2}]}]
+    code = encode_setup("duel", parse_teams(teams))
+    page = client.post(NEW, legends_post(setup_source="code", setup_code=code, agent_0="random"))
+    assert page.status_code == 302
+    match = Match.objects.get()
+    assert match.setup["mode"] == "duel" and match.agents == {"t0p0": "random", "t1p0": "greedy"}
+    replay = client.get(page["Location"]).content.decode()
+    assert "<b>Bo</b>" not in replay.split('id="replay-data"')[0]
+
+    saved = TeamSetup.objects.create(owner=user, name="Duel", mode="duel", teams=teams)
+    client.force_login(user)
+    page = client.post(NEW, legends_post(setup_source="saved", setup_saved=str(saved.pk), agent_1="random"))
+    assert page.status_code == 302
+    match = Match.objects.filter(owner=user).get()
+    assert match.inputs["setup"] == {"setup": saved.pk}
+    assert match.agents == {"t0p0": "greedy", "t1p0": "random"}
+
+
+def test_an_illegal_army_shows_its_violations_by_its_side(client, catalogue):
+    from realms.engine.army import Slot
+    from realms.services import army_code
+
+    slots = command_army("random", random.Random(3))[:5]
+    code = army_code([Slot(card=s["card"], line=s["line"]) for s in slots])
+    page = client.post(NEW, realms_post(b_source="code", b_code=code))
+    assert page.status_code == 400
+    body = page.content.decode()
+    assert 'id="b-errors"' in body and 'class="violations"' in body.split('id="b-errors"')[1]
+    assert "The armies break the army rules." in body
+
+
+def test_a_long_log_is_cut_for_the_viewer(client, catalogue, monkeypatch):
+    from simulate.pages import matches
+
+    monkeypatch.setattr(matches, "REPLAY_EVENTS", 5)
+    army = command_army("random", random.Random(1))
+    match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=1)
+    page = client.get(reverse("match-replay", args=[match.id]))
+    assert page.status_code == 200
+    assert len(page.context["replay"]["events"]) == 5 == len(page.context["replay"]["texts"])
+    assert f"first 5 of {len(match.events)} events" in page.content.decode()
+
+
+def test_each_event_gets_its_own_play_by_play_lines(catalogue):
+    from simulate.engine.runner import render_log
+    from simulate.pages.matches import event_texts
+
+    army = command_army("random", random.Random(2))
+    match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=2,
+                          save=False)
+    events = match.events
+    texts = event_texts("realms", events)
+    assert len(texts) == len(events)
+    assert [line.strip() for text in texts if text for line in text.split("\n")] == \
+        [line.strip() for line in render_log("realms", events).split("\n")]

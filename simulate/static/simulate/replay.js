@@ -126,6 +126,18 @@
       return e.winner === null ? `Draw (${e.reason}) ${rounds}.` : `Side ${e.winner} wins (${e.reason}) ${rounds}.`;
     },
 
+    // The few events the play-by-play leaves silent (a decision is followed by what it does).
+    silent(s, e) {
+      const label = (id) => (s.units.has(id) ? `${id} ${s.units.get(id).name}` : id);
+      if (e.type === "decision") {
+        const [kind, target] = e.action;
+        const what = kind === "switch" ? `switch to the ${target}` : target ? `${kind} ${label(target)}` : kind;
+        return `${label(e.unit)} decides: ${what}`;
+      }
+      if (e.type === "round_end") return `End of round ${e.round}`;
+      return `(${e.type})`;
+    },
+
     draw(s) {
       const sides = ["a", "b"].map((side) => {
         const lines = ["vanguard", "rearguard"].map((line) => {
@@ -251,6 +263,10 @@
       }
     },
 
+    silent(s, e) {
+      return `(${e.type})`;
+    },
+
     outcome(e) {
       const rounds = `after ${e.rounds} round${e.rounds === 1 ? "" : "s"}`;
       if (e.winner === null) return `Draw (${e.reason}) ${rounds}.`;
@@ -325,7 +341,7 @@
   function show() {
     const e = events[position - 1];
     counter.textContent = `Event ${position} of ${events.length}`;
-    textLine.textContent = visible(e) ? (texts[position - 1] || `(${e.type})`)
+    textLine.textContent = visible(e) ? (texts[position - 1] || game.silent(state, e))
       : `Hidden from ${seatLabel(viewer())}: a ${e.type} event that seat could not see.`;
     outcomeLine.textContent = state.outcome ? game.outcome(state.outcome) : "";
     board.replaceChildren(game.draw(state, viewer()));
