@@ -281,6 +281,18 @@ def member_names(game: str, group: str, slugs: Sequence[str]) -> dict[str, str]:
     return {}
 
 
+def patch_entries(batch: Batch) -> list[dict[str, Any]]:
+    """The patch as given, each card named and linked to its page."""
+    entries = [entry for entry in batch.inputs.get("patch") or [] if isinstance(entry, dict)]
+    slugs = [str(entry.get("card")) for entry in entries]
+    names: dict[str, str] = {}
+    for group in game_matches(batch.game).field_groups:
+        names.update(member_names(batch.game, group, slugs))
+    return [{"card": slug, "name": names.get(slug, slug), "changes": entry.get("changes") or {},
+             "url": reverse(CARD_PAGES[batch.game], args=[slug]) if slug in names else None}
+            for slug, entry in zip(slugs, entries, strict=True)]
+
+
 def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
     side = SIDE_NAMES.get(batch.game, ("side a",))[0]
     difference = results.get("difference") or {}
@@ -297,7 +309,7 @@ def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any
                                              span=min(1.0, round(span + 0.05, 1))),
         },
         "p_value": charts.probability(results.get("p_value")),
-        "patch": batch.inputs.get("patch") or [],
+        "patch": patch_entries(batch),
     }
     if answer["base"] == "field":
         names: dict[str, str] = {}

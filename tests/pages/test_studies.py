@@ -8,6 +8,7 @@ import threading
 import pytest
 from playwright.sync_api import expect
 
+from realms.models import Character
 from simulate import background, studies
 from simulate.models import Batch
 from simulate.pages import charts
@@ -166,7 +167,10 @@ def test_a_whatif_shows_baseline_patched_and_their_difference(site, page, runner
     expect(page.locator(".difference-ci")).to_have_text(charts.interval(difference["ci"], charts.points))
     expect(page.locator(".p-value")).to_have_text(charts.probability(results["p_value"]))
     expect(page.get_by_role("img", name=re.compile("^Patched less baseline"))).to_be_visible()
-    expect(page.locator(".patch")).to_contain_text(f"{patch[0]['card']}: atk = 29")
+    name = Character.objects.get(slug=patch[0]["card"]).name
+    expect(page.locator(".patch")).to_contain_text(f"{name}: atk = 29")
+    expect(page.locator(".patch").get_by_role("link", name=name)).to_have_attribute(
+        "href", f"/realms/cards/{patch[0]['card']}/")
 
 
 def test_a_running_study_can_be_cancelled(site, page, runner):
