@@ -77,8 +77,12 @@ def shown_filter_fields(kind: str, filter_form: forms.Form) -> list[BoundField]:
         elif isinstance(form_field, forms.NullBooleanField):
             form_field.widget = forms.Select(choices=YES_NO)
         elif isinstance(form_field, forms.ChoiceField):
-            form_field.choices = [NO_FILTER, *[(value, label) for value, label in form_field.choices if value]]
-        shown.append(filter_form[name])
+            form_field.widget = forms.Select(
+                choices=[NO_FILTER, *((value, label) for value, label in form_field.choices if value)])
+        if form_field.help_text:
+            form_field.widget.attrs["aria-describedby"] = f"help-{name}"
+        # A fresh bound field: validating the form cached the ones made with the old labels.
+        shown.append(form_field.get_bound_field(filter_form, name))
     return shown
 
 

@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError as APIValidationError
@@ -35,6 +36,7 @@ from legends.api.serializers import SetupCodeQuerySerializer, SetupInputSerializ
 from legends.api.urls import router
 from legends.api.views import LegendsCardViewSet
 from legends.engine.setup import SetupFormatError, parse_teams
+from legends.engine.vocabulary import MODES
 from legends.filtersets import LegendsCardFilter
 from legends.pages.forms import (
     SetupForm,
@@ -267,6 +269,9 @@ def field_rows(card, data: dict[str, Any]) -> list[dict[str, Any]]:
             row["text"] = "Yes" if value else "No (removed from the two-player variant)"
         elif name in ("image", "thumbnail", "card_face"):
             row["text"], row["href"] = ("open" if value else "none uploaded"), value
+        elif name in ("created_at", "updated_at"):
+            moment = parse_datetime(value) if isinstance(value, str) else value
+            row["text"] = date_format(moment, "j F Y, H:i") + " UTC" if moment else value
         elif name == "color":
             row["swatch"] = value
         elif value in ("", None):
@@ -290,7 +295,7 @@ def setups_using(user, slug: str) -> list:
         return []
     # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
     candidates = (selectors.team_setup_list(user=user).annotate(teams_text=Cast("teams", TextField()))
-                  .filter(teams_text__contains=f'"{slug}"').only("pk", "name", "mode", "teams"))
+                  .filter(teams_text__contains=f'"{slug}"').select_related(None).only("pk", "name", "mode", "teams"))
     found = []
     for setup in candidates.iterator():
         try:
@@ -420,6 +425,7 @@ def render_builder(request, form: SetupForm, *, notices=(), errors=(), status: i
         "nav": "setup-builder",
         "form": form,
         "teams": form.team_fields(),
+        "counters": MODES[form.current_mode].counters,
         "report": report,
         "notices": list(notices),
         "errors": list(errors),
