@@ -28,7 +28,8 @@ from simulate.engine.errors import InputError
 from simulate.services import IllegalMatchSetup, game_matches, new_seed
 
 GAMES = {"realms": "Echo Realms", "legends": "Akin Legends"}
-SOURCES = {"code": "Army code", "saved": "One of my saved armies", "random": "A random legal army"}
+SOURCES = {"code": "Army code", "saved": "One of my saved armies", "random": "A random legal army",
+           "formation": "Drafted in a Formation Round, from the whole catalogue (both sides)"}
 SETUP_SOURCES = {"random": "Random setup (protectors and defenses drawn)", "code": "Setup code",
                  "saved": "One of my saved setups"}
 MAX_TEXT = 4000  # longer than any code the serializers take: a longer value is cut before anything reads it
@@ -104,6 +105,13 @@ class RealmsForm(MatchForm):
         # Random armies are drawn from the match seed, side a first, as `manage.py simulate` draws them.
         rng = random.Random(seed if isinstance(seed, int) else 0)
         armies = {}
+        drafted = [side for side in SIDES if self.values[f"{side}_source"] == "formation"]
+        if drafted:
+            for side in set(SIDES) - set(drafted):
+                self.add(f"{side}_source", "A Formation Round drafts both armies: choose it for both sides.")
+            self.body = {"formation": {}, "agents": {side: self.values[f"agent_{side}"] for side in SIDES},
+                         "seed": seed}
+            return self
         for side in SIDES:
             source = self.values[f"{side}_source"]
             if source == "code":
@@ -125,6 +133,8 @@ class RealmsForm(MatchForm):
         parts = path.split(".")
         if parts[0] == "armies" and len(parts) > 1 and parts[1] in SIDES:
             return f"{parts[1]}_source"
+        if parts[0] == "formation" and len(parts) > 2 and parts[2] in SIDES:
+            return f"{parts[2]}_source"
         if parts[0] == "agents" and len(parts) > 1 and parts[1] in SIDES:
             return f"agent_{parts[1]}"
         if parts[0] == "seed":
@@ -176,10 +186,10 @@ class LegendsForm(MatchForm):
                 _, teams = setup_from_request(mode=None, setup=setup, user=user)
             except InputError:
                 return first  # the saved setup is refused where the match is prepared
-        if not isinstance(teams, list) or len(teams) != 2:
-            return first
-        return [name for team, name in zip(teams, (first, second), strict=True)
-                for _ in (team.get("players") or [])]
+        players = [team.get("players") if isinstance(team, dict) else None for team in teams or []]
+        if len(players) != 2 or not all(isinstance(seats, list) and seats for seats in players):
+            return first  # a setup of another shape is refused where the match is prepared
+        return [name for seats, name in zip(players, (first, second), strict=True) for _ in seats]
 
     def field_of(self, path: str) -> str:
         root = path.split(".")[0]

@@ -223,3 +223,14 @@ def test_each_event_gets_its_own_play_by_play_lines(catalogue):
     assert len(texts) == len(events)
     assert [line.strip() for text in texts if text for line in text.split("\n")] == \
         [line.strip() for line in render_log("realms", events).split("\n")]
+
+
+def test_a_formation_round_drafts_both_armies(client, catalogue):
+    page = client.post(NEW, realms_post(a_source="formation"))
+    assert page.status_code == 400
+    assert b"A Formation Round drafts both armies" in page.content
+    page = client.post(NEW, realms_post(a_source="formation", b_source="formation"))
+    assert page.status_code == 302
+    match = Match.objects.get()
+    assert match.inputs == {"formation": {}} and "collections" in match.setup
+    assert client.get(page["Location"]).status_code == 200

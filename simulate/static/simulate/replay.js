@@ -88,14 +88,26 @@
           s.units.set(e.unit, { id: e.unit, side: e.side, name: e.name, line: e.line, hp: e.hp, max: e.hp,
                                 effects: new Map(), defeated: false, summon: true });
           break;
-        case "damage": case "heal":
+        case "damage":
+          if (!unit(e.tgt)) break;
+          unit(e.tgt).hp = e.hp_after;
+          // Shields absorb before HP, oldest first.
+          for (let left = e.absorbed || 0, shields = [...unit(e.tgt).effects.values()]; left > 0 && shields.length;) {
+            const shield = shields.shift();
+            if (shield.kind !== "shield") continue;
+            const taken = Math.min(left, shield.left);
+            shield.left -= taken;
+            left -= taken;
+          }
+          break;
+        case "heal":
           if (unit(e.tgt)) unit(e.tgt).hp = e.hp_after;
           break;
         case "move":
           if (unit(e.unit)) unit(e.unit).line = e.to;
           break;
         case "effect_applied":
-          if (unit(e.unit)) unit(e.unit).effects.set(e.eid, e);
+          if (unit(e.unit)) unit(e.unit).effects.set(e.eid, { ...e, left: e.amount });
           break;
         case "effect_expired":
           if (unit(e.unit)) unit(e.unit).effects.delete(e.eid);
@@ -117,6 +129,7 @@
     effectLabel(e) {
       const rounds = ` until round ${e.until}`;
       if (e.stat) return `${e.kind} ${e.kind === "buff" ? "+" : "−"}${e.amount} ${e.stat.toUpperCase()}${rounds}`;
+      if (e.kind === "shield") return `shield ${e.left} of ${e.amount}${rounds}`;
       if (e.amount !== null && e.amount !== undefined) return `${e.kind} ${e.amount}${rounds}`;
       return `${e.kind}${rounds}`;
     },
