@@ -275,6 +275,8 @@ def _resolve(path: str):
 def bad_request_view(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
         message = body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        if for_pages(request):
+            return page_error(request, 413, message)
         return JsonResponse(error_body(message, "too_large"), status=413)
     if for_pages(request):
         return page_error(request, 400, "The request could not be read.")

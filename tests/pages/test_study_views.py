@@ -117,7 +117,8 @@ def test_bad_input_is_answered_inline(client, catalogue, handed_over, data, wher
 
 def test_a_huge_json_body_is_refused_before_it_is_read(client, catalogue, handed_over, settings):
     response = post(client, {"inputs_json": '{"a": "' + "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 10) + '"}'})
-    assert response.status_code in (400, 413) and Batch.objects.count() == 0
+    assert response.status_code == 413 and Batch.objects.count() == 0
+    assert f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes." in response.content.decode()
 
 
 def test_an_illegal_army_lists_its_violations(client, catalogue, handed_over):
