@@ -158,7 +158,11 @@ def gallery(request):
         "error_lines": _messages(errors), "warnings": warnings, "page_obj": page_obj,
     }
     if _wants_fragment(request):
-        return _render(request, "realms/pages/gallery_results.html", context, status)
+        response = _render(request, "realms/pages/gallery_results.html", context, status)
+        # The address bar shows the filters given, not every empty field of the form.
+        filled = _filled(request.GET)
+        response["HX-Push-Url"] = f"{request.path}?{urlencode(filled)}" if filled else request.path
+        return response
     return _render(request, "realms/pages/gallery.html", {**context, **_filter_options(request.GET)}, status)
 
 
@@ -277,7 +281,11 @@ def _posted_builder(request) -> Builder:
     builder.find, builder.name = form.cleaned_data["find"], form.cleaned_data["name"]
     builder.paste = form.cleaned_data["paste"]
     if form.cleaned_data["army"] is not None:
-        builder.army = _own_army(request, form.cleaned_data["army"])
+        # Said in the page, not as a 404 page: htmx would swap a whole page into the panel.
+        builder.army = selectors.army_list(user=request.user).filter(pk=form.cleaned_data["army"]).first()
+        if builder.army is None:
+            builder.tell("You have no saved army with this number (signed out meanwhile?): nothing was changed.",
+                         status=404)
     cards, lines = request.POST.getlist("card"), request.POST.getlist("line")
     if len(cards) != len(lines):
         builder.tell("The army could not be read: every card needs its line.", status=400)
@@ -289,7 +297,8 @@ def _posted_builder(request) -> Builder:
             builder.tell(line)
         return builder
     builder.slots = slots
-    _apply(request, builder)
+    if builder.status == 200:
+        _apply(request, builder)
     return builder
 
 

@@ -49,6 +49,7 @@ def test_an_illegal_army_shows_its_violations_live_and_turns_valid_when_fixed(si
     extra = (Character.objects.filter(rarity__slug="common").exclude(slug__in=cards).exclude(position="flex")
              .order_by("pk").first())
     page.goto(BUILDER)
+    page.evaluate("window.stayedOnThePage = true")
     expect(_verdict(page)).to_have_text("Not valid")
     for slot in slots:
         if slot is not legendary:
@@ -69,6 +70,7 @@ def test_an_illegal_army_shows_its_violations_live_and_turns_valid_when_fixed(si
     for rarity, need in RARITY_QUOTA.items():
         expect(page.locator(f'[data-rarity="{rarity}"] .rarity-count')).to_have_text(f"{need} / {need}")
     expect(page.locator("#army-code")).to_have_value(_code(slots))
+    assert page.evaluate("window.stayedOnThePage === true")  # htmx updated the page in place
 
 
 def test_a_card_in_a_line_it_cannot_stand_in_is_named_and_moving_it_fixes_that(site, page):

@@ -48,11 +48,15 @@ def test_gallery_shows_card_faces_linking_to_their_pages(site, page):
 def test_filter_by_faction_shows_only_its_cards_and_pushes_the_url(site, page):
     names = _names_in_order(faction="arcane")
     page.goto("/realms/cards/")
+    page.evaluate("window.stayedOnThePage = true")
     page.get_by_label("Faction").select_option("arcane")
     page.get_by_role("button", name="Show cards").click()
     expect(page.locator(".result-count")).to_have_text(re.compile(rf"^{len(names)} cards"))
-    expect(page).to_have_url(re.compile(r"faction=arcane"))
+    expect(page).to_have_url(re.compile(r"/realms/cards/\?faction=arcane$"))
     assert _tile_names(page) == names[:PAGE_SIZE]
+    assert page.evaluate("window.stayedOnThePage === true")  # htmx swapped the grid in place
+    page.go_back()
+    expect(page.locator(".result-count")).to_have_text(re.compile(rf"^{Character.objects.count()} cards"))
 
 
 def test_query_language_filters_and_reports_ignored_terms(site, page):

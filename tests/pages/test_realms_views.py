@@ -32,7 +32,7 @@ def test_gallery_garbage_filters_answer_400_with_the_message(client, catalogue, 
 def test_gallery_garbage_page_is_a_404_with_the_page_range(client, catalogue, page):
     response = client.get(f"{GALLERY}?page={page}")
     assert response.status_code == 404
-    assert "the pages go from 1 to".encode() in response.content
+    assert b"the pages go from 1 to" in response.content
 
 
 def test_gallery_q_warnings_are_shown_and_the_query_still_runs(client, catalogue):
@@ -158,3 +158,22 @@ def test_save_with_a_blank_name_says_why(client, catalogue, user):
 
 def test_the_builder_panel_refuses_get(client, catalogue):
     assert client.get(PANEL).status_code == 405
+
+
+def test_gallery_ignores_the_empty_fields_a_form_sends(client, catalogue):
+    response = client.get(f"{GALLERY}?q=&faction=&class=&atk__gte=&ordering=")
+    assert response.status_code == 200
+    assert f"{Character.objects.count()} cards".encode() in response.content
+
+
+def test_gallery_pushes_the_address_of_the_filters_given(client, catalogue):
+    response = client.get(f"{GALLERY}?q=&faction=arcane&class=", headers={"HX-Request": "true"})
+    assert response["HX-Push-Url"] == f"{GALLERY}?faction=arcane"
+
+
+def test_a_post_naming_an_army_you_do_not_have_changes_nothing(client, catalogue, user):
+    client.force_login(user)
+    response = client.post(PANEL, _slots_post(faction_army("arcane"), army="123456", save="1", name="X"))
+    assert response.status_code == 404
+    assert b"You have no saved army with this number" in response.content
+    assert not Army.objects.exists()
