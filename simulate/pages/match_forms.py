@@ -61,11 +61,6 @@ class MatchForm:
     def add(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message)
 
-    @property
-    def seed(self) -> int | None:
-        seed = self.body.get("seed")
-        return seed if isinstance(seed, int) else None
-
     def is_valid(self) -> bool:
         """The body checked by the game's match request serializer; its errors put by the fields."""
         if self.errors:
@@ -97,7 +92,8 @@ class MatchForm:
 
 
 class RealmsForm(MatchForm):
-    """Side a and side b (an army code, a saved army or a random legal army), an agent each, a seed."""
+    """Side a and side b (an army code, a saved army, a random legal army, or both drafted in a Formation
+    Round), an agent each, a seed."""
 
     def read(self, user) -> RealmsForm:
         seed_text = self.values["seed"]
@@ -107,7 +103,7 @@ class RealmsForm(MatchForm):
         armies = {}
         drafted = [side for side in SIDES if self.values[f"{side}_source"] == "formation"]
         if drafted:
-            for side in set(SIDES) - set(drafted):
+            for side in (side for side in SIDES if side not in drafted):
                 self.add(f"{side}_source", "A Formation Round drafts both armies: choose it for both sides.")
             self.body = {"formation": {}, "agents": {side: self.values[f"agent_{side}"] for side in SIDES},
                          "seed": seed}

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from cardsdb.api.errors import page_error
 from cardsdb.pages.throttles import wait_seconds
@@ -48,6 +48,7 @@ def match_new(request):
         if form.is_valid():
             data = form.request
             try:
+                # The inputs a match keeps, read as the API reads them off its request body.
                 match, _ = services.play_match(
                     game=game, inputs=request_inputs(SimpleNamespace(data=form.body), data, NOT_MATCH_INPUTS),
                     agents=data.validated_data.get("agents"), seed=data.validated_data.get("seed"),
@@ -75,7 +76,8 @@ def event_texts(game: str, events: list[dict]) -> list[str]:
     counts = [len(text.split("\n")) if text else 0 for text in alone]
     whole = render_log(game, events).split("\n") if events else []
     if sum(counts) != len(whole):
-        return [textwrap.dedent(text) for text in alone]  # a name spanning lines: each event in its own words, by ids only
+        # A name spanning lines would shift the split: each event in its own words then, by unit ids only.
+        return [textwrap.dedent(text) for text in alone]
     texts, start = [], 0
     for count in counts:
         texts.append(textwrap.dedent("\n".join(whole[start:start + count])))
@@ -94,6 +96,7 @@ def winner_label(game: str, winner, events: list[dict]) -> str:
     return f"Team {winner} ({spirit})" if spirit else f"Team {winner}"
 
 
+@require_safe
 def match_replay(request, match_id):
     """A stored match the visitor may read (as the API's match detail shows them), its result, a link to
     share, and its log for the viewer."""
