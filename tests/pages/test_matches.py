@@ -222,3 +222,18 @@ def test_replays_fit_a_phone(site, page):
             page.get_by_role("button", name="Step forward").click()
             expect(page.locator("#replay-counter")).to_contain_text("Event 2 of")
         assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
+
+
+def test_card_names_in_the_replay_are_text(site, page):
+    from realms.models import Character
+
+    army = command_army("random", random.Random(8))
+    Character.objects.filter(slug=army[0]["card"]).update(name="<img src=x onerror=alert(1)>")
+    match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=8)
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"/matches/{match.pk}/")
+    expect(page.locator('.unit[data-unit="a1"] .unit-name')).to_have_text("a1 <img src=x onerror=alert(1)>")
+    expect(page.locator("#replay-text")).to_contain_text("a1 <img src=x onerror=alert(1)>")
+    expect(page.locator("#replay-board img")).to_have_count(0)
+    assert not dialogs
