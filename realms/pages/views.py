@@ -11,7 +11,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import InvalidPage, Paginator
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -32,7 +31,7 @@ from realms.choices import CharacterClass, Position
 from realms.engine.army import ArmyCodeError, Slot
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA, STAT_BOUNDS
 from realms.filtersets import STAT_FIELDS, CharacterFilter
-from realms.models import Character, Race
+from realms.models import Army, Character, Race
 from realms.pages.forms import BuilderOpenForm, BuilderStateForm
 from simulate.api.serializers import simulated_block
 
@@ -200,7 +199,7 @@ class Builder:
     """An army being built, as the page holds it, and what to tell about the last change."""
 
     slots: list[Slot] = field(default_factory=list)
-    army: object | None = None  # the saved Army being edited
+    army: Army | None = None  # the saved army being edited
     name: str = ""
     find: str = ""
     paste: str = ""
@@ -222,12 +221,12 @@ def _checked_slots(data: list[dict]) -> tuple[list[Slot] | None, list[str]]:
     return services.slots_from_data(serializer.validated_data["slots"]), []
 
 
-def _own_army(request, army_id: int):
-    """The requester's own saved army; another user's, or none, is a 404."""
-    army = selectors.army_list(user=request.user).filter(pk=army_id).first()
-    if army is None:
-        raise Http404("You have no saved army with this number.")
-    return army
+def _own_army(request, army_id: int) -> Army | None:
+    """The requester's own saved army (another user's is never found, as in the API)."""
+    return selectors.army_list(user=request.user).filter(pk=army_id).first()
+
+
+NO_SUCH_ARMY = "You have no saved army with this number"
 
 
 def _open_builder(request) -> Builder:
@@ -246,6 +245,9 @@ def _open_builder(request) -> Builder:
     builder.find = form.cleaned_data["find"]
     if form.cleaned_data["army"] is not None:
         army = _own_army(request, form.cleaned_data["army"])
+        if army is None:
+            builder.tell(f"{NO_SUCH_ARMY}.", status=404)
+            return builder
         slots, problems = _checked_slots(army.slots)
         builder.army, builder.name, builder.slots = army, army.name, slots or []
         for line in problems:
@@ -255,19 +257,18 @@ def _open_builder(request) -> Builder:
     return builder
 
 
-def _load_code(builder: Builder, text: str) -> bool:
+def _load_code(builder: Builder, text: str) -> None:
     """Replace the army with the one an army code names (in canonical order); a readable message if none."""
     query = ArmyCodeQuerySerializer(data={"code": text})
     if not query.is_valid():
         builder.tell(f"Bad army code: {' '.join(_messages(query.errors['code']))}", status=400)
-        return False
+        return
     try:
         _version, slots = services.army_decode(query.validated_data["code"])
     except ArmyCodeError as exc:
         builder.tell(f"Bad army code: {exc}", status=400)
-        return False
+        return
     builder.slots = slots
-    return True
 
 
 def _posted_builder(request) -> Builder:
@@ -281,11 +282,9 @@ def _posted_builder(request) -> Builder:
     builder.find, builder.name = form.cleaned_data["find"], form.cleaned_data["name"]
     builder.paste = form.cleaned_data["paste"]
     if form.cleaned_data["army"] is not None:
-        # Said in the page, not as a 404 page: htmx would swap a whole page into the panel.
-        builder.army = selectors.army_list(user=request.user).filter(pk=form.cleaned_data["army"]).first()
+        builder.army = _own_army(request, form.cleaned_data["army"])
         if builder.army is None:
-            builder.tell("You have no saved army with this number (signed out meanwhile?): nothing was changed.",
-                         status=404)
+            builder.tell(f"{NO_SUCH_ARMY} (signed out meanwhile?): nothing was changed.", status=404)
     cards, lines = request.POST.getlist("card"), request.POST.getlist("line")
     if len(cards) != len(lines):
         builder.tell("The army could not be read: every card needs its line.", status=400)
@@ -391,7 +390,9 @@ def _save(request, builder: Builder) -> None:
 
 def _builder_context(request, builder: Builder) -> dict:
     """The army's report (services.army_validate) and what the page shows of it and of the catalogue."""
-    report = services.army_validate(slots=builder.slots)
+    # A saved army linked to a collection is checked against it (R4), as the API shows that army.
+    collection = builder.army.collection if builder.army is not None else None
+    report = services.army_validate(slots=builder.slots, collection=collection)
     known = {c.slug: c for c in selectors.character_list().filter(slug__in={s.card for s in builder.slots})}
     entries = [{"index": i, "slot": slot, "character": known.get(slot.card)} for i, slot in enumerate(builder.slots)]
     rarity_names = dict(Rarity.objects.values_list("slug", "name"))
