@@ -55,6 +55,8 @@ def test_an_illegal_army_shows_its_violations_live_and_turns_valid_when_fixed(si
         if slot is not legendary:
             _add(page, cards[slot["card"]], slot["line"])
     _add(page, extra, extra.position)
+    # The pressed button keeps the focus across the update, for keyboard users.
+    expect(page.get_by_role("button", name=f"Add {extra.name} to {extra.position.title()}", exact=True)).to_be_focused()
     violations = page.locator("#army-status .violations")
     common_quota, legendary_quota = RARITY_QUOTA["common"], RARITY_QUOTA["legendary"]
     expect(violations).to_contain_text(f"An army has {common_quota} common card(s); this one has {common_quota + 1}.")

@@ -205,3 +205,10 @@ def test_gallery_at_phone_width_has_no_sideways_scroll(site, page):
     page.goto("/realms/cards/")
     expect(page.locator(".card-tile").first).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_card_page_at_phone_width_has_no_sideways_scroll(site, page):
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto(f"/realms/cards/{Character.objects.order_by('-pk').first().slug}/")
+    expect(page.locator("dl.fields")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375

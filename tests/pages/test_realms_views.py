@@ -51,8 +51,16 @@ def test_gallery_answers_htmx_with_the_grid_only(client, catalogue):
     assert "HX-Request" in response["Vary"]
 
 
+def test_gallery_answers_an_htmx_history_restore_with_the_whole_page(client, catalogue):
+    response = client.get(f"{GALLERY}?faction=arcane", headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+    assert response.status_code == 200
+    assert b"<html" in response.content
+
+
 def test_gallery_and_card_page_refuse_post(client, catalogue):
     assert client.post(GALLERY).status_code == 405
+    slug = Character.objects.order_by("pk").values_list("slug", flat=True)[0]
+    assert client.post(f"/realms/cards/{slug}/").status_code == 405
 
 
 def test_unknown_card_slug_is_a_404_page(client, catalogue):
