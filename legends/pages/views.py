@@ -133,6 +133,12 @@ def filter_cards(request, kind: Kind, data) -> Filtered:
     return Filtered(kind, filterset, cards=cards.order_by("name", "pk"), warnings=warnings)
 
 
+def filter_data(request) -> dict[str, str]:
+    """The filters of the query string; a field the form sent blank is no filter, as a person means it
+    (the API refuses `double=`, a parameter given empty)."""
+    return {name: value for name, value in request.GET.items() if value != ""}
+
+
 def every_kind(request) -> tuple[QuerySet | None, Filtered, list[str], list[str], list[str]]:
     """Cards of every kind matching the shared filters and `q`, each annotated with its kind.
 
@@ -140,7 +146,7 @@ def every_kind(request) -> tuple[QuerySet | None, Filtered, list[str], list[str]
     have) is left out, and named, while another kind reads it whole.
     Returns the cards, the outcome whose form the page shows, errors, warnings and notes.
     """
-    data = {name: value for name, value in request.GET.items() if name in COMMON_PARAMETERS}
+    data = {name: value for name, value in filter_data(request).items() if name in COMMON_PARAMETERS}
     outcomes = [filter_cards(request, kind, data) for kind in KINDS.values()]
     whole = [o for o in outcomes if o.cards is not None and not o.warnings]
     partial = [o for o in outcomes if o.cards is not None and o.warnings]
@@ -183,7 +189,7 @@ def gallery(request):
         cards, outcome, errors, warnings, notes = every_kind(request)
         filterset_form = outcome.filterset.form
     else:
-        outcome = filter_cards(request, kind, request.GET)
+        outcome = filter_cards(request, kind, filter_data(request))
         cards, errors, warnings, notes = outcome.cards, outcome.errors, outcome.warnings, []
         filterset_form = outcome.filterset.form
     page_obj = None
