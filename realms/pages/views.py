@@ -432,14 +432,34 @@ def _builder_context(request, builder: Builder) -> dict:
     }
 
 
+def _saved_url(builder: Builder) -> str | None:
+    """The address of the army a press of Save just stored, or None when that press saved nothing."""
+    if builder.army is None or builder.status != 200 or not any(n["level"] == "success" for n in builder.notices):
+        return None
+    return f"{reverse('army-builder')}?{urlencode({'army': builder.army.pk})}"
+
+
+def _panel_response(request, builder: Builder):
+    """The builder's fragment for htmx; after a save, the address bar moves to the saved army."""
+    response = _render(request, "realms/pages/builder_fragment.html", _builder_context(request, builder),
+                       builder.status)
+    saved = _saved_url(builder) if "save" in request.POST else None
+    if saved:
+        response["HX-Push-Url"] = saved
+    return response
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 def army_builder(request):
     """The builder page: opened empty, from a code or a saved army; without JS its buttons post here."""
     if request.method == "POST":
         builder = _posted_builder(request)
-        if "save" in request.POST and builder.army is not None and builder.status == 200:
+        if _wants_fragment(request):
+            return _panel_response(request, builder)
+        saved = _saved_url(builder) if "save" in request.POST else None
+        if saved:  # after a save, a reload must not post it again
             messages.success(request, builder.notices[-1]["text"])
-            return redirect(f"{reverse('army-builder')}?{urlencode({'army': builder.army.pk})}")
+            return redirect(saved)
     else:
         builder = _open_builder(request)
     return _render(request, "realms/pages/builder.html", _builder_context(request, builder), builder.status)
@@ -448,9 +468,4 @@ def army_builder(request):
 @require_POST
 def army_builder_panel(request):
     """What htmx swaps after each button of the builder: the army panel and the list, the status out of band."""
-    builder = _posted_builder(request)
-    response = _render(request, "realms/pages/builder_fragment.html", _builder_context(request, builder),
-                       builder.status)
-    if "save" in request.POST and builder.army is not None and builder.status == 200:
-        response["HX-Push-Url"] = f"{reverse('army-builder')}?{urlencode({'army': builder.army.pk})}"
-    return response
+    return _panel_response(request, _posted_builder(request))

@@ -185,3 +185,10 @@ def test_a_post_naming_an_army_you_do_not_have_changes_nothing(client, catalogue
     assert response.status_code == 404
     assert b"You have no saved army with this number" in response.content
     assert not Army.objects.exists()
+
+
+def test_an_htmx_post_to_the_page_answers_the_panel(client, catalogue):
+    response = client.post(BUILDER, {"add": "vanguard:no-such-card"}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert b"<html" not in response.content
+    assert b'id="army-status" hx-swap-oob="innerHTML"' in response.content
