@@ -172,6 +172,10 @@ def unique(items) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def gallery_url(params: dict[str, str]) -> str:
+    return f"{reverse('legends-gallery')}?{urlencode(params)}" if params else reverse("legends-gallery")
+
+
 def gallery(request):
     """Card faces of one kind or every kind, filtered as the API filters them, 24 a page."""
     kind_slug = request.GET.get("kind", "")
@@ -183,7 +187,7 @@ def gallery(request):
     if kind_slug and kind is None:
         errors.append(f"There is no kind of card {kind_slug!r}: choose one of {', '.join(KINDS)}.")
     if errors:
-        filterset_form = KINDS["spirits"].viewset.filterset_class(data={}).form
+        filterset_form = (kind or KINDS["spirits"]).viewset.filterset_class(data={}).form
         filterset_form.is_valid()
     elif kind is None:
         cards, outcome, errors, warnings, notes = every_kind(request)
@@ -213,8 +217,7 @@ def gallery(request):
         "nav": "legends-gallery",
         "kind": kind,
         "kind_slug": shown_kind,
-        "tabs": [{"slug": slug, "label": label, "url": f"{reverse('legends-gallery')}?{urlencode({**kept, 'kind': slug})}"
-                  if slug or kept else reverse("legends-gallery")}
+        "tabs": [{"slug": slug, "label": label, "url": gallery_url({**kept, **({"kind": slug} if slug else {})})}
                  for slug, label in [("", "All kinds"), *((k.slug, k.label) for k in KINDS.values())]],
         "filters": shown_filter_fields(shown_kind, filterset_form),
         "q": request.GET.get("q", ""),
