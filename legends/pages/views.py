@@ -39,6 +39,7 @@ from legends.engine.setup import SetupFormatError, parse_teams
 from legends.engine.vocabulary import MODES
 from legends.filtersets import LegendsCardFilter
 from legends.pages.forms import (
+    LABELS,
     SetupForm,
     default_setup_initial,
     setup_initial,
@@ -122,7 +123,7 @@ def filter_cards(request, kind: Kind, data) -> Filtered:
     request.query_warnings = []
     if not filterset.is_valid():
         return Filtered(kind, filterset, errors=[
-            f"{filterset.form.fields[name].label if name in filterset.form.fields else name}: {message}"
+            f"{LABELS.get(name, name)}: {message}"
             for name, found in filterset.form.errors.items() for message in found])
     try:
         cards = filterset.qs
@@ -405,7 +406,11 @@ def builder_initial(request) -> tuple[dict[str, Any], list[str], list[str], int]
         return default_setup_initial(mode), [], errors, 400
     if "setup" in params:
         saved = own_setup(request, params["setup"])
-        initial, cut = setup_initial(saved.mode, parse_teams(saved.teams))
+        try:
+            teams = parse_teams(saved.teams)
+        except SetupFormatError as exc:  # stored past the model's checks (a raw write): shown, not opened
+            return default_setup_initial(mode), [], [f"The saved setup “{saved.name}” is malformed: {exc}"], 400
+        initial, cut = setup_initial(saved.mode, teams)
         initial.update(name=saved.name, setup=saved.pk)
         return initial, cut_notice(cut), [], 200
     if "code" in params:
