@@ -79,6 +79,9 @@ def shown_filter_fields(kind: str, filter_form: forms.Form) -> list[BoundField]:
         elif isinstance(form_field, forms.ChoiceField):
             form_field.widget = forms.Select(
                 choices=[NO_FILTER, *((value, label) for value, label in form_field.choices if value)])
+        if isinstance(form_field.widget, forms.Select):
+            # A value given in the URL but not offered here (`element=fire,water`) is shown as it is.
+            form_field.widget.choices = _with_current(list(form_field.widget.choices), filter_form.data.get(name))
         if form_field.help_text:
             form_field.widget.attrs["aria-describedby"] = f"help-{name}"
         # A fresh bound field: validating the form cached the ones made with the old labels.
@@ -93,12 +96,12 @@ MAX_PLAYERS_SHOWN = max(rules.players_per_team for rules in MODES.values())
 MAX_DEFENSES_SHOWN = max(rules.defenses_per_team for rules in MODES.values())
 
 
-def _with_current(choices: list[tuple[Any, str]], value: Any) -> list[tuple[Any, str]]:
-    """The choices, plus the current value when it is none of them (a card deleted since a setup was saved),
-    so the form shows what the setup holds and the validation names it."""
+def _with_current(choices: list[tuple[Any, str]], value: Any, note: str = "not offered here") -> list[tuple[Any, str]]:
+    """The choices, plus the current value when it is none of them (a card deleted since a setup was saved, a
+    filter of two elements), so the form shows what is in effect and the validation names it."""
     if value in (None, "") or any(str(value) == str(choice) for choice, _ in choices):
         return choices
-    return [*choices, (value, f"{value} (not in the catalogue)")]
+    return [*choices, (value, f"{value} ({note})")]
 
 
 @dataclass
@@ -158,7 +161,7 @@ class SetupForm(forms.Form):
     def _card_field(self, label: str, choices: list[tuple[str, str]], key: str) -> forms.CharField:
         # A slug as the API takes it (any string up to its length); the validation says which is no card.
         return forms.CharField(max_length=MAX_SLUG, required=False, label=label,
-                               widget=forms.Select(choices=_with_current(choices, self._current(key))))
+                               widget=forms.Select(choices=_with_current(choices, self._current(key), "not in the catalogue")))
 
     @property
     def current_mode(self) -> str:

@@ -188,8 +188,8 @@ def gallery(request):
     if kind_slug and kind is None:
         errors.append(f"There is no kind of card {kind_slug!r}: choose one of {', '.join(KINDS)}.")
     if errors:
-        filterset_form = (kind or KINDS["spirits"]).viewset.filterset_class(data={}).form
-        filterset_form.is_valid()
+        # The refused query string is not run, not even through a FilterSet: the form is shown empty.
+        filterset_form = (kind or KINDS["spirits"]).viewset.filterset_class().form
     elif kind is None:
         cards, outcome, errors, warnings, notes = every_kind(request)
         filterset_form = outcome.filterset.form

@@ -245,3 +245,20 @@ def test_saving_creates_updates_and_copies_a_setup_as_the_api_stores_it(client, 
     opened = client.get(f"{BUILDER}?setup={saved.pk}")
     assert opened.status_code == 200 and opened.context["form"].setup_data() == {"mode": "teams", "teams": saved.teams}
     assert opened.context["report"]["code"] == setup_codes.encode_setup(saved.mode, parse_teams(saved.teams))
+
+
+def test_a_saved_setup_naming_a_card_gone_since_shows_it_and_its_violation(client, catalogue, user):
+    teams = [{"spirit": "akin", "defenses": ["steam-wall", "no-such-wall", "dust-tower"],
+              "players": [{"name": "Ann", "counter": 1}]}]
+    saved = TeamSetup.objects.create(owner=user, name="Old", mode="teams", teams=teams)
+    client.force_login(user)
+    page = text(client.get(f"{BUILDER}?setup={saved.pk}"))
+    assert "no-such-wall (not in the catalogue)" in page
+    assert "&#x27;no-such-wall&#x27; is not a defense card." in page
+
+
+def test_a_filter_value_the_form_does_not_offer_is_shown_as_given(client, catalogue):
+    response = client.get(f"{GALLERY}?kind=defenses&element=fire,water")
+    both = DefenseCard.objects.filter(element_1__slug__in=["fire", "water"], element_2__slug__in=["fire", "water"])
+    assert response.context["page_obj"].paginator.count == both.count()
+    assert '<option value="fire,water" selected>fire,water (not offered here)</option>' in text(response)
