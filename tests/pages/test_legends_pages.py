@@ -86,8 +86,13 @@ def test_the_query_box_filters_and_the_pages_follow(site, page):
     expect(page.locator(".pagination")).to_contain_text(f"Page 1 of {pages}")
     assert page.locator(".card-tile .card-name").all_inner_texts() == names(fire)[:PAGE_SIZE]
 
-    page.get_by_role("link", name="Next").click()
+    page.get_by_role("link", name="Next").focus()
+    page.keyboard.press("Enter")
     expect(page.locator(".pagination")).to_contain_text(f"Page 2 of {pages}")
+    # The link is replaced with the page: the keyboard carries on from the count, then the first card.
+    expect(summary(page)).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(tiles(page).first.get_by_role("link")).to_be_focused()
     expect(page).to_have_url(re.compile(r"page=2"))
     expect(tiles(page).first.locator(".card-name")).to_have_text(names(fire)[PAGE_SIZE])
     assert page.locator(".card-tile .card-name").all_inner_texts() == names(fire)[PAGE_SIZE:2 * PAGE_SIZE]

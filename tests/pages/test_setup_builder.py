@@ -207,3 +207,18 @@ def test_the_builder_meets_wcag_aa_and_fits_a_phone(site, page):
     page.goto(BUILDER)
     expect(team(page, 1).get_by_label("Spirit")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_the_builder_works_by_keyboard(site, page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(BUILDER)
+    spirit = team(page, 2).get_by_label("Spirit")
+    spirit.focus()
+    page.keyboard.press("ArrowUp")  # Yulin to Akin, the spirit team 1 already takes
+    expect(spirit).to_have_value("akin")
+    expect(report(page).get_by_text("Invalid", exact=True)).to_be_visible()
+    expect(spirit).to_be_focused()
+    copy = page.get_by_role("button", name="Copy", exact=True)
+    copy.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#setup-code").locator("xpath=..").locator(".copy-status")).to_have_text("Copied.")
