@@ -45,6 +45,7 @@ from legends.pages.forms import (
     setup_initial,
     shown_filter_fields,
 )
+from simulate.pages.card_study import card_study
 
 PAGE_SIZE = 24
 MAX_SETUPS_SHOWN = 50
@@ -319,36 +320,6 @@ def setups_using(user, slug: str) -> list:
     return found
 
 
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
-def interval(ci: dict[str, float] | None) -> str:
-    return "—" if not ci else f"{percent(ci['low'])} to {percent(ci['high'])}"
-
-
-def study_figures(simulated: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The card's `simulated` block (the API's, as computed by the field study) in words and percents."""
-    if simulated is None:
-        return None
-    finished = simulated["finished_at"]
-    delta = simulated["delta"]
-    return {
-        "win_rate": percent(simulated["win_rate"]),
-        "win_rate_ci": interval(simulated["win_rate_ci"]),
-        "appearances": simulated["appearances"],
-        "wins": simulated["wins"],
-        "without_win_rate": percent(simulated["without_win_rate"]),
-        "delta": "—" if delta is None else f"{delta * 100:+.1f} points",
-        "delta_ci": "—" if not simulated["delta_ci"] else
-                    f"{simulated['delta_ci']['low'] * 100:+.1f} to {simulated['delta_ci']['high'] * 100:+.1f} points",
-        "flag": {"over": "stronger than the field", "under": "weaker than the field"}.get(simulated["flag"]),
-        "played": simulated["played"],
-        "finished_at": parse_datetime(finished) if isinstance(finished, str) else finished,
-        "url": reverse("study-detail", args=[simulated["batch"]]),
-    }
-
-
 def card_page(request, slug: str):
     """A card's face, every field its API shows, its simulated win rate, and the user's setups using it."""
     kind, card = find_card(slug)
@@ -364,7 +335,7 @@ def card_page(request, slug: str):
         "face": kind.face_url(card.slug, "large"),
         "rows": field_rows(card, data),
         "studied": "simulated" in data,
-        "study": study_figures(data.get("simulated")),
+        "study": card_study(data.get("simulated")),
         "in_setups": kind.slug in ("spirits", "protectors", "defenses"),
         "setups": setups_using(request.user, card.slug),
         "admin_url": admin_url,

@@ -34,6 +34,7 @@ from realms.filtersets import STAT_FIELDS, CharacterFilter
 from realms.models import Army, Character, Race
 from realms.pages.forms import BuilderOpenForm, BuilderStateForm
 from simulate.api.serializers import simulated_block
+from simulate.pages.card_study import card_study
 
 GALLERY_PAGE_SIZE = 24
 # The builder lists this many characters at once; a search narrows the list.
@@ -175,21 +176,10 @@ def card(request, slug: str):
     armies = [army for army in selectors.army_list(user=request.user)
               if any(isinstance(s, dict) and s.get("card") == character.slug for s in army.slots)]
     context = {
-        "nav": "realms-gallery", "character": character, "simulated": simulated, "armies": armies,
-        "percent": _percentages(simulated) if simulated else None,
+        "nav": "realms-gallery", "character": character, "study": card_study(simulated), "armies": armies,
         "admin_url": reverse("admin:realms_character_change", args=[character.pk]) if request.user.is_staff else None,
     }
     return render(request, "realms/pages/card.html", context)
-
-
-def _percentages(simulated: dict) -> dict[str, str | None]:
-    """The study's rates and intervals written as percentages (their points for the difference)."""
-    def percent(value):
-        return None if value is None else f"{value * 100:.1f}"
-    win_ci, delta_ci = simulated.get("win_rate_ci") or {}, simulated.get("delta_ci") or {}
-    return {"win_rate": percent(simulated.get("win_rate")), "win_low": percent(win_ci.get("low")),
-            "win_high": percent(win_ci.get("high")), "delta": percent(simulated.get("delta")),
-            "delta_low": percent(delta_ci.get("low")), "delta_high": percent(delta_ci.get("high"))}
 
 
 # The army builder.

@@ -139,7 +139,7 @@ def test_card_page_shows_every_field_and_its_abilities_in_words(site, page):
     expect(page.get_by_text(f"Main ability: {character.main_ability['name']}")).to_be_visible()
     if character.flavor_text:
         expect(page.locator(".flavor-text")).to_have_text(character.flavor_text)
-    expect(page.get_by_text("No field study of the official sets has been run yet.")).to_be_visible()
+    expect(page.get_by_role("region", name="Simulated win rate")).to_contain_text("No study yet")
     face = page.get_by_role("img", name=re.compile(rf"^{re.escape(character.name)}:"))
     expect(face).to_have_attribute("src", f"/api/realms/characters/{character.slug}/card.png?size=large")
     expect(page.get_by_role("link", name="Edit in admin")).to_have_count(0)
@@ -149,12 +149,17 @@ def test_card_page_shows_the_latest_field_study_with_its_interval(site, page):
     batch = batches.play_here(batches.create_batch(game="realms", kind="field", inputs={}, count=20, seed=3).pk)
     row = batch.results["cards"][0]
     page.goto(f"/realms/cards/{row['card']}/")
-    figures = page.locator(".win-rate")
-    expect(figures).to_contain_text(f"{row['win_rate'] * 100:.1f}%")
-    expect(figures).to_contain_text(
-        f"95% interval {row['win_rate_ci']['low'] * 100:.1f}% to {row['win_rate_ci']['high'] * 100:.1f}%")
-    expect(figures).to_contain_text(f"field study of {batch.played} matches")
-    expect(page.get_by_role("link", name="The study")).to_have_attribute("href", f"/studies/{batch.pk}/")
+    region = page.get_by_role("region", name="Simulated win rate")
+    low, high = row["win_rate_ci"]["low"], row["win_rate_ci"]["high"]
+    expect(region).to_contain_text(
+        f"Win rate {row['win_rate']:.1%} (95% interval {low:.1%} to {high:.1%}) over the {row['appearances']} armies")
+    expect(region).to_contain_text(re.compile(rf"Armies without it\s*{row['without_win_rate']:.1%}"))
+    delta, delta_low, delta_high = (f"{value * 100:+.1f} pp" for value in
+                                    (row["delta"], row["delta_ci"]["low"], row["delta_ci"]["high"]))
+    expect(region).to_contain_text(re.compile(
+        rf"Difference\s*{re.escape(delta)} \(95% interval {re.escape(delta_low)} to {re.escape(delta_high)}\)"))
+    expect(region.get_by_role("link", name=f"Field study of {batch.played} matches")).to_have_attribute(
+        "href", f"/studies/{batch.pk}/")
 
 
 def test_staff_see_the_admin_link_of_the_card(site, page, django_user_model):

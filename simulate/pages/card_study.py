@@ -1,0 +1,34 @@
+"""A card's latest field study in words, for the card pages of both games: its `simulated` block as the
+catalogue API shows it (never recomputed), with rates as percentages and the difference in points."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.urls import reverse
+from django.utils.dateparse import parse_datetime
+
+from simulate.pages.charts import interval, pct, points
+
+FLAGS = {"over": "stronger than the field", "under": "weaker than the field"}
+
+
+def card_study(simulated: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the card page says of the card's row in the latest field study; None when there is none."""
+    if not simulated:
+        return None
+    finished = simulated["finished_at"]
+    return {
+        "win_rate": pct(simulated["win_rate"]),
+        "win_rate_ci": interval(simulated["win_rate_ci"]),
+        "appearances": simulated["appearances"],
+        "wins": simulated["wins"],
+        "without_win_rate": pct(simulated["without_win_rate"]),
+        "delta": points(simulated["delta"]),
+        "delta_ci": interval(simulated["delta_ci"], show=points),
+        "flag": FLAGS.get(simulated["flag"]),
+        "played": simulated["played"],
+        "finished_at": parse_datetime(finished) if isinstance(finished, str) else finished,
+        "url": reverse("study-detail", args=[simulated["batch"]]),
+    }
