@@ -92,7 +92,7 @@ def _join(path: str, key: object) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def _field_errors(detail) -> dict[str, list[str]]:
+def field_errors(detail) -> dict[str, list[str]]:
     """Flatten DRF's nested error detail into {dotted path: [messages]}.
 
     `{"armies": {"a": {"slots": [{}, {}, {}, {"line": ["..."]}]}}}` becomes `{"armies.a.slots.3.line": ["..."]}`;
@@ -193,7 +193,7 @@ def exception_handler(exc, context):
     if isinstance(exc, RuleViolations):
         response.data = error_body(str(exc.detail), exc.default_code, violations=exc.violations)
     elif isinstance(exc, exceptions.ValidationError):
-        fields = _field_errors(exc.detail)
+        fields = field_errors(exc.detail)
         message = exc.message if isinstance(exc, InvalidInput) else _first_message(fields)
         # Some input errors carry more than fields, e.g. the position of a query syntax error.
         response.data = error_body(message, "invalid", fields=fields, **getattr(exc, "extra", {}))

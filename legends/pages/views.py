@@ -26,7 +26,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError as APIValidationError
 
-from cardsdb.api.errors import _field_errors
+from cardsdb.api.errors import field_errors
 from cardsdb.api.parsers import text_problem
 from cardsdb.api.serializers import share_url
 from cardsdb.choices import Game
@@ -130,7 +130,7 @@ def filter_cards(request, kind: Kind, data) -> Filtered:
         cards = filterset.qs
     except APIValidationError as exc:  # a query that cannot run (QueryFilter), with its position
         return Filtered(kind, filterset, errors=[f"Query: {message}" for message in
-                                                 _field_errors(exc.detail).get("q", ["cannot be run."])])
+                                                 field_errors(exc.detail).get("q", ["cannot be run."])])
     warnings = [f"Ignored: {w['message']} (at position {w['position']})" for w in request.query_warnings]
     return Filtered(kind, filterset, cards=cards.order_by("name", "pk"), warnings=warnings)
 
@@ -352,7 +352,7 @@ def setup_report(request, form: SetupForm) -> dict[str, Any] | None:
         return None
     data = SetupInputSerializer(data=form.setup_data())
     if not data.is_valid():
-        return {"input_errors": [f"{path}: {m}" for path, found in _field_errors(data.errors).items() for m in found]}
+        return {"input_errors": [f"{path}: {m}" for path, found in field_errors(data.errors).items() for m in found]}
     report = services.setup_validate(**data.validated_data)
     link = share_url(None, "setup-builder", report["code"])
     return {**report, "share_url": share_url(request, "setup-builder", report["code"]), "builder_link": link}
@@ -443,7 +443,7 @@ def setup_builder(request):
         instance = own_setup(request, str(form.cleaned_data["setup"]))
     serializer = TeamSetupSerializer(instance, data={"name": name, **form.setup_data()}, context={"request": request})
     if not serializer.is_valid():
-        problems = [f"{path}: {m}" for path, found in _field_errors(serializer.errors).items() for m in found]
+        problems = [f"{path}: {m}" for path, found in field_errors(serializer.errors).items() for m in found]
         return render_builder(request, form, errors=problems, status=400)
     saved = serializer.save()
     messages.success(request, f"Saved “{saved.name}”.")

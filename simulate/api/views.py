@@ -5,6 +5,7 @@ One view class serves every game: its route gives the game (`urls.py`), and the 
 """
 
 import logging
+from collections.abc import Mapping
 
 from django.db import transaction
 from django_filters.rest_framework import DjangoFilterBackend
@@ -28,9 +29,39 @@ logger = logging.getLogger(__name__)
 NOT_MATCH_INPUTS = {"seed", "agents"}
 
 
-def request_inputs(request, data: serializers.Serializer, left_out: set[str]) -> dict:
-    """The request's fields as given (not as validated), but those `left_out`."""
-    return {key: request.data[key] for key in data.fields if key in request.data and key not in left_out}
+def given_inputs(body: Mapping, data: serializers.Serializer, left_out: set[str]) -> dict:
+    """The request body's fields as given (not as validated), but those `left_out`."""
+    return {key: body[key] for key in data.fields if key in body and key not in left_out}
+
+
+def play_requested_match(*, game: str, body: Mapping, data: serializers.Serializer, user):
+    """Play and store the match of a checked request (the API's, or the match page's form)."""
+    match, _ = services.play_match(
+        game=game, inputs=given_inputs(body, data, NOT_MATCH_INPUTS), agents=data.validated_data.get("agents"),
+        seed=data.validated_data.get("seed"), user=user,
+    )
+    return match
+
+
+def client_ident(request) -> str:
+    """Who a batch counts against (MAX_UNFINISHED): the account, or anonymously the address as the throttles
+    see it."""
+    if request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    return f"address:{ScopedRateThrottle().get_ident(request)}"
+
+
+def start_batch(*, game: str, body: Mapping, data: serializers.Serializer, request):
+    """Store the study of a checked request (the API's, or the studies page's form) and hand it to the
+    background once committed, so that a runner on another connection finds the row."""
+    given = data.validated_data
+    batch = batches.create_batch(
+        game=game, kind=given["kind"], inputs=study_inputs(given, body), count=given["count"],
+        seed=given.get("seed"), swap_sides=given["swap_sides"], until_ci_width=given.get("until_ci_width"),
+        user=request.user, client=client_ident(request),
+    )
+    transaction.on_commit(lambda: hand_over(batch.id))
+    return batch
 
 
 class ResumesBatches:
@@ -86,11 +117,7 @@ class MatchCreateView(GameRequestView):
 
     def post(self, request):
         data = self.validated(self.get_serializer_class())
-        given = data.validated_data
-        match, _ = services.play_match(
-            game=self.game, inputs=request_inputs(request, data, NOT_MATCH_INPUTS), agents=given.get("agents"),
-            seed=given.get("seed"), user=request.user,
-        )
+        match = play_requested_match(game=self.game, body=request.data, data=data, user=request.user)
         return self.answer_with(match, status.HTTP_201_CREATED)
 
 
@@ -106,21 +133,8 @@ class BatchCreateView(GameRequestView):
 
     def post(self, request):
         data = self.validated(self.get_serializer_class())
-        given = data.validated_data
-        batch = batches.create_batch(
-            game=self.game, kind=given["kind"], inputs=study_inputs(given, request.data), count=given["count"],
-            seed=given.get("seed"), swap_sides=given["swap_sides"], until_ci_width=given.get("until_ci_width"),
-            user=request.user, client=self.client_ident(request),
-        )
-        # After commit, so that a runner on another connection finds the row.
-        transaction.on_commit(lambda: hand_over(batch.id))
+        batch = start_batch(game=self.game, body=request.data, data=data, request=request)
         return self.answer_with(batch, status.HTTP_202_ACCEPTED)
-
-    def client_ident(self, request) -> str:
-        """The account, or for an anonymous request its address as the throttles see it."""
-        if request.user.is_authenticated:
-            return f"user:{request.user.pk}"
-        return f"address:{ScopedRateThrottle().get_ident(request)}"
 
 
 class CheckedOrderingFilter(filters.OrderingFilter):

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardsdb.api.errors import _field_errors, input_error_fields
+from cardsdb.api.errors import field_errors, input_error_fields
 from legends import selectors as legends_selectors
 from legends.choices import Mode
 from legends.matches import AGENT_NAMES as LEGENDS_AGENTS
@@ -68,7 +68,7 @@ class MatchForm:
         data = self.request = game_matches(self.game).match_request(data=self.body)
         if data.is_valid():
             return True
-        for path, messages in _field_errors(data.errors).items():
+        for path, messages in field_errors(data.errors).items():
             for message in messages:
                 self.add(self.field_of(path), message)
         return False

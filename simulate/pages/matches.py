@@ -4,16 +4,15 @@ step-by-step viewer of its event log)."""
 from __future__ import annotations
 
 import textwrap
-from types import SimpleNamespace
 
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from cardsdb.api.errors import page_error
-from cardsdb.pages.throttles import wait_seconds
+from cardsdb.pages.throttles import refused_page
 from simulate import selectors, services
-from simulate.api.views import NOT_MATCH_INPUTS, request_inputs
+from simulate.api.views import play_requested_match
 from simulate.engine.errors import InputError
 from simulate.engine.runner import render_log
 from simulate.pages.match_forms import GAMES, bound_form, choices, form_sections, initial_values
@@ -38,22 +37,13 @@ def match_new(request):
     form = None
     status = 200
     if request.method == "POST":
-        wait = wait_seconds(request, "simulate")
-        if wait is not None:
-            response = page_error(request, 429, f"Too many matches in a short time; try again in {wait} "
-                                                f"second{'s' if wait != 1 else ''}.")
-            response["Retry-After"] = str(wait)
-            return response
+        refused = refused_page(request, "simulate")
+        if refused:
+            return refused
         form = bound_form(game, request.POST, request.user)
         if form.is_valid():
-            data = form.request
             try:
-                # The inputs a match keeps, read as the API reads them off its request body.
-                match, _ = services.play_match(
-                    game=game, inputs=request_inputs(SimpleNamespace(data=form.body), data, NOT_MATCH_INPUTS),
-                    agents=data.validated_data.get("agents"), seed=data.validated_data.get("seed"),
-                    user=request.user,
-                )
+                match = play_requested_match(game=game, body=form.body, data=form.request, user=request.user)
             except (InputError, services.IllegalMatchSetup) as exc:
                 form.refused(exc)
             else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,12 +17,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.errors import exception_handler, page_error
-from cardsdb.pages.throttles import wait_seconds
+from cardsdb.pages.throttles import refused_page
 from legends import selectors as legends_selectors
 from realms import selectors as realms_selectors
 from simulate import background, batches, selectors
-from simulate.api.serializers import study_inputs
-from simulate.api.views import BatchCreateView, hand_over
+from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
 from simulate.models import Batch
 from simulate.pages import charts
@@ -57,10 +55,9 @@ def study_new(request):
         return page_error(request, 400, f"Unknown game; give one of {', '.join(GAMES)}.")
     status, refusal = 200, None
     if request.method == "POST":
-        wait = wait_seconds(request, "batches")
-        if wait is not None:
-            return page_error(request, 429, f"Too many studies started; try again in {wait} "
-                                            f"second{'s' if wait != 1 else ''}.")
+        refused = refused_page(request, "batches")
+        if refused:
+            return refused
         background.resume_soon()
         form = StudyForm(request.POST, game=game)
         if form.is_valid():
@@ -85,17 +82,10 @@ def study_new(request):
 
 
 def start_study(request, game: str, body: dict[str, Any]) -> Batch:
-    """Check and store the study as BatchCreateView does, and hand it to the background after commit."""
+    """Check and store the study as BatchCreateView does (ValidationError when refused)."""
     data = game_matches(game).batch_request(data=body)
     data.is_valid(raise_exception=True)
-    given = data.validated_data
-    batch = batches.create_batch(
-        game=game, kind=given["kind"], inputs=study_inputs(given, body), count=given["count"],
-        seed=given.get("seed"), swap_sides=given["swap_sides"], until_ci_width=given.get("until_ci_width"),
-        user=request.user, client=BatchCreateView().client_ident(request),
-    )
-    transaction.on_commit(lambda: hand_over(batch.id))
-    return batch
+    return start_batch(game=game, body=body, data=data, request=request)
 
 
 def refusal_of(exc: Exception, form: StudyForm) -> dict[str, Any]:
