@@ -42,11 +42,18 @@ class CheckedFiltersMixin:
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        errors = {}
-        for name, values in request.query_params.lists():
-            if len(values) > 1:
-                errors[name] = ["Give this parameter once."]
-            elif problem := text_problem(values[0]):
-                errors[name] = [problem]
+        errors = query_parameter_errors(request.query_params)
         if errors:
-            raise exceptions.ValidationError(dict(sorted(errors.items())))
+            raise exceptions.ValidationError(errors)
+
+
+def query_parameter_errors(params) -> dict[str, list[str]]:
+    """What is refused of any query string before a query runs, by parameter: one given twice, or a name or
+    value that is not text a database stores (NUL, a lone surrogate). The API's lists and the pages alike."""
+    errors = {}
+    for name, values in params.lists():
+        if len(values) > 1:
+            errors[name] = ["Give this parameter once."]
+        elif problem := text_problem(values[0]) or text_problem(name):
+            errors[name] = [problem]
+    return dict(sorted(errors.items()))

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError as APIValidationError
 
 from cardsdb.api.errors import field_errors
-from cardsdb.api.parsers import text_problem
+from cardsdb.api.filters import query_parameter_errors
 from cardsdb.api.serializers import share_url
 from cardsdb.choices import Game
 from cardsdb.models import Card
@@ -88,15 +88,9 @@ COMMON_PARAMETERS = frozenset({*LegendsCardFilter.base_filters, "q"})
 
 
 def parameter_problems(params) -> list[str]:
-    """What the API refuses of any query string before running a query: a parameter given twice, or text
-    that cannot be stored (CheckedFiltersMixin)."""
-    problems = []
-    for name, values in params.lists():
-        if len(values) > 1:
-            problems.append(f"{name}: give this parameter once.")
-        elif problem := text_problem(values[0]) or text_problem(name):
-            problems.append(f"{name}: {problem}")
-    return problems
+    """What the API refuses of any query string before running a query, as lines to show."""
+    return [f"{name}: {reason[0].lower()}{reason[1:]}" for name, reasons in query_parameter_errors(params).items()
+            for reason in reasons]
 
 
 def status_for(request, status: int) -> int:

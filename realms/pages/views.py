@@ -17,6 +17,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
+from cardsdb.api.filters import query_parameter_errors
 from cardsdb.choices import Game
 from cardsdb.models import CardSet, Faction, Rarity
 from realms import selectors, services
@@ -50,11 +51,6 @@ PARAMETER_LABELS = {
 
 
 # Shared reading of query parameters and errors.
-
-def _repeated_parameters(params) -> dict[str, list[str]]:
-    """The parameters given more than once, as the API refuses them (CheckedFiltersMixin)."""
-    return {name: ["Give this parameter once."] for name, values in params.lists() if len(values) > 1}
-
 
 def _filled(params) -> dict[str, str]:
     """The parameters a person filled in: a form sends its empty fields too, which the FilterSet refuses."""
@@ -137,7 +133,7 @@ def _filter_options(params) -> dict:
 @require_http_methods(["GET", "HEAD"])
 def gallery(request):
     """Card faces of the characters the filters (or `q`) select, 24 a page; errors shown with the form."""
-    errors = _repeated_parameters(request.GET)
+    errors = query_parameter_errors(request.GET)
     warnings: list[dict] = []
     page_obj = None
     status = 200
@@ -222,7 +218,7 @@ NO_SUCH_ARMY = "You have no saved army with this number"
 def _open_builder(request) -> Builder:
     """The builder as a URL opens it: empty, from `?code=` or from one of your armies (`?army=`)."""
     builder = Builder()
-    repeated = _repeated_parameters(request.GET)
+    repeated = query_parameter_errors(request.GET)
     if repeated:
         for line in _messages(repeated):
             builder.tell(line, status=400)
