@@ -93,11 +93,6 @@ def parameter_problems(params) -> list[str]:
             for reason in reasons]
 
 
-def status_for(request, status: int) -> int:
-    """htmx swaps only successful answers: a fragment that carries its own message answers 200."""
-    return 200 if request.htmx and not request.htmx.history_restore_request else status
-
-
 # --------------------------------------------------------------------------- the gallery
 
 
@@ -225,7 +220,7 @@ def gallery(request):
     }
     fragment = request.htmx and not request.htmx.history_restore_request
     template = "legends/pages/gallery_results.html" if fragment else "legends/pages/gallery.html"
-    response = render(request, template, context, status=status_for(request, status) if errors else 200)
+    response = render(request, template, context, status=status if errors else 200)
     patch_vary_headers(response, ["HX-Request"])
     return response
 
@@ -411,7 +406,7 @@ def render_builder(request, form: SetupForm, *, notices=(), errors=(), status: i
         "setup_id": setup_id,
         "builder_url": reverse("setup-builder"),
     }
-    return render(request, "legends/pages/setup_builder.html", context, status=status_for(request, status))
+    return render(request, "legends/pages/setup_builder.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])

@@ -54,7 +54,7 @@ def test_garbage_in_the_gallery_is_a_readable_message(client, catalogue, query, 
 
 def test_an_htmx_request_with_a_bad_query_gets_its_fragment_with_the_message(client, catalogue):
     response = client.get(f"{GALLERY}?kind=defenses&q=(", headers={"HX-Request": "true"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "<html" not in text(response) and "Query:" in text(response)
     assert "HX-Request" in response["Vary"]
 
