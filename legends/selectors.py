@@ -1,8 +1,9 @@
 """Reads of the Akin Legends catalogue, shaped so list pages run a fixed number of queries."""
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, TextField
+from django.db.models.functions import Cast
 
-from legends.engine.setup import SetupCatalogue
+from legends.engine.setup import SetupCatalogue, SetupFormatError, parse_teams
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
 
 
@@ -40,3 +41,23 @@ def setup_catalogue() -> SetupCatalogue:
         protectors=dict(Protector.objects.values_list("slug", "duel_legal")),
         defenses=frozenset(DefenseCard.objects.values_list("slug", flat=True)),
     )
+
+
+def setups_using(*, user, slug: str, limit: int) -> list[TeamSetup]:
+    """The user's saved setups that name the card (as spirit, protector or defense), at most `limit`."""
+    if not user.is_authenticated:
+        return []
+    # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
+    candidates = (team_setup_list(user=user).annotate(teams_text=Cast("teams", TextField()))
+                  .filter(teams_text__contains=f'"{slug}"').select_related(None).only("pk", "name", "mode", "teams"))
+    found = []
+    for setup in candidates.iterator():
+        try:
+            teams = parse_teams(setup.teams)
+        except SetupFormatError:
+            continue
+        if any(slug in (team.spirit, team.protector, *(team.defenses or ())) for team in teams):
+            found.append(setup)
+            if len(found) == limit:
+                break
+    return found

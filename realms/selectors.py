@@ -1,6 +1,7 @@
 """Reads of the Echo Realms catalogue, shaped for a fixed number of queries."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from cardsdb.models import Collection, CollectionEntry
 from realms.engine.army import ArmyCard
@@ -72,3 +73,14 @@ def army_list(*, user) -> QuerySet[Army]:
         .select_related("collection")
         .prefetch_related(Prefetch("collection__entries", queryset=entries))
     )
+
+
+def armies_using(*, user, slug: str) -> list[Army]:
+    """The user's saved armies with the card in a slot (drafts too)."""
+    if not user.is_authenticated:
+        return []
+    # The slots are JSON: a text match narrows the rows in the database, the parsed slots decide.
+    candidates = (Army.objects.filter(owner=user).annotate(slots_text=Cast("slots", TextField()))
+                  .filter(slots_text__contains=f'"{slug}"').only("pk", "name", "slots"))
+    return [army for army in candidates
+            if any(isinstance(slot, dict) and slot.get("card") == slug for slot in army.slots)]

@@ -14,8 +14,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import InvalidPage, Paginator
-from django.db.models import Case, CharField, Q, QuerySet, TextField, Value, When
-from django.db.models.functions import Cast
+from django.db.models import Case, CharField, Q, QuerySet, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -289,26 +288,6 @@ def find_card(slug: str) -> tuple[Kind, Any]:
     raise Http404("There is no Akin Legends card with this slug.")
 
 
-def setups_using(user, slug: str) -> list:
-    """The user's saved setups that name the card (as spirit, protector or defense), at most 50."""
-    if not user.is_authenticated:
-        return []
-    # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
-    candidates = (selectors.team_setup_list(user=user).annotate(teams_text=Cast("teams", TextField()))
-                  .filter(teams_text__contains=f'"{slug}"').select_related(None).only("pk", "name", "mode", "teams"))
-    found = []
-    for setup in candidates.iterator():
-        try:
-            teams = parse_teams(setup.teams)
-        except SetupFormatError:
-            continue
-        if any(slug in (team.spirit, team.protector, *(team.defenses or ())) for team in teams):
-            found.append(setup)
-            if len(found) == MAX_SETUPS_SHOWN:
-                break
-    return found
-
-
 def card_page(request, slug: str):
     """A card's face, every field its API shows, its simulated win rate, and the user's setups using it."""
     kind, card = find_card(slug)
@@ -326,7 +305,7 @@ def card_page(request, slug: str):
         "studied": "simulated" in data,
         "study": card_study(data.get("simulated")),
         "in_setups": kind.slug in ("spirits", "protectors", "defenses"),
-        "setups": setups_using(request.user, card.slug),
+        "setups": selectors.setups_using(user=request.user, slug=card.slug, limit=MAX_SETUPS_SHOWN),
         "admin_url": admin_url,
     }
     return render(request, "legends/pages/card.html", context)

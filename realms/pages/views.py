@@ -169,8 +169,7 @@ def card(request, slug: str):
     """Every field of a character, its abilities in words, its simulated win rate and your armies with it."""
     character = get_object_or_404(selectors.character_list(), slug=slug)
     simulated = simulated_block({}, game=Game.REALMS, group="cards", member=character.slug)
-    armies = [army for army in selectors.army_list(user=request.user)
-              if any(isinstance(s, dict) and s.get("card") == character.slug for s in army.slots)]
+    armies = selectors.armies_using(user=request.user, slug=character.slug)
     context = {
         "nav": "realms-gallery", "character": character, "study": card_study(simulated), "armies": armies,
         "admin_url": reverse("admin:realms_character_change", args=[character.pk]) if request.user.is_staff else None,
