@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls that set up each test (the
@@ -63,3 +64,15 @@ def sign_in(page, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.get_by_text(re.compile(f"Signed in as {re.escape(username)}")).wait_for()
+
+
+# axe-core's WCAG 2.0 and 2.1 rules of levels A and AA: labels, alt text, names, landmarks, contrast.
+WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+           "resultTypes": ["violations"]}
+
+
+def axe_violations(page) -> list[str]:
+    """The page's WCAG A/AA violations found by axe-core, each as `rule (impact): elements`."""
+    results = Axe().run(page, options=WCAG_AA)
+    return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'])}"
+            for v in results.response["violations"]]

@@ -1,21 +1,23 @@
 """Every page checked by axe-core in the browser against WCAG 2 A and AA: labels, alt text, names of
-buttons and links, landmarks, contrast. A page's violations are listed by rule and element."""
+buttons and links, landmarks, contrast. A page's violations are listed by rule and element. The gallery,
+card and builder pages are checked in their own tests, in the states they reach there."""
+
+import random
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
-WCAG_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-           "resultTypes": ["violations"]}
+from realms.studies import command_army
+from simulate import batches
+from simulate.api.serializers import study_inputs
+from simulate.services import game_matches, play_match
+from tests.factories import faction_army
+from tests.pages.conftest import axe_violations
 
-
-def axe_violations(page) -> list[str]:
-    """Each violation as `rule: selector` lines, readable in a failing assertion."""
-    results = Axe().run(page, options=WCAG_AA)
-    return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'])}"
-            for v in results.response["violations"]]
-
-
-PAGES = ["/", "/search/?q=nyx", "/accounts/login/", "/no-such-page/"]
+PAGES = ["/", "/search/?q=nyx", "/accounts/login/", "/accounts/signup/", "/no-such-page/",
+         "/matches/new/", "/matches/new/?game=legends", "/studies/new/", "/studies/new/?game=legends"]
+LEGENDS_TEAMS = {"mode": "teams", "teams": [
+    {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}, {"name": "Ben", "counter": 3}]},
+    {"spirit": "yulin", "players": [{"name": "Cat", "counter": 2}, {"name": "Dan", "counter": 4}]}]}
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -24,10 +26,42 @@ def test_page_meets_wcag_aa(site, page, path):
     assert axe_violations(page) == []
 
 
-@pytest.mark.parametrize("path", ["/", "/accounts/login/"])
+@pytest.mark.parametrize("path", ["/", "/accounts/login/", "/matches/new/", "/studies/new/"])
 def test_page_meets_wcag_aa_at_phone_width(site, page, path):
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(path)
+    assert axe_violations(page) == []
+
+
+def test_replays_meet_wcag_aa_while_stepping(site, page):
+    army = command_army("random", random.Random(3))
+    realms, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=3)
+    legends, _ = play_match(game="legends", inputs={"mode": "teams", "setup": LEGENDS_TEAMS}, seed=3)
+    for match in (realms, legends):
+        page.goto(f"/matches/{match.pk}/")
+        assert axe_violations(page) == [], match.game
+        for _ in range(15):
+            page.get_by_role("button", name="Step forward").click()
+        assert axe_violations(page) == [], match.game
+
+
+def study_body(kind: str) -> dict:
+    if kind == "matchup":
+        return {"kind": kind, "count": 20,
+                "armies": {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("shadow")}}}
+    return {"kind": kind, "count": 20} if kind == "field" else {"kind": kind, "factions": True, "count": 2}
+
+
+@pytest.mark.parametrize("kind", ["matchup", "field", "matrix"])
+def test_study_reports_meet_wcag_aa(site, page, kind):
+    body = study_body(kind)
+    data = game_matches("realms").batch_request(data={**body, "seed": 1})
+    data.is_valid(raise_exception=True)
+    given = data.validated_data
+    batch = batches.play_here(batches.create_batch(
+        game="realms", kind=given["kind"], inputs=study_inputs(given, body), count=given["count"], seed=1).pk)
+    page.goto(f"/studies/{batch.pk}/")
+    page.get_by_role("heading", name="Report").wait_for()
     assert axe_violations(page) == []
 
 

@@ -9,8 +9,7 @@ from realms import services
 from realms.engine.vocabulary import ARMY_SIZE, RARITY_QUOTA
 from realms.models import Army, Character
 from tests.factories import faction_army
-from tests.pages.conftest import sign_in
-from tests.pages.test_accessibility import axe_violations
+from tests.pages.conftest import axe_violations, sign_in
 
 BUILDER = "/realms/armies/build/"
 

@@ -10,8 +10,7 @@ from cardsdb.models import Card, CardSet
 from legends.models import DefenseCard, Protector, SummoningCard
 from simulate import batches
 from tests.legends.factories import make_defense
-from tests.pages.conftest import sign_in
-from tests.pages.test_accessibility import axe_violations
+from tests.pages.conftest import axe_violations, sign_in
 
 GALLERY = "/legends/cards/"
 PAGE_SIZE = 24

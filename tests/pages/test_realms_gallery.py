@@ -7,8 +7,7 @@ from playwright.sync_api import expect
 
 from realms.models import Character
 from simulate import batches
-from tests.pages.conftest import sign_in
-from tests.pages.test_accessibility import axe_violations
+from tests.pages.conftest import axe_violations, sign_in
 
 PAGE_SIZE = 24
 

@@ -7,8 +7,7 @@ from playwright.sync_api import expect
 from legends import services
 from legends.api.serializers import SetupInputSerializer
 from legends.models import TeamSetup
-from tests.pages.conftest import sign_in
-from tests.pages.test_accessibility import axe_violations
+from tests.pages.conftest import axe_violations, sign_in
 
 BUILDER = "/legends/setups/build/"
 
