@@ -37,7 +37,9 @@ def test_loading_the_official_sets_twice_changes_nothing():
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "SECURE_SSL_REDIRECT"}}
+    # DJANGO_ALLOW_ASYNC_UNSAFE: lifted by the browser tests for the test process only (tests/pages/conftest.py).
+    unset = {"SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "SECURE_SSL_REDIRECT", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    base = {k: v for k, v in os.environ.items() if k not in unset}
     base.update(env)
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=base, capture_output=True, text=True, timeout=120

@@ -26,8 +26,9 @@ PRODUCTION_ENV = {
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """Run `code` in a fresh interpreter with the service's own settings and only the given variables."""
+    # DJANGO_ALLOW_ASYNC_UNSAFE: lifted by the browser tests for the test process only (tests/pages/conftest.py).
     unset = {"SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "SECURE_SSL_REDIRECT", "CACHE_URL", "REDIS_URL",
-             "NUM_PROXIES", "CONN_MAX_AGE", "STATIC_ROOT", "DATABASE_URL"}
+             "NUM_PROXIES", "CONN_MAX_AGE", "STATIC_ROOT", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     base = {k: v for k, v in os.environ.items() if k not in unset and not k.startswith("THROTTLE_")}
     base["DJANGO_SETTINGS_MODULE"] = "cardsdb.settings"
     base.update(env)

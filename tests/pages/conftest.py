@@ -16,7 +16,8 @@ from django.core.management import call_command
 
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls that set up each test (the
 # catalogue, users) are plain synchronous code, so Django's guard against use inside a loop is lifted for
-# this process. The server thread answering the browser has no loop and is unaffected.
+# this process. The server thread answering the browser has no loop and is unaffected. The tests that start
+# the service in a child process (its deploy checks) leave this variable out of the child's environment.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
