@@ -6,8 +6,12 @@ class LegendsConfig(AppConfig):
     name = "legends"
 
     def ready(self) -> None:
-        """Akin Legends matches become playable through the simulate services."""
+        """Akin Legends matches become playable through the simulate services, and get their match and study
+        pages."""
         from legends.matches import LegendsMatches
+        from legends.pages.simulate import LegendsPages
+        from simulate.pages.games import register_game_pages
         from simulate.services import register_game_matches
 
         register_game_matches(LegendsMatches())
+        register_game_pages(LegendsPages())

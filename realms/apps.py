@@ -6,8 +6,12 @@ class RealmsConfig(AppConfig):
     name = "realms"
 
     def ready(self) -> None:
-        """Echo Realms matches become playable through the simulate services."""
+        """Echo Realms matches become playable through the simulate services, and get their match and study
+        pages."""
         from realms.matches import RealmsMatches
+        from realms.pages.simulate import RealmsPages
+        from simulate.pages.games import register_game_pages
         from simulate.services import register_game_matches
 
         register_game_matches(RealmsMatches())
+        register_game_pages(RealmsPages())

@@ -15,7 +15,8 @@ from simulate import selectors, services
 from simulate.api.views import play_requested_match
 from simulate.engine.errors import InputError
 from simulate.engine.runner import render_log
-from simulate.pages.match_forms import GAMES, bound_form, choices, form_sections, initial_values
+from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_titles
+from simulate.pages.match_forms import bound_form, form_sections
 
 # The viewer embeds at most this many events (a match at the default caps logs a few thousand); the API's
 # log endpoint pages through the rest.
@@ -23,17 +24,18 @@ REPLAY_EVENTS = 10_000
 RECENT_MATCHES = 10
 
 
-def chosen_game(request) -> str | None:
-    game = (request.POST if request.method == "POST" else request.GET).get("game", "realms")
-    return game if game in GAMES else None
+def chosen_game(request) -> str:
+    return (request.POST if request.method == "POST" else request.GET).get("game", default_game())
 
 
 @require_http_methods(["GET", "POST"])
 def match_new(request):
     """The form of one game's match; a valid post plays it (within the API's rates) and opens its replay."""
     game = chosen_game(request)
-    if game is None:
-        return page_error(request, 400, f"There is no game of that name; choose one of {', '.join(GAMES)}.")
+    try:
+        pages = game_pages(game)
+    except UnknownGamePages:
+        return page_error(request, 400, f"There is no game of that name; choose one of {', '.join(game_titles())}.")
     form = None
     status = 200
     if request.method == "POST":
@@ -49,12 +51,13 @@ def match_new(request):
             else:
                 return redirect("match-replay", match_id=match.id)
         status = 400
-    values = form.values if form else initial_values(game)
+    values = form.values if form else pages.initial_match_values()
     context = {
-        "nav": "match", "game": game, "game_name": GAMES[game], "games": GAMES, "values": values,
+        "nav": "match", "game": game, "game_name": pages.title, "games": game_titles(), "values": values,
+        "game_form": pages.match_form_template, "saved_name": pages.saved_name, "winner_noun": pages.winner_noun,
         **form_sections(game, values, form.errors if form else {}, form.violations if form else {}),
         "recent": selectors.match_list(user=request.user).filter(game=game)[:RECENT_MATCHES],
-        **choices(game, request.user),
+        **pages.match_choices(request.user),
     }
     return render(request, "simulate/pages/match_new.html", context, status=status)
 
@@ -75,17 +78,6 @@ def event_texts(game: str, events: list[dict]) -> list[str]:
     return texts
 
 
-def winner_label(game: str, winner, events: list[dict]) -> str:
-    """The winner as the page names it: a side of Echo Realms, a team (with its spirit) of Akin Legends."""
-    if winner is None:
-        return "None: a draw"
-    if game == "realms":
-        return f"Side {winner}"
-    teams = events[0].get("teams", []) if events and events[0].get("type") == "match_start" else []
-    spirit = next((team["spirit"]["name"] for team in teams if team.get("team") == int(winner)), None)
-    return f"Team {winner} ({spirit})" if spirit else f"Team {winner}"
-
-
 @require_safe
 def match_replay(request, match_id):
     """A stored match the visitor may read (as the API's match detail shows them), its result, a link to
@@ -95,9 +87,11 @@ def match_replay(request, match_id):
     events = match.events
     shown = events[:REPLAY_EVENTS]
     replay = {"game": match.game, "events": shown, "texts": event_texts(match.game, shown), "total": len(events)}
+    pages = game_pages(match.game)
     context = {
-        "nav": "match", "match": match, "result": result, "game_name": GAMES.get(match.game, match.game),
-        "winner": winner_label(match.game, match.winner, events),
+        "nav": "match", "match": match, "result": result, "game_name": pages.title,
+        "winner": pages.winner_label(match.winner, events),
+        "board_script": pages.replay_board_script, "seat_views": pages.replay_seat_views,
         "share_url": request.build_absolute_uri(reverse("match-replay", args=[match.id])),
         "replay": replay, "shown": len(shown), "total": len(events), "cut": len(shown) < len(events),
     }

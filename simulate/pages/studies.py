@@ -18,14 +18,13 @@ from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.errors import exception_handler, page_error
 from cardsdb.pages.throttles import refused_page
-from legends import selectors as legends_selectors
-from realms import selectors as realms_selectors
 from simulate import background, batches, selectors
 from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
 from simulate.models import Batch
 from simulate.pages import charts
-from simulate.pages.study_forms import GAMES, KIND_HELP, StudyForm
+from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_title, game_titles
+from simulate.pages.study_forms import KIND_HELP, StudyForm
 from simulate.services import IllegalMatchSetup, game_matches
 
 RUNNING = (Batch.Status.QUEUED, Batch.Status.RUNNING)
@@ -40,8 +39,6 @@ SORTS = {
 DEFAULT_SORT = "-delta"
 GROUP_TITLES = {"cards": "Cards", "factions": "Factions", "classes": "Classes", "protectors": "Protectors",
                 "defenses": "Defense cards", "summoning_cards": "Summoning cards"}
-CARD_PAGES = {"realms": "realms-card", "legends": "legends-card"}
-SIDE_NAMES = {"realms": ("side a", "side b"), "legends": ("team 0", "team 1")}
 
 
 # ------------------------------------------------------------------------------------ starting
@@ -50,9 +47,11 @@ SIDE_NAMES = {"realms": ("side a", "side b"), "legends": ("team 0", "team 1")}
 @require_http_methods(["GET", "POST"])
 def study_new(request):
     """The form of every kind of study, and the signed-in user's recent studies."""
-    game = request.GET.get("game", "realms")
-    if game not in GAMES:
-        return page_error(request, 400, f"Unknown game; give one of {', '.join(GAMES)}.")
+    game = request.GET.get("game", default_game())
+    try:
+        pages = game_pages(game)
+    except UnknownGamePages:
+        return page_error(request, 400, f"Unknown game; give one of {', '.join(game_titles())}.")
     status, refusal = 200, None
     if request.method == "POST":
         refused = refused_page(request, "batches")
@@ -76,7 +75,8 @@ def study_new(request):
                          if request.GET.get("kind") in KIND_HELP else None)
     recent = selectors.batch_list(user=request.user).order_by("-created_at")[:RECENT_STUDIES]
     return render(request, "simulate/pages/study_new.html", {
-        "nav": "studies", "form": form, "game": game, "game_name": GAMES[game], "games": GAMES,
+        "nav": "studies", "form": form, "game": game, "game_name": pages.title, "games": game_titles(),
+        "game_form": pages.study_form_template,
         "kinds": KIND_HELP, "refusal": refusal, "recent": recent,
     }, status=status)
 
@@ -124,7 +124,7 @@ def study_detail(request, batch_id):
     if sort not in SORTS:
         return page_error(request, 400, f"Unknown order; give one of {', '.join(SORTS)}.")
     return render(request, "simulate/pages/study_detail.html", {
-        "nav": "studies", **state_context(batch, sort), "game_name": GAMES.get(batch.game, batch.game),
+        "nav": "studies", **state_context(batch, sort), "game_name": game_title(batch.game),
     })
 
 
@@ -156,7 +156,7 @@ def state_context(batch: Batch, sort: str) -> dict[str, Any]:
 def report(batch: Batch, sort: str) -> dict[str, Any]:
     """What the report shows of a batch's results, with its charts and its numbers as text."""
     results = batch.results or {}
-    side, other = SIDE_NAMES.get(batch.game, ("side a", "side b"))
+    side, other = game_pages(batch.game).side_names
     answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind}
     figures_of = results if batch.kind != "whatif" else results.get("baseline", {})
     if batch.kind != "whatif":
@@ -243,10 +243,11 @@ def field_groups(batch: Batch, results: Mapping[str, Any], sort: str) -> list[di
 def field_row(game: str, group: str, row: Mapping[str, Any], member_key: str, names: Mapping[str, str]) -> dict:
     member = row[member_key]
     name = names.get(member, member)
-    linked = group in ("cards", "protectors", "defenses", "summoning_cards") and member in names
+    pages = game_pages(game)
+    linked = group in pages.card_groups and member in names
     return {
         "member": member, "name": name,
-        "url": reverse(CARD_PAGES[game], args=[member]) if linked else None,
+        "url": reverse(pages.card_page, args=[member]) if linked else None,
         "appearances": row["appearances"], "wins": row["wins"], "win_rate": row["win_rate"],
         "delta": row["delta"], "flag": row["flag"],
         "win_rate_text": charts.pct(row["win_rate"]), "win_rate_ci": charts.interval(row["win_rate_ci"]),
@@ -256,19 +257,8 @@ def field_row(game: str, group: str, row: Mapping[str, Any], member_key: str, na
 
 
 def member_names(game: str, group: str, slugs: Sequence[str]) -> dict[str, str]:
-    """Display names of a field group's members by slug (one query); classes are their own names."""
-    if game == "realms":
-        if group == "cards":
-            return dict(realms_selectors.character_list().filter(slug__in=slugs).values_list("slug", "name"))
-        if group == "factions":
-            return dict(realms_selectors.character_list().filter(faction__slug__in=slugs)
-                        .values_list("faction__slug", "faction__name").distinct())
-        return {}
-    lists = {"protectors": legends_selectors.protector_list, "defenses": legends_selectors.defense_list,
-             "summoning_cards": legends_selectors.summoning_card_list}
-    if group in lists:
-        return dict(lists[group]().filter(slug__in=slugs).values_list("slug", "name"))
-    return {}
+    """Display names of a field group's members by slug (one query), as the game names them."""
+    return game_pages(game).member_names(group, slugs)
 
 
 def patch_entries(batch: Batch) -> list[dict[str, Any]]:
@@ -279,12 +269,12 @@ def patch_entries(batch: Batch) -> list[dict[str, Any]]:
     for group in game_matches(batch.game).field_groups:
         names.update(member_names(batch.game, group, slugs))
     return [{"card": slug, "name": names.get(slug, slug), "changes": entry.get("changes") or {},
-             "url": reverse(CARD_PAGES[batch.game], args=[slug]) if slug in names else None}
+             "url": reverse(game_pages(batch.game).card_page, args=[slug]) if slug in names else None}
             for slug, entry in zip(slugs, entries, strict=True)]
 
 
 def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-    side = SIDE_NAMES.get(batch.game, ("side a",))[0]
+    side = game_pages(batch.game).side_names[0]
     difference = results.get("difference") or {}
     ci = difference.get("ci")
     span = max([0.1, *(abs(ci[end]) for end in ("low", "high"))]) if ci else 1.0
@@ -307,7 +297,7 @@ def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any
             names.update(member_names(batch.game, group, [row["card"] for row in results.get("patched_rows", [])]))
         answer["patched_rows"] = [
             {"member": row["card"], "name": names.get(row["card"], row["card"]),
-             "url": reverse(CARD_PAGES[batch.game], args=[row["card"]]) if row["card"] in names else None,
+             "url": reverse(game_pages(batch.game).card_page, args=[row["card"]]) if row["card"] in names else None,
              "baseline": None if row["baseline"] is None else field_row(batch.game, "", row["baseline"], "card", {}),
              "patched": None if row["patched"] is None else field_row(batch.game, "", row["patched"], "card", {})}
             for row in results.get("patched_rows", [])]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-import random
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -14,16 +14,13 @@ from django.conf import settings
 from rest_framework import exceptions
 
 from cardsdb.api.parsers import JSONParser
-from legends.engine.vocabulary import MODES
-from realms.studies import command_army
 from simulate.batches import MAX_PER_PAIRING, MIN_CI_WIDTH
 from simulate.engine.agents import agent_names
-from simulate.engine.errors import InputError
 from simulate.models import Batch
-from simulate.services import SEED_LIMIT, game_matches
-from simulate.studies import LADDER_LEVELS, MAX_ENTRANTS, MAX_OPPONENTS
+from simulate.pages.games import game_pages
+from simulate.services import SEED_LIMIT
+from simulate.studies import LADDER_LEVELS
 
-GAMES = {"realms": "Echo Realms", "legends": "Akin Legends"}
 KIND_HELP = {
     "matchup": "Two sides, many seeds: side a's win rate with its interval.",
     "gauntlet": "One subject against each of several opponents.",
@@ -31,11 +28,6 @@ KIND_HELP = {
     "field": "Random legal armies (teams): how each card, faction or class does.",
     "whatif": "A matchup or a field played with and without a patch of one card.",
     "ladder": "The matchup with both sides played by each agent level in turn.",
-}
-# Per game, what a patch's simple field may name (the game's patch serializer says what each means).
-PATCH_FIELDS = {
-    "realms": ["atk", "def", "spd", "hp", "cooldown", "position"],
-    "legends": ["attack_1", "attack_2", "effect_kind", "effect_element", "copies", "duel_legal"],
 }
 
 
@@ -57,23 +49,7 @@ class StudyForm(forms.Form):
     replaces them."""
 
     kind = forms.ChoiceField(choices=Batch.Kind.choices, initial="matchup", label="Kind of study")
-    # Echo Realms sides: an army code, `random` or `faction:<slug>` (drawn from the seed).
-    army_a = forms.CharField(required=False, max_length=200, initial="random", label="Army a",
-                             help_text="An army code, random, or faction:SLUG (e.g. faction:arcane, a random army of that faction).")
-    army_b = forms.CharField(required=False, max_length=200, initial="random", label="Army b",
-                             help_text="The same choices as army a.")
-    opponents = forms.CharField(required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}),
-                                initial="random\nrandom", label="Opponents (gauntlet)",
-                                help_text="One army a line; army a is the subject.")
-    entrants = forms.CharField(required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}),
-                               initial="random\nrandom\nrandom", label="Entrants (matrix)",
-                               help_text="One army a line, 2 to 8.")
-    factions = forms.BooleanField(required=False, label="Every faction's strongest army as the entrants")
-    sets = forms.CharField(required=False, max_length=500, label="Card sets (field)",
-                           help_text="Set codes separated by commas; empty: the official sets.")
-    # Akin Legends: the mode; the teams are spirits Akin and Yulin, their protectors and defenses drawn.
-    mode = forms.ChoiceField(required=False, choices=[(mode, mode) for mode in MODES], initial="teams",
-                             label="Mode")
+    # The game's own simple fields (its sides or teams) come after the kind, from its pages.
     agent_a = forms.ChoiceField(required=False, label="Agent of side a")
     agent_b = forms.ChoiceField(required=False, label="Agent of side b")
     levels = forms.MultipleChoiceField(required=False, choices=[(level, level) for level in LADDER_LEVELS],
@@ -102,29 +78,15 @@ class StudyForm(forms.Form):
     def __init__(self, *args, game: str, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
         self.game = game
+        self.pages = pages = game_pages(game)
+        kind, *others = self.fields.items()
+        self.fields = dict([kind, *pages.study_fields().items(), *others])
         agents = [(name, name) for name in agent_names(game)]
-        for name in ("agent_a", "agent_b"):
+        for name, label in zip(("agent_a", "agent_b"), pages.study_agent_labels, strict=True):
             self.fields[name].choices = agents
             self.fields[name].initial = "greedy"
-        self.fields["patch_field"].choices = [(name, name) for name in PATCH_FIELDS[game]]
-        if game == "legends":
-            self.fields["agent_a"].label, self.fields["agent_b"].label = "Agents of team 0", "Agents of team 1"
-        if game != "realms":
-            for name in ("army_a", "army_b", "opponents", "entrants", "factions", "sets"):
-                del self.fields[name]
-        else:
-            del self.fields["mode"]
-
-    def clean_opponents(self):
-        return self.at_most(self.cleaned_data["opponents"], MAX_OPPONENTS)
-
-    def clean_entrants(self):
-        return self.at_most(self.cleaned_data["entrants"], MAX_ENTRANTS)
-
-    def at_most(self, text: str, limit: int) -> str:
-        if len(lines(text)) > limit:
-            raise forms.ValidationError(f"At most {limit} armies, one a line.")
-        return text
+            self.fields[name].label = label
+        self.fields["patch_field"].choices = [(name, name) for name in pages.patch_fields]
 
     def clean_inputs_json(self):
         text = self.cleaned_data["inputs_json"].strip()
@@ -155,39 +117,8 @@ class StudyForm(forms.Form):
         data, kind = self.cleaned_data, self.cleaned_data["kind"]
         base = data.get("base") or "matchup"
         matchup = kind in ("matchup", "ladder") or (kind == "whatif" and base == "matchup")
-        rng = random.Random(seed)
-        body: dict[str, Any] = {}
-        if self.game == "realms":
-            if matchup:
-                body["armies"] = {"a": self.army(data["army_a"], "army_a", rng),
-                                  "b": self.army(data["army_b"], "army_b", rng)}
-            elif kind == "gauntlet":
-                body["subject"] = self.army(data["army_a"], "army_a", rng)
-                body["opponents"] = [self.army(spec, "opponents", rng) for spec in lines(data["opponents"])]
-            elif kind == "matrix":
-                if data["factions"]:
-                    body["factions"] = True
-                else:
-                    body["entrants"] = [self.army(spec, "entrants", rng) for spec in lines(data["entrants"])]
-            if kind in ("field", "whatif") and not matchup and data["sets"].strip():
-                body["pool"] = {"sets": [code.strip() for code in data["sets"].split(",") if code.strip()]}
-            if kind not in ("ladder", "field") and not (kind == "whatif" and base == "field"):
-                body["agents"] = {"a": data["agent_a"] or "greedy", "b": data["agent_b"] or "greedy"}
-        else:
-            mode = data.get("mode") or "teams"
-            request, _ = game_matches("legends").command_request({"mode": mode, "max_rounds": None, "agents": None},
-                                                                 seed or 0)
-            teams = request["setup"]["teams"]
-            body["mode"] = mode
-            if matchup:
-                body["setup"] = request["setup"]
-            elif kind == "gauntlet":
-                body.update(subject=teams[0], opponents=[teams[1]])
-            elif kind == "matrix":
-                body["entrants"] = teams
-            if kind not in ("ladder", "field") and not (kind == "whatif" and base == "field"):
-                per_team = MODES[mode].players_per_team
-                body["agents"] = [data["agent_a"] or "greedy"] * per_team + [data["agent_b"] or "greedy"] * per_team
+        agents = kind not in ("ladder", "field") and not (kind == "whatif" and base == "field")
+        body = self.pages.study_inputs(data, kind, matchup=matchup, agents=agents, seed=seed)
         if kind == "ladder" and data["levels"]:
             body["levels"] = list(data["levels"])
         if kind == "whatif":
@@ -197,18 +128,18 @@ class StudyForm(forms.Form):
                                   "changes": {data["patch_field"]: json_or_text(data["patch_value"])}}]
         return body
 
-    def army(self, spec: str, field: str, rng: random.Random) -> dict[str, Any]:
-        spec = spec.strip() or "random"
-        if spec == "random" or spec.startswith("faction:"):
-            try:
-                return {"slots": command_army(spec, rng)}
-            except InputError as exc:
-                raise InputError(str(exc), [(field, str(exc))]) from exc
-        return {"code": spec}
-
 
 def lines(text: str) -> list[str]:
+    """The lines of a textarea that say something, stripped."""
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def at_most_lines(limit: int, what: str) -> Callable[[str], None]:
+    """A field validator: at most `limit` lines (of `what`, one a line)."""
+    def validate(text: str) -> None:
+        if len(lines(text)) > limit:
+            raise forms.ValidationError(f"At most {limit} {what}, one a line.")
+    return validate
 
 
 def json_or_text(text: str) -> Any:
