@@ -1,5 +1,6 @@
-"""The match form of each game: the posted fields read into the body the API's match request takes, and
-the refusals (serializer errors, engine input errors, rule violations) put back next to the fields.
+"""The match form: the posted fields read into the body the API's match request takes, and the refusals
+(serializer errors, engine input errors, rule violations) put back next to the fields. Each game's form (its
+fields, how they read, where a refusal shows) is a `MatchForm` its pages name (simulate.pages.games).
 
 The form only gathers; the game's own `match_request` serializer validates the body, exactly as
 `POST /api/simulate/<game>/matches/` does, and `simulate.services.play_match` plays it.
@@ -42,7 +43,6 @@ class MatchForm:
     violations: dict[str, list[dict]] = field(default_factory=dict)
     request: Any = None  # the game's match request serializer, once the body was checked
     fields: ClassVar[tuple[str, ...]] = ()  # the posted fields the game's form reads
-
 
     def add(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message)
