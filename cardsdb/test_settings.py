@@ -19,3 +19,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# The browser tests' live server answers each request on a thread of its own: a connection kept past its
+# request would outlive that thread and hold the test database open when it is dropped at the end.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
