@@ -15,6 +15,7 @@ def official_fixture_files() -> list[str]:
     return sorted(str(path) for path in FIXTURES_DIR.glob("*.json"))
 
 
+
 @pytest.fixture(autouse=True)
 def _fresh_throttle_cache():
     # Throttle counters live in the cache; each test starts with a clean slate.

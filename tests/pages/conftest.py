@@ -23,6 +23,7 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 
 
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Debian's chromium, not a browser downloaded by Playwright. `.ci/run` installs it (and sets
