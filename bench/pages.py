@@ -3,7 +3,7 @@
     .venv/bin/python bench/pages.py [--rounds 7] [--repeats 20]
 
 Every page is requested through Django's whole stack (middleware, sessions, templates, static URLs) with
-its test client, in this one process, on a SQLite database in a temporary folder migrated and loaded with
+its test client (DEBUG on, as `make run` serves), in this one process, on a SQLite database in a temporary folder migrated and loaded with
 the official sets: the home page, both galleries (first page and a filtered one), both card pages, both
 builders with an army or setup from its code, the match form, an Echo Realms and an Akin Legends replay,
 the study form and a field study's report. One round requests every page `--repeats` times in turn, so
@@ -34,9 +34,9 @@ def prepare(folder: Path) -> dict[str, str]:
 
     django.setup()
     from django.core.management import call_command
-    from django.test.utils import setup_test_environment
 
-    setup_test_environment()  # the test client's host, and no mail sent
+    # Not django.test.utils.setup_test_environment: it instruments every template render, which would
+    # weigh on the pages with many templates. The test client's host is allowed with DEBUG on.
     call_command("migrate", verbosity=0)
     call_command("createcachetable", verbosity=0)
     call_command("load_official", verbosity=0)
