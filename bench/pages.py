@@ -3,11 +3,12 @@
     .venv/bin/python bench/pages.py [--rounds 7] [--repeats 20]
 
 Every page is requested through Django's whole stack (middleware, sessions, templates, static URLs) with
-its test client (DEBUG on, as `make run` serves), in this one process, on a SQLite database in a temporary folder migrated and loaded with
-the official sets: the home page, both galleries (first page and a filtered one), both card pages, both
-builders with an army or setup from its code, the match form, an Echo Realms and an Akin Legends replay,
-the study form and a field study's report. One round requests every page `--repeats` times in turn, so
-that a change in the machine's load falls on all of them alike; the figures are medians over the rounds.
+its test client (DEBUG on, as `make run` serves), in this one process, on a SQLite database in a temporary
+folder migrated and loaded with the official sets: the home page, both galleries (first page and a
+filtered one), both card pages, both builders with an army or setup from its code, the match form, an
+Echo Realms and an Akin Legends replay, the study form and a field study's report. One round requests
+every page `--repeats` times in turn, so that a change in the machine's load falls on all of them alike;
+the figures are medians over the rounds.
 The database queries and the size of each answer are printed beside them (they do not vary).
 """
 
