@@ -149,10 +149,12 @@ class SetupForm(forms.Form):
                     widget=forms.Select(choices=_with_current([(n, str(n)) for n in range(1, counters + 1)],
                                                               self._current(key))))
 
-        # Another mode shows other fields: htmx replaces the builder with the page for the new mode.
+        # Another mode shows other fields: htmx replaces the builder with the page for the new mode. The switch
+        # aborts a check of the form on its way; a check due after it waits its turn (the form's "queue last")
+        # and is not sent once its form has been replaced, so it never undoes the switch.
         self.fields["mode"].widget.attrs.update({
             "hx-post": reverse("setup-builder"), "hx-trigger": "change", "hx-target": "#builder",
-            "hx-select": "#builder", "hx-swap": "outerHTML",
+            "hx-select": "#builder", "hx-swap": "outerHTML", "hx-sync": "closest form:replace",
         })
 
     def _current(self, key: str) -> Any:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls that set up each test (the
 # catalogue, users) are plain synchronous code, so Django's guard against use inside a loop is lifted for
@@ -49,12 +50,18 @@ def site(live_server, transactional_db):
     return live_server.url
 
 
+# How long an action or an `expect` waits for the page to get there (not a limit on how fast it must be):
+# long enough for a loaded machine, where the server, the browser and the tests share two cores.
+WAIT_MS = 20_000
+expect.set_options(timeout=WAIT_MS)
+
+
 @pytest.fixture
 def page(page):
     """pytest-playwright's page, failing its test on any script error the page raises."""
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(WAIT_MS)
     yield page
     assert not errors, f"the page raised script errors: {errors}"
 

@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.pages.conftest import sign_in
@@ -61,3 +62,12 @@ def test_home_at_phone_width_has_no_sideways_scroll(site, page):
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto("/")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("q, says", [("nyx\x00", "Null characters are not allowed."),
+                                     ("n" * 51, "Ensure this field has no more than 50 characters.")])
+def test_a_search_the_api_would_refuse_is_refused_with_its_message(client, q, says):
+    response = client.get("/search/", {"q": q})
+    assert response.status_code == 400
+    assert f"The search was not run: {says}" in response.content.decode()

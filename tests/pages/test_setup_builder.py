@@ -221,3 +221,20 @@ def test_the_builder_works_by_keyboard(site, page):
     copy.focus()
     page.keyboard.press("Enter")
     expect(page.locator("#setup-code").locator("xpath=..").locator(".copy-status")).to_have_text("Copied.")
+
+
+def test_a_slow_switch_of_mode_is_not_undone_by_the_check_of_a_change_just_before(site, page):
+    # The switch's answer is held past the moment the protector's check falls due (300 ms after the change),
+    # as on a loaded server: that check must not cancel the switch.
+    def held(route):
+        if route.request.method == "POST":
+            page.wait_for_timeout(1_000)
+        route.continue_()
+
+    page.goto(BUILDER)
+    page.route("**/legends/setups/build/", held)
+    team(page, 1).get_by_label("Protector").select_option("spy")
+    page.get_by_label("Mode").select_option("duel")
+    expect(team(page, 1).get_by_label("Player 2 name")).to_have_count(0)
+    expect(page.get_by_label("Mode")).to_have_value("duel")
+    expect(team(page, 1).get_by_label("Protector")).to_have_value("spy")
