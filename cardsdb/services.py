@@ -327,9 +327,10 @@ def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> Offi
             if row is None:
                 continue
             if row_plan.action == CREATE:
+                # The plan found no such row: an INSERT alone (no UPDATE tried first). No savepoint per
+                # row either: a failed row ends the whole load, which the enclosing atomic rolls back.
                 try:
-                    with transaction.atomic(using=using):
-                        row.item.save(using=using)
+                    row.item.save(using=using, force_insert=True)
                 except IntegrityError as exc:
                     raise OfficialFixtureError(
                         f"{row.source}: {row.label} {row.pk} ({row_plan.name}) cannot be created, "
