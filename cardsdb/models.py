@@ -210,9 +210,10 @@ def record_issued_code(card: Card, using: str | None = None) -> None:
     parsed = card_codes.parse_code(card.code) if card.code else None
     if parsed is None:
         return
-    issued = IssuedCardCode.objects.using(using or "default")
-    if not issued.filter(code=card.code).exists():
-        issued.create(code=card.code, prefix=parsed[0], number=parsed[1], card_id=card.pk)
+    # One INSERT that a code already on the list leaves as it is (its first card and time stay).
+    IssuedCardCode.objects.using(using or "default").bulk_create(
+        [IssuedCardCode(code=card.code, prefix=parsed[0], number=parsed[1], card_id=card.pk)], ignore_conflicts=True
+    )
 
 
 class Collection(TimestampedModel):
