@@ -23,3 +23,10 @@ STORAGES = {
 # The browser tests' live server answers each request on a thread of its own: a connection kept past its
 # request would outlive that thread and hold the test database open when it is dropped at the end.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+
+# A test database is thrown away at the end: commits need not wait for the disk (what a commit makes
+# visible to other connections is unchanged).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["OPTIONS"]["init_command"] = "PRAGMA synchronous=OFF"  # noqa: F405
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"]["OPTIONS"]["options"] = "-c synchronous_commit=off"  # noqa: F405
