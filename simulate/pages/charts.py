@@ -20,6 +20,7 @@ HISTOGRAM_HEIGHT = 120
 HISTOGRAM_LABELS = 16  # room below the bars for the axis labels
 
 INK, ACCENT, TRACK, LINE = "#1b1e24", "#0b4fb3", "#f3f4f7", "#4a5060"
+TRACK_EDGE = "#c9ccd4"  # outlines the track, which a panel's grey background would otherwise hide
 GOOD, BAD = "#116329", "#a11226"
 
 
@@ -31,6 +32,11 @@ def pct(value: float | None, digits: int = 1) -> str:
 def points(value: float | None, digits: int = 1) -> str:
     """A difference of rates in percentage points, signed (`+5.2 pp`)."""
     return "–" if value is None else f"{value * 100:+.{digits}f} pp"
+
+
+def matches(count: int) -> str:
+    """A number of matches in words (`1 match`, `3 matches`)."""
+    return f"{count} match" if count == 1 else f"{count} matches"
 
 
 def probability(value: float | None) -> str:
@@ -73,10 +79,16 @@ def _whiskers(low: float, high: float, middle: float, *, axis_low: float, axis_h
     )
 
 
+def _anchor(value: float, *, axis_low: float, axis_high: float) -> str:
+    """Labels at the ends of the axis align inward, so that a long one (`+20 pp`) is not cut off."""
+    return "start" if value <= axis_low else "end" if value >= axis_high else "middle"
+
+
 def _ticks(values: list[tuple[float, str]], y: float, *, axis_low: float, axis_high: float, width: int) -> str:
     return format_html_join(
-        "", '<text x="{}" y="{}" font-size="10" text-anchor="middle" fill="{}">{}</text>',
-        ((x_of(v, low=axis_low, high=axis_high, width=width), y, LINE, text) for v, text in values),
+        "", '<text x="{}" y="{}" font-size="10" text-anchor="{}" fill="{}">{}</text>',
+        ((x_of(v, low=axis_low, high=axis_high, width=width), y,
+          _anchor(v, axis_low=axis_low, axis_high=axis_high), LINE, text) for v, text in values),
     )
 
 
@@ -85,8 +97,8 @@ def win_rate_chart(win_rate: float | None, ci: Mapping[str, float] | None, *, la
     """A bar from 0 to the win rate with whiskers at its 95% interval, over a 0–100% axis marked at 50%."""
     height = BAR_HEIGHT + 12 + (14 if axis else 0)
     middle = 6 + BAR_HEIGHT / 2
-    track = format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}"/>',
-                        MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK)
+    track = format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}" stroke="{}"/>',
+                        MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK, TRACK_EDGE)
     even = x_of(0.5, width=width)
     parts = [track]
     if win_rate is None or not ci:
@@ -113,8 +125,8 @@ def difference_chart(value: float | None, ci: Mapping[str, float] | None, *, lab
     height = BAR_HEIGHT + 12 + (14 if axis else 0)
     middle = 6 + BAR_HEIGHT / 2
     zero = x_of(0.0, low=-span, high=span, width=width)
-    parts = [format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}"/>',
-                         MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK)]
+    parts = [format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}" stroke="{}"/>',
+                         MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK, TRACK_EDGE)]
     if value is None or not ci:
         description = "No pairs played yet."
     else:
@@ -146,10 +158,11 @@ def histogram_chart(counts: Mapping[Any, int] | None, *, label: str, what: str =
     step = (width - 2 * MARGIN) / slots
     tallest = max(count for _, count in bins)
     bars = format_html_join(
-        "", '<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{} {}: {} matches</title></rect>',
+        "", '<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{} {}: {}</title></rect>',
         ((round(MARGIN + (value - first) * step, 2),
           round(HISTOGRAM_HEIGHT - count / tallest * (HISTOGRAM_HEIGHT - 4), 2),
-          round(max(step - 1, 1), 2), round(count / tallest * (HISTOGRAM_HEIGHT - 4), 2), ACCENT, value, what, count)
+          round(max(step - 1, 1), 2), round(count / tallest * (HISTOGRAM_HEIGHT - 4), 2), ACCENT, value, what,
+          matches(count))
          for value, count in bins),
     )
     ticks = format_html_join(
@@ -158,8 +171,8 @@ def histogram_chart(counts: Mapping[Any, int] | None, *, label: str, what: str =
     )
     total = sum(count for _, count in bins)
     mode_value = max(bins, key=lambda pair: (pair[1], -pair[0]))[0]
-    description = (f"{total} matches from {first} to {last} {what}; most often {mode_value} {what} "
-                   f"({dict(bins)[mode_value]} matches).")
+    description = (f"{matches(total)} from {first} to {last} {what}; most often {mode_value} {what} "
+                   f"({matches(dict(bins)[mode_value])}).")
     return _svg(width, height, f"{label}: {description}", description, bars + ticks)
 
 

@@ -76,6 +76,19 @@ def test_a_difference_bar_runs_from_zero_to_the_difference():
     assert "−10.0 pp" in root.get("aria-label") or "-10.0 pp" in root.get("aria-label")
 
 
+def test_the_labels_at_the_ends_of_an_axis_align_inward():
+    """A label centred on the end of the axis (`+20 pp`) would run past the drawing's edge and be cut off."""
+    for chart in (charts.win_rate_chart(0.5, {"low": 0.4, "high": 0.6}, label="Side a"),
+                  charts.difference_chart(0.0, {"low": -0.01, "high": 0.01}, label="Patch", span=0.2)):
+        labels = [(text.get("text-anchor"), float(text.get("x")), text.text)
+                  for text in parsed(chart).iter(f"{SVG}text")]
+        first, *middle, last = labels
+        assert first[:2] == ("start", charts.MARGIN)
+        assert last[:2] == ("end", charts.WIDTH - charts.MARGIN)
+        assert middle and all(anchor == "middle" for anchor, _, _ in middle)
+    assert [text for _, _, text in labels] == ["-20 pp", "0", "+20 pp"]
+
+
 def test_a_histogram_has_a_bar_per_value_scaled_to_the_largest():
     root = parsed(charts.histogram_chart({"5": 2, "7": 4, "6": 1}, label="Rounds"))
     bars = by_class(root, "bar")
@@ -85,7 +98,7 @@ def test_a_histogram_has_a_bar_per_value_scaled_to_the_largest():
     xs = [float(bar.get("x")) for bar in bars]
     assert xs == sorted(xs) and xs[0] == charts.MARGIN
     assert [bar.find(f"{SVG}title").text for bar in bars] == [
-        "5 rounds: 2 matches", "6 rounds: 1 matches", "7 rounds: 4 matches"]
+        "5 rounds: 2 matches", "6 rounds: 1 match", "7 rounds: 4 matches"]
     assert "7 matches from 5 to 7 rounds" in root.get("aria-label")
 
 
