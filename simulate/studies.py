@@ -142,6 +142,13 @@ def plan(*, game: str, kind: str, inputs: Mapping[str, Any], per_pairing: int, s
                     matches.patched_match(pairing.prepared, patched)
                 pairings.append(replace(pairing, label={**pairing.label, "variant": variant}, prepared=prepared,
                                         pool=pool, patched=patched_members(inputs)))
+        half = len(pairings) // 2
+        if all((b.prepared, b.pool) == (p.prepared, p.pool)
+               for b, p in zip(pairings[:half], pairings[half:], strict=True)):
+            # Both halves would play the very same matches: twice the work for a difference of zero.
+            message = ("The patch changes nothing these matches use: no army of the study fields a patched card, "
+                       "or each change keeps the card's value.")
+            raise InputError(message, [("patch", message)])
         return Study(game, kind, pairings, per_pairing, paired=True)
     if kind == "matchup":
         prepared = services.prepare_match(game=game, inputs=inputs, agents=inputs.get("agents"), user=user)

@@ -91,16 +91,16 @@ def start_study(request, game: str, body: dict[str, Any]) -> Batch:
 def refusal_of(exc: Exception, form: StudyForm) -> dict[str, Any]:
     """The API's answer to a refused study (its message, fields by path, rule violations); a field of the
     form (count, seed...) gets its own messages inline."""
-    if isinstance(exc, InputError) and all(path in form.fields for path, _ in exc.errors) and exc.errors:
-        for path, reason in exc.errors:  # an army of the simple fields that could not be drawn or read
-            form.add_error(path, reason)
+    if isinstance(exc, InputError) and all(form.field_for(path) for path, _ in exc.errors) and exc.errors:
+        for path, reason in exc.errors:  # an army or a patch of the simple fields that could not be used
+            form.add_error(form.field_for(path), reason)
         return {"message": str(exc), "fields": [], "violations": []}
     answer = exception_handler(exc, {}).data
     fields = []
     for path, reasons in answer.get("fields", {}).items():
-        if path in form.fields:
+        if field := form.field_for(path):
             for reason in reasons:
-                form.add_error(path, reason)
+                form.add_error(field, reason)
         else:
             fields.extend({"path": path, "reason": reason} for reason in reasons)
     return {"message": answer["message"], "fields": fields, "violations": answer.get("violations", [])}

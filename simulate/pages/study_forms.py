@@ -110,6 +110,15 @@ class StudyForm(forms.Form):
             body["until_ci_width"] = data["until_ci_width"]
         return body
 
+    def field_for(self, path: str) -> str | None:
+        """The field of this form that an error of the API at `path` is about, if any: the patch's paths
+        belong to the patch fields when those built it (not the JSON inputs)."""
+        if path in self.fields:
+            return path
+        if path.split(".")[0] == "patch" and self.cleaned_data.get("inputs_json") is None:
+            return "patch_value" if ".changes." in path else "patch_card"
+        return None
+
     # ------------------------------------------------------------------------ the simple fields
 
     def simple_inputs(self, seed: int | None) -> dict[str, Any]:

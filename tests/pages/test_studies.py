@@ -8,7 +8,9 @@ import threading
 import pytest
 from playwright.sync_api import expect
 
+from realms.engine.army import Slot
 from realms.models import Character
+from realms.services import army_code
 from simulate import background, studies
 from simulate.models import Batch
 from simulate.pages import charts
@@ -202,4 +204,30 @@ def test_bad_input_is_shown_inline(site, page, runner):
     page.get_by_role("button", name="Start the study").click()
     expect(page.get_by_role("alert")).to_contain_text("The study was not started")
     expect(page.get_by_label("Matches per pairing")).to_have_attribute("aria-invalid", "true")
+    assert Batch.objects.count() == 0
+
+
+def test_a_patch_the_matches_would_not_feel_is_refused_next_to_the_patch_fields(site, page, runner):
+    fielded = {slot["card"] for faction in ("arcane", "abyssal") for slot in faction_army(faction)}
+    absent = Character.objects.exclude(slug__in=fielded).order_by("slug").first()
+    page.goto("/studies/new/?game=realms")
+    page.get_by_label("Kind of study").select_option("whatif")
+    for side, faction in (("a", "arcane"), ("b", "abyssal")):
+        code = army_code([Slot(card=s["card"], line=s["line"]) for s in faction_army(faction)])
+        page.get_by_label(f"Army {side}", exact=True).fill(code)
+    patch = page.get_by_role("group", name="What-if patch")
+    patch.get_by_label("Card to patch (slug)").fill(absent.slug)
+    patch.get_by_label("Stat to change").select_option("atk")
+    patch.get_by_label("Its new value").fill(str(absent.attack + 1))
+    page.get_by_role("button", name="Start the study").click()
+    expect(page.get_by_role("alert")).to_contain_text("The study was not started")
+    expect(patch.get_by_label("Card to patch (slug)")).to_have_attribute("aria-invalid", "true")
+    expect(patch).to_contain_text("The patch changes nothing these matches use")
+
+    # A value the card may not take is told beside the value.
+    patch.get_by_label("Card to patch (slug)").fill(fielded.pop())
+    patch.get_by_label("Its new value").fill("31")
+    page.get_by_role("button", name="Start the study").click()
+    expect(patch.get_by_label("Its new value")).to_have_attribute("aria-invalid", "true")
+    expect(patch).to_contain_text("30")
     assert Batch.objects.count() == 0

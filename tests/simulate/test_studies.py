@@ -175,6 +175,20 @@ def test_a_patch_is_validated_like_an_admin_edit(study, armies):
     assert Batch.objects.count() == 0
 
 
+def test_a_patch_that_changes_no_card_the_matches_use_is_refused(study, armies):
+    fielded = {slot["card"] for army in armies.values() for slot in army["slots"]}
+    absent = Character.objects.exclude(slug__in=fielded).order_by("slug").first()
+    response = study({"kind": "whatif", "armies": armies, "count": 2,
+                      "patch": [{"card": absent.slug, "changes": {"atk": absent.attack + 1}}]}, status=400)
+    message = assert_error_shape(response, 400, "invalid")["fields"]["patch"][0]
+    assert message.startswith("The patch changes nothing these matches use")
+    card = Character.objects.get(slug=armies["a"]["slots"][0]["card"])
+    response = study({"kind": "whatif", "armies": armies, "count": 2,
+                      "patch": [{"card": card.slug, "changes": {"atk": card.attack}}]}, status=400)
+    assert "patch" in assert_error_shape(response, 400, "invalid")["fields"]
+    assert Batch.objects.count() == 0
+
+
 def test_a_field_whatif_shows_the_patched_cards_rows_both_ways(study, small_chunks):
     card = Character.objects.order_by("slug").first()
     body = study({"kind": "whatif", "base": "field", "count": 30, "seed": 5,
