@@ -77,6 +77,9 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "
     if until_ci_width is not None and kind != "matchup":
         raise _refuse("until_ci_width", "until_ci_width stops a matchup early; other kinds play their count.")
     study = studies.plan(game=game, kind=kind, inputs=inputs, per_pairing=count, swap_sides=swap_sides, user=user)
+    if study.patch_changes_nothing:  # every match played twice for a difference of zero
+        raise _refuse("patch", "The patch changes nothing these matches use: no army of the study fields a "
+                               "patched card, or each change keeps the card's value.")
     searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
     limit = batch_limit(searching=searching)
     if study.count > limit:

@@ -76,6 +76,13 @@ class Study:
     paired: bool  # a what-if: every unit plays each pairing with the same seed
 
     @property
+    def patch_changes_nothing(self) -> bool:
+        """A what-if whose patched half would play the very same matches as its baseline half."""
+        half = len(self.pairings) // 2
+        return self.paired and all((b.prepared, b.pool) == (p.prepared, p.pool) for b, p in zip(
+            self.pairings[:half], self.pairings[half:], strict=True))
+
+    @property
     def units(self) -> int:
         return self.per_pairing if self.paired else self.per_pairing * len(self.pairings)
 
@@ -142,13 +149,6 @@ def plan(*, game: str, kind: str, inputs: Mapping[str, Any], per_pairing: int, s
                     matches.patched_match(pairing.prepared, patched)
                 pairings.append(replace(pairing, label={**pairing.label, "variant": variant}, prepared=prepared,
                                         pool=pool, patched=patched_members(inputs)))
-        half = len(pairings) // 2
-        if all((b.prepared, b.pool) == (p.prepared, p.pool)
-               for b, p in zip(pairings[:half], pairings[half:], strict=True)):
-            # Both halves would play the very same matches: twice the work for a difference of zero.
-            message = ("The patch changes nothing these matches use: no army of the study fields a patched card, "
-                       "or each change keeps the card's value.")
-            raise InputError(message, [("patch", message)])
         return Study(game, kind, pairings, per_pairing, paired=True)
     if kind == "matchup":
         prepared = services.prepare_match(game=game, inputs=inputs, agents=inputs.get("agents"), user=user)

@@ -67,6 +67,12 @@ def _svg(width: int, height: int, label: str, description: str, body: str) -> Sa
     )
 
 
+def _track(width: int) -> str:
+    """The axis's full length, behind the bar."""
+    return format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}" stroke="{}"/>',
+                       MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK, TRACK_EDGE)
+
+
 def _whiskers(low: float, high: float, middle: float, *, axis_low: float, axis_high: float, width: int) -> str:
     x_low = x_of(low, low=axis_low, high=axis_high, width=width)
     x_high = x_of(high, low=axis_low, high=axis_high, width=width)
@@ -97,8 +103,7 @@ def win_rate_chart(win_rate: float | None, ci: Mapping[str, float] | None, *, la
     """A bar from 0 to the win rate with whiskers at its 95% interval, over a 0–100% axis marked at 50%."""
     height = BAR_HEIGHT + 12 + (14 if axis else 0)
     middle = 6 + BAR_HEIGHT / 2
-    track = format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}" stroke="{}"/>',
-                        MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK, TRACK_EDGE)
+    track = _track(width)
     even = x_of(0.5, width=width)
     parts = [track]
     if win_rate is None or not ci:
@@ -125,8 +130,7 @@ def difference_chart(value: float | None, ci: Mapping[str, float] | None, *, lab
     height = BAR_HEIGHT + 12 + (14 if axis else 0)
     middle = 6 + BAR_HEIGHT / 2
     zero = x_of(0.0, low=-span, high=span, width=width)
-    parts = [format_html('<rect class="track" x="{}" y="6" width="{}" height="{}" fill="{}" stroke="{}"/>',
-                         MARGIN, width - 2 * MARGIN, BAR_HEIGHT, TRACK, TRACK_EDGE)]
+    parts = [_track(width)]
     if value is None or not ci:
         description = "No pairs played yet."
     else:
