@@ -103,9 +103,8 @@ def win_rate_chart(win_rate: float | None, ci: Mapping[str, float] | None, *, la
     """A bar from 0 to the win rate with whiskers at its 95% interval, over a 0–100% axis marked at 50%."""
     height = BAR_HEIGHT + 12 + (14 if axis else 0)
     middle = 6 + BAR_HEIGHT / 2
-    track = _track(width)
     even = x_of(0.5, width=width)
-    parts = [track]
+    parts = [_track(width)]
     if win_rate is None or not ci:
         description = "No matches played yet."
     else:
