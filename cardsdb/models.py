@@ -1,5 +1,7 @@
 """The shared catalogue: one card identity for both games, and collections."""
 
+from collections.abc import Iterable
+
 from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
@@ -207,13 +209,16 @@ def next_card_code(game: str, card_set: CardSet) -> str:
 
 def record_issued_code(card: Card, using: str | None = None) -> None:
     """Note the card's code as issued (fixture loads too), so it is never handed to another card."""
-    parsed = card_codes.parse_code(card.code) if card.code else None
-    if parsed is None:
-        return
-    # One INSERT that a code already on the list leaves as it is (its first card and time stay).
-    IssuedCardCode.objects.using(using or "default").bulk_create(
-        [IssuedCardCode(code=card.code, prefix=parsed[0], number=parsed[1], card_id=card.pk)], ignore_conflicts=True
-    )
+    record_issued_codes([card], using=using)
+
+
+def record_issued_codes(cards: Iterable[Card], using: str | None = None) -> None:
+    """Note the cards' codes as issued, in one INSERT that leaves a code already on the list as it is (its
+    first card and time stay)."""
+    issued = [IssuedCardCode(code=card.code, prefix=parsed[0], number=parsed[1], card_id=card.pk)
+              for card in cards if card.code and (parsed := card_codes.parse_code(card.code)) is not None]
+    if issued:
+        IssuedCardCode.objects.using(using or "default").bulk_create(issued, ignore_conflicts=True)
 
 
 class Collection(TimestampedModel):

@@ -26,7 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from cardsdb import signals
-from cardsdb.models import Card, Collection, CollectionEntry, OfficialRecord
+from cardsdb.models import Card, Collection, CollectionEntry, OfficialRecord, record_issued_codes
 
 
 class InsufficientQuantity(Exception):
@@ -320,29 +320,55 @@ def plan_official(rows: list[ReleaseRow], *, update: bool, using: str = DEFAULT_
 def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> OfficialPlan:
     """Write a plan: create and update its rows and their records, in one transaction."""
     with transaction.atomic(using=using):
-        created: set[type[models.Model]] = set()
+        creates = [row_plan for row_plan in plan.rows if row_plan.row is not None and row_plan.action == CREATE]
+        for batch in _by_model(creates):
+            _create_rows(batch, using)
         now = timezone.now()
         for row_plan in plan.rows:
-            row = row_plan.row
-            if row is None:
-                continue
-            if row_plan.action == CREATE:
-                # The plan found no such row: an INSERT alone (no UPDATE tried first). No savepoint per
-                # row either: a failed row ends the whole load, which the enclosing atomic rolls back.
-                try:
-                    row.item.save(using=using, force_insert=True)
-                except IntegrityError as exc:
-                    raise OfficialFixtureError(
-                        f"{row.source}: {row.label} {row.pk} ({row_plan.name}) cannot be created, "
-                        f"another row holds one of its unique values: {exc}"
-                    ) from exc
-                created.add(row.model)
-            elif row_plan.action == UPDATE:
-                _update_row(row, row_plan.changes, now, using)
-        _reset_sequences(created, using)
+            if row_plan.row is not None and row_plan.action == UPDATE:
+                _update_row(row_plan.row, row_plan.changes, now, using)
+        _reset_sequences({row_plan.row.model for row_plan in creates}, using)
         _write_records(plan, using)
     plan.applied = True
     return plan
+
+
+def _by_model(row_plans: list[RowPlan]) -> list[list[RowPlan]]:
+    """The rows grouped by model, the models in the order they first appear (the fixtures name what a row
+    refers to before it; foreign keys are checked at commit in any case)."""
+    groups: dict[type[models.Model], list[RowPlan]] = {}
+    for row_plan in row_plans:
+        groups.setdefault(row_plan.row.model, []).append(row_plan)
+    return list(groups.values())
+
+
+def _create_rows(batch: list[RowPlan], using: str) -> None:
+    """INSERT rows of one model that the plan found missing, in one statement, each as a fixture load saves
+    it (raw: its own table's columns, keys as given). Of the save signals only the issued code acts on such a
+    save, so the codes are recorded here, in one statement too. A row that breaks a unique value stops the
+    whole load, named: the batch is then tried row by row to find it."""
+    model, objects = batch[0].row.model, [row_plan.row.item.object for row_plan in batch]
+    try:
+        with transaction.atomic(using=using):
+            model._base_manager.using(using)._insert(
+                objects, fields=model._meta.local_concrete_fields, using=using, raw=True)
+    except IntegrityError:
+        for row_plan in batch:
+            row = row_plan.row
+            try:
+                with transaction.atomic(using=using):
+                    row.item.save(using=using, force_insert=True)
+            except IntegrityError as exc:
+                raise OfficialFixtureError(
+                    f"{row.source}: {row.label} {row.pk} ({row_plan.name}) cannot be created, "
+                    f"another row holds one of its unique values: {exc}"
+                ) from exc
+        raise
+    for row_plan, instance in zip(batch, objects, strict=True):
+        instance._state.adding, instance._state.db = False, using
+        for accessor, related in (row_plan.row.item.m2m_data or {}).items():
+            getattr(instance, accessor).set(related)
+    record_issued_codes([instance for instance in objects if isinstance(instance, Card)], using=using)
 
 
 def _update_row(row: ReleaseRow, changes: list[FieldChange], now: datetime, using: str) -> None:

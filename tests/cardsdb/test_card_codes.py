@@ -24,6 +24,7 @@ def test_the_official_cards_carry_the_codes_of_their_fixtures(catalogue, anon_cl
     assert Card.objects.filter(code__startswith="ER-CORE-").count() == 64
     assert Card.objects.filter(code__startswith="AL-EOTP-").count() == 83
     assert IssuedCardCode.objects.count() == Card.objects.count()
+    assert all(issued.card.code == issued.code for issued in IssuedCardCode.objects.select_related("card"))
     body = anon_client.get("/api/cards/", {"code": "er-core-017"}).json()
     assert [row["code"] for row in body["results"]] == ["ER-CORE-017"]
     assert anon_client.get(f"{CHARACTERS}iron-guardian/").json()["code"] == "ER-CORE-001"
