@@ -8,6 +8,7 @@ with the static files) on the test database, loaded with the official sets as `m
 
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -47,7 +48,13 @@ def browser_context_args(browser_context_args, live_server):
 def site(live_server, transactional_db):
     """The live server's address, with every official set loaded (each test starts from that catalogue)."""
     call_command("load_official", verbosity=0)
-    return live_server.url
+    yield live_server.url
+    # The browser is closed by now, but the server may still be answering its last requests (a card face
+    # loaded lazily, say). The database is emptied next: on PostgreSQL a query that holds one table while
+    # TRUNCATE holds another is a deadlock, so the emptying waits until every answer is done.
+    for thread in threading.enumerate():
+        if thread.name.endswith("(process_request_thread)"):
+            thread.join(timeout=WAIT_MS / 1000)
 
 
 # How long an action or an `expect` waits for the page to get there (not a limit on how fast it must be):
