@@ -18,7 +18,6 @@ from simulate.engine.rng import seat_seeds
 
 if TYPE_CHECKING:
     from realms.engine.cards import CharacterCard
-    from realms.engine.observation import RealmsObservation
 
 # Stages of a match.
 FORMATION, START, FLEX, ACT, END, OVER = range(6)
@@ -46,7 +45,7 @@ class Battlefield:
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_queue", "flex_index", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
         "armed", "ongoing", "flex_units", "factions", "collections", "deployed", "deploying", "target_cache",
-        "views", "agent_names", "agent_seeds", "uses", "use",
+        "order_view", "agent_names", "agent_seeds", "uses", "use",
     )
 
     def __init__(
@@ -77,6 +76,7 @@ class Battlefield:
         self.next_num = {"a": 1, "b": 1}
         self.order: list[Unit] = []
         self.order_spd: list[int] = []
+        self.order_view: tuple[tuple[str, int], ...] | None = None  # `order` as observations show it, once asked
         self.idx = 0
         self.flex_queue: list[Unit] = []
         self.flex_index = 0
@@ -98,7 +98,6 @@ class Battlefield:
         self.deployed: dict[str, list[tuple[CharacterCard, str]]] = {}
         self.deploying: str = first
         self.target_cache: dict[str, TargetLists | None] = {"a": None, "b": None}
-        self.views: dict[str, RealmsObservation] = {}
 
     def fire(self, w: Unit, attacker: Unit | None) -> None:
         """Resolve `w`'s faction ability now, if its limit and condition allow (see `triggers.fire`)."""
@@ -125,6 +124,16 @@ class Battlefield:
             if u.position == "flex":
                 self.flex_units += 1
         return u
+
+    def withdraw(self, u: Unit) -> None:
+        """Take a fallen unit off the battlefield: out of its side's living units and of the counts."""
+        side = u.side
+        self.living[side].remove(u)
+        self.target_cache[side] = None
+        if not u.summon:
+            self.chars[side] -= 1
+            self.factions[side][u.faction] -= 1
+            self.armed[u.trigger] -= 1
 
     def line_count(self, side: str, line: str) -> int:
         """How many living units of `side` stand in `line`."""
@@ -177,8 +186,16 @@ class Battlefield:
         """Put a lasting effect on a unit and log it (R14)."""
         self.eid += 1
         a = Active(self.eid, impl, stat, amount, duration, src.uid, self.round, persists)
+        self.stand(u, a)
+        if self.emit is not None:
+            self.log_effect(src, u, a, via)
+        return a
+
+    def stand(self, u: Unit, a: Active) -> None:
+        """Put the effect `a` on `u`: its change to the unit's values, and the counts of what stands."""
         u.effects.append(a)
         u.snapshot = None
+        impl = a.impl
         if impl.positive:
             u.positives += 1
         else:
@@ -187,9 +204,6 @@ class Battlefield:
             u.ongoing += 1
             self.ongoing += 1
         impl.attach(u, a)
-        if self.emit is not None:
-            self.log_effect(src, u, a, via)
-        return a
 
     def log_effect(self, src: Unit, u: Unit, a: Active, via: str) -> None:
         """Log a lasting effect just put on `u` with the last round it is active (R14): applied in round r

@@ -96,14 +96,9 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
                 "use": bf.use,
             }
         )
-    bf.living[side].remove(u)
-    bf.target_cache[side] = None
+    bf.withdraw(u)
     end_effects_of(bf, u)
     armed = bf.armed
-    if not u.summon:
-        bf.chars[side] -= 1
-        bf.factions[side][u.faction] -= 1
-        armed[u.trigger] -= 1
     if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF] or armed[T_DEFEATS]:
         character = not u.summon
         for w in list(bf.order):
@@ -130,8 +125,7 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
                         "use": bf.use,
                     }
                 )
-            bf.living[side].remove(s)
-            bf.target_cache[side] = None
+            bf.withdraw(s)
             end_effects_of(bf, s)
 
 

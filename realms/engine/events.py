@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "formation_start": ("first_player", "collections"),
+    "formation_start": ("first_player",),
+    "collection": ("player", "cards", "visible_to"),
     "deploy": ("player", "card", "line", "pick"),
     "match_start": ("schema", "seed", "options", "first_player", "agents", "units"),
-    "decision": ("round", "stage", "player", "unit", "legal", "action"),
+    "decision": ("round", "stage", "player", "unit", "legal", "action", "visible_to"),
     "round_start": ("round",),
     "move": ("unit", "from", "to", "via", "src", "use"),
     "order": ("round", "phase", "units", "ties"),
@@ -20,10 +21,11 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "heal": ("src", "tgt", "via", "amount", "healed", "hp_before", "hp_after", "eid", "use"),
     "effect_applied": ("eid", "unit", "kind", "stat", "amount", "duration", "until", "persists", "src", "via", "use"),
     "effect_expired": ("eid", "unit", "kind", "reason", "src", "via", "use"),
-    "ability_used": ("use", "unit", "ability", "target", "round", "ready"),
+    "ability_used": ("use", "unit", "ability", "target", "round"),
+    "cooldown_started": ("unit", "use", "round", "cooldown", "ready_before", "ready_after"),
     "faction_triggered": ("use", "cause", "unit", "ability", "trigger"),
     "cooldown": ("unit", "src", "amount", "ready_before", "ready_after", "via", "use"),
-    "summon": ("unit", "side", "name", "line", "atk", "def", "spd", "hp", "src", "slot", "acts", "via", "use"),
+    "summon": ("unit", "side", "name", "line", "atk", "def", "spd", "hp", "src", "slot", "acts", "tie", "via", "use"),
     "fizzle": ("src", "effect", "unit", "reason", "via", "use"),
     "defeated": ("unit", "by", "cause", "lost_action", "use"),
     "round_end": ("round",),

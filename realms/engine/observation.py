@@ -1,22 +1,43 @@
-"""What an Echo Realms player sees (G2): immutable snapshots built by the engine, never the state.
+"""What an Echo Realms player sees (G2): a value built by the engine at each decision, never the state.
 
-Everything on an Echo Realms battlefield is public, so a player's observation shows every
-unit; agents still read it only through `UnitInfo` snapshots (frozen tuples, rebuilt by the
-engine only after a unit changed). `sandbox()` hands a look-ahead agent an independent copy
-of the match to play forward: the battlefield being public, that copy is exactly what the
-player knows (a game with hidden information samples the hidden part instead).
+Everything on an Echo Realms battlefield is public (every unit, its values, the effects standing on
+it, the attack order); only the Formation Round hides something: each player's collection, which
+the other player never sees. An observation holds that public part as immutable values (unit
+snapshots, tuples, frozen cards) and the player's own collection, and keeps no reference to the
+match: nothing reachable from it (the match, its units, its generator, the other collection) can
+be read or changed through it.
+
+`sandbox(seed)` builds a look-ahead match from the observation alone, with a generator of its own
+(`lookahead`, which the match hands over, does it). After the Formation Round it plays exactly as
+the match would; during it, the other player's collection is unknown, so the look-ahead gives it
+the cards this player knows of (its own collection) besides what it has deployed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from realms.engine.spec import FactionAbility, MainAbility
 
 if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
     from realms.engine.cards import CharacterCard
     from realms.engine.state import RealmsState
     from realms.engine.units import Unit
+
+
+class EffectInfo(NamedTuple):
+    """A lasting effect standing on a unit, as the Army Sheet records it."""
+
+    eid: int
+    kind: str  # buff, debuff, shield, poison, burn, regen, silence
+    stat: str  # atk, def or spd for a buff or debuff; "" otherwise
+    amount: int  # stat change, shield points left, damage or healing per tick; 0 for a silence
+    left: int  # rounds left (poison, burn, regeneration: ticks left)
+    src: str  # the unit that applied it
+    since: int  # the round it was applied (0: before round 1)
+    persists: bool  # it outlives its source (R17)
 
 
 class UnitInfo(NamedTuple):
@@ -38,6 +59,7 @@ class UnitInfo(NamedTuple):
     cooldown: int
     main: MainAbility | None
     faction_ability: FactionAbility | None
+    character: CharacterCard | None  # the whole printed card (every deployed card is face up); None for a summon
     # What changes during the battle.
     line: str
     alive: bool
@@ -48,99 +70,151 @@ class UnitInfo(NamedTuple):
     spd: int
     ready_round: int  # first round the main ability can be used (R13)
     silenced: bool
-    debuffs: int  # standing negative effects (debuff, poison, burn, silence); details: observation.effects()
+    debuffs: int  # standing negative effects (debuff, poison, burn, silence)
     buffs: int  # standing positive effects (buff, shield, regen)
+    effects: tuple[EffectInfo, ...]  # every effect standing on it, oldest first
+    faction_round: int  # the last round its faction ability fired (-1: never)
+    faction_used: bool  # its faction ability has fired at least once (a once-per-battle limit is spent)
 
+
+# How a look-ahead match is built from an observation: the match making an observation hands it over,
+# so that what a player sees needs nothing of the match to play on.
+Lookahead = Callable[["RealmsObservation", int], "RealmsState"]
 
 _new = tuple.__new__
 
 
 def snapshot(u: Unit) -> UnitInfo:
-    """The unit's current snapshot (cached until the unit changes)."""
+    """The unit's current snapshot (kept on the unit until it changes)."""
     info = u.snapshot
     if info is None:
+        effects = tuple(
+            [_new(EffectInfo, (a.eid, a.kind, a.stat, a.amount, a.left, a.src, a.since, a.persists)) for a in u.effects]
+        ) if u.effects else ()
         info = u.snapshot = _new(
             UnitInfo,
             u.static + (
                 u.line, u.alive, u.hp, u.shield, u.atk_now, u.def_now, u.spd_now, u.ready, u.silence > 0,
-                u.negatives, u.positives,
+                u.negatives, u.positives, effects, u.faction_round, u.faction_used,
             ),
         )
     return info
 
 
-class RealmsObservation:
-    """One player's view of the match at a decision."""
+class RealmsObservation(NamedTuple):
+    """One player's view of the match at a decision (a snapshot)."""
 
-    __slots__ = ("_st", "player")
-
-    def __init__(self, state: RealmsState, player: str) -> None:
-        """The observation of `player` over `state` (read through snapshots only)."""
-        self._st = state
-        self.player = player
-
-    @property
-    def round(self) -> int:
-        """The current round (0 during the Formation Round)."""
-        return self._st.round
-
-    @property
-    def phase(self) -> str:
-        """formation, flex, act (decisions) or over."""
-        return self._st.phase()
-
-    @property
-    def max_rounds(self) -> int:
-        """The round cap of the match (R16)."""
-        return self._st.max_rounds
+    player: str
+    round: int  # 0 during the Formation Round and the battle-start abilities
+    phase: str  # formation, flex or act at a decision (start, end or over otherwise)
+    max_rounds: int  # the round cap of the match (R16)
+    tie_break: str  # the tie_break option (R9)
+    first_player: str  # the first player (R6, R9)
+    tie_lead: str  # with tie_break alternate, the player who leads the next tie between the players
+    actor: UnitInfo | None  # the unit whose decision this is (Flex or action)
+    targets: tuple[UnitInfo, ...]  # the units behind the legal Basic Attacks, in their order
+    units: tuple[UnitInfo, ...]  # every unit fielded so far, fallen ones included, in the order they entered
+    order: tuple[tuple[str, int], ...]  # this round's attack order so far: (unit id, SPD used), summons included
+    acting: int  # the acting unit's place in `order` (0 outside the action stage)
+    flex_done: int  # Flex stage: how many of the round's Flex units (in attack order) have had their turn
+    own_collection: tuple[CharacterCard, ...]  # Formation Round: this player's whole collection, in its order
+    deployments: tuple[tuple[tuple[CharacterCard, str], ...], ...]  # Formation Round: (card, line) of a, then of b
+    lookahead: Lookahead
 
     @property
-    def actor(self) -> UnitInfo | None:
-        """The unit whose decision this is (Flex or action)."""
-        u = self._st.pending  # set at Flex and action decisions only
-        return (u.snapshot or snapshot(u)) if u is not None else None
+    def opponent(self) -> str:
+        """The other player."""
+        return "b" if self.player == "a" else "a"
 
-    def actor_and_targets(self) -> tuple[UnitInfo | None, list[UnitInfo]]:
-        """`actor` and `attack_targets()` in one call (what every action decision reads first)."""
-        st = self._st
-        u = st.pending
-        return (u.snapshot or snapshot(u)) if u is not None else None, [t.snapshot or snapshot(t) for t in st.targets]
-
-    def allies(self) -> list[UnitInfo]:
-        """The player's living units, in army order."""
-        return [u.snapshot or snapshot(u) for u in self._st.living[self.player]]
-
-    def enemies(self) -> list[UnitInfo]:
-        """The opponent's living units, in army order."""
-        return [u.snapshot or snapshot(u) for u in self._st.living["b" if self.player == "a" else "a"]]
+    def actor_and_targets(self) -> tuple[UnitInfo | None, tuple[UnitInfo, ...]]:
+        """`actor` and `targets` in one call (what every action decision reads first)."""
+        return self.actor, self.targets
 
     def attack_targets(self) -> list[UnitInfo]:
         """The units the acting unit may Basic-Attack now (R12), in the order of the legal actions."""
-        return [u.snapshot or snapshot(u) for u in self._st.targets]  # empty unless at an action decision
+        return list(self.targets)
+
+    def allies(self) -> list[UnitInfo]:
+        """The player's living units, in army order (summons after the army, in the order they entered)."""
+        player = self.player
+        return [v for v in self.units if v.alive and v.side == player]
+
+    def enemies(self) -> list[UnitInfo]:
+        """The opponent's living units, in army order."""
+        player = self.player
+        return [v for v in self.units if v.alive and v.side != player]
 
     def unit(self, uid: str) -> UnitInfo:
-        """Any unit (living or not) by id."""
-        return snapshot(self._st.by_id[uid])
+        """Any unit (living or not) by id; KeyError for an id no unit has."""
+        for v in self.units:
+            if v.uid == uid:
+                return v
+        raise KeyError(uid)
 
     def effects(self, uid: str) -> tuple[tuple[str, str, int, int], ...]:
         """The effects standing on a unit: (kind, stat, amount, rounds left), oldest first."""
-        return tuple((a.kind, a.stat, a.amount, a.left) for a in self._st.by_id[uid].effects)
+        return tuple((e.kind, e.stat, e.amount, e.left) for e in self.unit(uid).effects)
 
     def attack_order(self) -> list[tuple[str, int]]:
         """This round's attack order so far: (unit id, SPD used), summons included."""
-        st = self._st
-        return list(zip((u.uid for u in st.order), st.order_spd, strict=True))
+        return list(self.order)
 
     def collection(self) -> list[CharacterCard]:
-        """Formation Round: the cards this player may still deploy."""
-        st = self._st
-        used = {c.slug for c, _ in st.deployed.get(self.player, [])}
-        return [c for c in st.collections.get(self.player, []) if c.slug not in used]
+        """Formation Round: the cards this player may still deploy (its collection less what it deployed)."""
+        used = {c.slug for c, _ in self.deployments[0 if self.player == "a" else 1]} if self.deployments else set()
+        return [c for c in self.own_collection if c.slug not in used]
 
     def deployed(self, player: str | None = None) -> list[tuple[CharacterCard, str]]:
         """Formation Round: the (card, line) pairs a player has deployed so far (default: this player)."""
-        return list(self._st.deployed.get(player or self.player, []))
+        who = player or self.player
+        return list(self.deployments[0 if who == "a" else 1]) if self.deployments else []
 
-    def sandbox(self, seed: int) -> Any:
-        """An independent copy of the match, without log, with its own generator, to play forward."""
-        return self._st.clone(seed)
+    def sandbox(self, seed: int) -> RealmsState:
+        """A look-ahead match built from this observation only, without log, with its own generator."""
+        return self.lookahead(self, seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The observation as plain JSON-friendly data (ability specs by name; cards by slug)."""
+        def unit(v: UnitInfo) -> dict[str, Any]:
+            return {
+                "id": v.uid, "side": v.side, "name": v.name, "card": v.card, "summon": v.summon,
+                "class": v.character_class, "faction": v.faction, "position": v.position, "line": v.line,
+                "alive": v.alive, "hp": v.hp, "max_hp": v.max_hp, "shield": v.shield, "atk": v.atk, "def": v.def_,
+                "spd": v.spd, "cooldown": v.cooldown, "ready_round": v.ready_round, "silenced": v.silenced,
+                "effects": [e._asdict() for e in v.effects], "faction_round": v.faction_round,
+                "faction_used": v.faction_used,
+            }
+        return {
+            "player": self.player, "round": self.round, "phase": self.phase, "max_rounds": self.max_rounds,
+            "tie_break": self.tie_break, "first_player": self.first_player, "tie_lead": self.tie_lead,
+            "actor": self.actor.uid if self.actor is not None else None,
+            "targets": [v.uid for v in self.targets], "units": [unit(v) for v in self.units],
+            "order": [list(x) for x in self.order], "acting": self.acting, "flex_done": self.flex_done,
+            "collection": [c.slug for c in self.own_collection],
+            "deployed": [[[c.slug, line] for c, line in side] for side in self.deployments],
+        }
+
+
+NO_DEPLOYMENTS: tuple[tuple[tuple[CharacterCard, str], ...], ...] = ()
+
+
+def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> RealmsObservation:
+    """The observation of `player` now (G2); `lookahead` builds its sandboxes."""
+    pending = bf.pending
+    units = bf.units
+    infos = tuple([u.snapshot or snapshot(u) for u in units])
+    collection: tuple[CharacterCard, ...] = ()
+    deployments = NO_DEPLOYMENTS
+    if phase == "formation":
+        collection = tuple(bf.collections.get(player, ()))
+        deployments = (tuple(bf.deployed.get("a", ())), tuple(bf.deployed.get("b", ())))
+    order = bf.order_view
+    if order is None:
+        order = bf.order_view = tuple(zip([u.uid for u in bf.order], bf.order_spd, strict=True))
+    targets = bf.targets
+    return RealmsObservation(
+        player, bf.round, phase, bf.max_rounds, "random" if bf.tie_random else "alternate", bf.first,
+        bf.alternate_lead, infos[pending.index] if pending is not None else None,
+        tuple([infos[t.index] for t in targets]) if targets else (), infos, order, bf.idx, bf.flex_index,
+        collection, deployments, lookahead,
+    )

@@ -1,5 +1,5 @@
 """The attack order (R7, R9, R15): living units by current SPD, ties between the players settled by the
-`tie_break` option, a summon slotted in by its SPD."""
+`tie_break` option, a summon slotted in by its SPD (a tie with enemy units settled the same way)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,16 @@ from realms.engine.units import Unit
 from realms.engine.vocabulary import OTHER
 
 _SPD = attrgetter("spd_now")
+
+
+def tie_leader(bf: Battlefield) -> str:
+    """R9: the player who leads a tie between the players: a seeded coin (`random`) or the alternation,
+    which runs on across every tie of the match (`alternate`)."""
+    if bf.tie_random:
+        return "a" if bf.rng.random() < 0.5 else "b"
+    lead = bf.alternate_lead
+    bf.alternate_lead = OTHER[lead]
+    return lead
 
 
 def ranked(bf: Battlefield) -> tuple[list[Unit], list[int], list[list[object]]]:
@@ -31,11 +41,7 @@ def ranked(bf: Battlefield) -> tuple[list[Unit], list[int], list[list[object]]]:
             k = i + 1  # player a's units of the group come first, then b's
             while order[k].side == "a":
                 k += 1
-            if bf.tie_random:
-                lead = "a" if bf.rng.random() < 0.5 else "b"
-            else:
-                lead = bf.alternate_lead
-                bf.alternate_lead = OTHER[lead]
+            lead = tie_leader(bf)
             ties.append([s, lead])
             first, second = (order[i:k], order[k:j]) if lead == "a" else (order[k:j], order[i:k])
             n1, n2 = len(first), len(second)
@@ -53,6 +59,7 @@ def build(bf: Battlefield, phase: str) -> None:
     """An attack order as R9 builds one, logged with what it is for: the battle-start abilities,
     round 1's start phase (R7) or a round's actions."""
     bf.order, bf.order_spd, ties = ranked(bf)
+    bf.order_view = None
     if bf.emit is not None:
         bf.emit(
             {
@@ -65,20 +72,42 @@ def build(bf: Battlefield, phase: str) -> None:
         )
 
 
-def insert(bf: Battlefield, u: Unit) -> tuple[int, bool]:
-    """R15: place a new unit in the attack order by SPD (after equal SPD); whether it acts this round."""
+def insert(bf: Battlefield, u: Unit) -> tuple[int, bool, list[object] | None]:
+    """R15: place a new unit in the attack order by its SPD; its slot, whether it acts this round, and the
+    tie it had with enemy units ([SPD, leading player]) or None.
+
+    Among the units at its SPD it comes after its own side's (army cards first, then earlier summons);
+    if living enemy units at that SPD would follow it there, the tie between the players is settled as R9
+    settles one (the `tie_break` coin or alternation): led by its side, it goes before them, else after
+    them. A fallen unit keeps its place in the order, but a fallen enemy unit calls for no tie."""
     s = u.spd_now
     spds = bf.order_spd
-    j = len(spds)
-    for k, v in enumerate(spds):
-        if v < s:
-            j = k
+    units = bf.order
+    n = len(spds)
+    i = 0
+    while i < n and spds[i] > s:
+        i += 1
+    j = i
+    low = i  # just after the last unit of its own side at this SPD
+    while j < n and spds[j] == s:
+        if units[j].side == u.side:
+            low = j + 1
+        j += 1
+    slot = j
+    tie: list[object] | None = None
+    for k in range(low, j):
+        if units[k].alive:  # units[k] is an enemy: own units at this SPD all stand before `low`
+            lead = tie_leader(bf)
+            tie = [s, lead]
+            if lead == u.side:
+                slot = low
             break
-    bf.order.insert(j, u)
-    spds.insert(j, s)
+    units.insert(slot, u)
+    spds.insert(slot, s)
+    bf.order_view = None
     if bf.stage == ACT:
-        if j <= bf.idx:
+        if slot <= bf.idx:
             bf.idx += 1
-            return j, False
-        return j, True
-    return j, bf.stage == START or bf.stage == FLEX
+            return slot, False, tie
+        return slot, True, tie
+    return slot, bf.stage == START or bf.stage == FLEX, tie

@@ -79,9 +79,11 @@ def _summon(e: Event, n: _Names) -> list[str]:
     """A summoned unit, its stats and its place in the attack order."""
     n.names[e["unit"]] = e["name"]
     when = "acts this round" if e["acts"] else "first acts next round"
+    tie = e.get("tie")  # schema 3: a tie with enemy units at its SPD
+    led = f"; tie at SPD {tie[0]} led by {tie[1]}" if tie else ""
     return [
         f"  {n(e['src'])} summons {n(e['unit'])} in the {e['line']} (ATK {e['atk']} DEF {e['def']} "
-        f"SPD {e['spd']} HP {e['hp']}), order slot {e['slot']}, {when}"
+        f"SPD {e['spd']} HP {e['hp']}), order slot {e['slot']}{led}, {when}"
     ]
 
 
@@ -104,6 +106,7 @@ _ORDER_LABELS = {"battle_start": "Battle-start order", "start": "Start-phase ord
 
 _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "formation_start": lambda e, n: [f"Formation Round: player {e['first_player']} deploys first."],
+    "collection": lambda e, n: [f"  {e['player']}'s collection: {len(e['cards'])} cards"],
     "deploy": lambda e, n: [f"  {e['player']} deploys {e['card']} in the {e['line']} (pick {e['pick']})"],
     "match_start": _match_start,
     "round_start": lambda e, n: [f"Round {e['round']}"],
@@ -123,7 +126,10 @@ _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "effect_expired": lambda e, n: [f"  {e['kind']} #{e['eid']} on {n(e['unit'])} ends ({e['reason']})"],
     "ability_used": lambda e, n: [
         f"  {n(e['unit'])} uses {e['ability']}" + (f" on {n(e['target'])}" if e["target"] else "")
-        + f" (ready again in round {e['ready']})"
+        + (f" (ready again in round {e['ready']})" if "ready" in e else "")  # schema 2 said it here
+    ],
+    "cooldown_started": lambda e, n: [
+        f"  {n(e['unit'])}'s ability cools down {e['cooldown']} round(s): ready again in round {e['ready_after']}"
     ],
     "faction_triggered": lambda e, n: [f"  {n(e['unit'])}: {e['ability']} ({e['trigger']})"],
     "cooldown": lambda e, n: [

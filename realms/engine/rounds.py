@@ -20,6 +20,7 @@ from realms.engine.battlefield import (
     Battlefield,
 )
 from realms.engine.combat import hit
+from realms.engine.effects.cooldown import shifted_ready
 from realms.engine.triggers import fire, run
 from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
 from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
@@ -134,6 +135,7 @@ def tick(bf: Battlefield, u: Unit) -> None:
         if a.left <= 0 or a.since >= rnd or not a.impl.ongoing:
             continue
         a.left -= 1
+        u.snapshot = None
         if a.impl.positive:
             bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
         else:
@@ -152,6 +154,7 @@ def end_phase(bf: Battlefield) -> None:
                 fire(bf, u, None)
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:
+            u.snapshot = None  # durations go down
             expired = None
             for a in u.effects:
                 if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
@@ -174,7 +177,8 @@ def end_phase(bf: Battlefield) -> None:
 
 
 def act(bf: Battlefield, u: Unit, action: Action) -> None:
-    """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on."""
+    """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on. A Main
+    Ability enters its cooldown only once all of that has resolved (R13)."""
     u.acted = bf.round
     kind, x = action
     if kind == ATTACK:
@@ -190,35 +194,42 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
                 t.snapshot = None
             else:
                 hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+        if u.trigger == T_AFTER and u.alive:
+            fire(bf, u, None)
     else:
         main = u.main
         assert main is not None  # the ability is legal only for a character
-        u.ready = bf.round + u.cooldown
-        u.snapshot = None
         bf.uses += 1
-        bf.use = bf.uses
+        use = bf.use = bf.uses
         if bf.emit is not None:
-            bf.emit(
-                {
-                    "type": "ability_used",
-                    "use": bf.use,
-                    "unit": u.uid,
-                    "ability": main.name,
-                    "target": x,
-                    "round": bf.round,
-                    "ready": u.ready,
-                }
-            )
+            bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
+                     "round": bf.round})
         run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
         bf.use = None
-    if u.trigger == T_AFTER and u.alive:
-        fire(bf, u, None)
+        if u.trigger == T_AFTER and u.alive:
+            fire(bf, u, None)
+        if u.alive:
+            enter_cooldown(bf, u, use)
     bf.idx += 1
     chars = bf.chars
     if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
         advance(bf)
     else:
         check_end(bf)
+
+
+def enter_cooldown(bf: Battlefield, u: Unit, use: int) -> None:
+    """R13: after its use has resolved, after_action ability included, the Main Ability enters its cooldown.
+
+    Nothing that happened meanwhile could shorten this cooldown (there was none yet: a cut on a ready
+    ability changes nothing); a delay put on the ready ability meanwhile stands, and the cooldown runs on
+    from it, as a card turned a quarter before it is turned its cooldown's quarters further."""
+    before = u.ready
+    u.ready = shifted_ready(before, u.cooldown, bf.round)
+    u.snapshot = None
+    if bf.emit is not None:
+        bf.emit({"type": "cooldown_started", "unit": u.uid, "use": use, "round": bf.round, "cooldown": u.cooldown,
+                 "ready_before": before, "ready_after": u.ready})
 
 
 def check_end(bf: Battlefield) -> bool:
@@ -243,6 +254,5 @@ def finish(bf: Battlefield, winner: str | None, reason: str) -> None:
     bf.pending = None
     bf.legal = []
     bf.targets = []
-    bf.views = {}  # the views refer back to the match: let it go without the cycle collector
     if bf.emit is not None:
         bf.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": bf.round})

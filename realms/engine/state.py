@@ -39,9 +39,10 @@ from realms.engine.battlefield import (
 from realms.engine.cards import CharacterCard
 from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
-from realms.engine.observation import RealmsObservation
+from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
-from realms.engine.units import T_BATTLE_START, Unit
+from realms.engine.effects import KINDS
+from realms.engine.units import T_BATTLE_START, Active, Unit
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, OTHER, PLAYERS, REARGUARD, VANGUARD
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.games import Outcome
@@ -154,14 +155,11 @@ class RealmsState(Battlefield):
         self.deployed = {"a": [], "b": []}
         self.stage = FORMATION
         self.deploying = self.first
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "formation_start",
-                    "first_player": self.first,
-                    "collections": {s: len(self.collections[s]) for s in PLAYERS},
-                }
-            )
+        if self.emit is not None:  # G3: what each player could deploy, seen by that player only
+            self.emit({"type": "formation_start", "first_player": self.first})
+            for side in PLAYERS:
+                self.emit({"type": "collection", "player": side,
+                           "cards": [collection_card(c) for c in self.collections[side]], "visible_to": [side]})
         self.legal = list(legal_deployments(self.deployed[self.deploying], self.collections[self.deploying]))
 
     # --------------------------------------------------------- public interface
@@ -215,11 +213,8 @@ class RealmsState(Battlefield):
         return self.pending if self.stage in (FLEX, ACT) else None
 
     def observation(self, player: str) -> RealmsObservation:
-        """What `player` sees (G2): in Echo Realms the whole battlefield is public."""
-        view = self.views.get(player)
-        if view is None:  # a view holds no values of its own: one per player serves every decision
-            view = self.views[player] = RealmsObservation(self, player)
-        return view
+        """What `player` sees now (G2): the whole battlefield, which is public, and its own collection."""
+        return observe(self, player, STAGE_NAMES[self.stage], lookahead)
 
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
@@ -277,15 +272,18 @@ class RealmsState(Battlefield):
         """G3: the decision offered (every legal action) and the action taken."""
         stage = self.stage
         pending = self.pending
+        player = self.deploying if stage == FORMATION or pending is None else pending.side
         self.emit(  # type: ignore[misc]
             {
                 "type": "decision",
                 "round": self.round,
                 "stage": STAGE_DECISIONS[stage],
-                "player": self.deploying if stage == FORMATION or pending is None else pending.side,
+                "player": player,
                 "unit": None if stage == FORMATION or pending is None else pending.uid,
                 "legal": [list(a) for a in self.legal],
                 "action": list(action),
+                # A deployment decision offers the player's collection, which the other player never sees.
+                "visible_to": [player] if stage == FORMATION else ["a", "b"],
             }
         )
 
@@ -342,7 +340,6 @@ class RealmsState(Battlefield):
         c.deployed = {s: list(d) for s, d in self.deployed.items()}
         c.deploying = self.deploying
         c.target_cache = {"a": None, "b": None}
-        c.views = {}
         return c
 
     # -------------------------------------------------------------- formation
@@ -396,3 +393,95 @@ def army_problems(armies: Any) -> list[tuple[str, str]]:
             if count > LINE_CAPACITY:
                 problems.append((f"armies.{side}", f"the {line} holds at most {LINE_CAPACITY} (got {count})"))
     return problems
+
+
+def collection_card(card: CharacterCard) -> dict[str, Any]:
+    """A collection card as `collection` logs it: what the Formation Round's rules read of it (R4, R6)."""
+    return {"card": card.slug, "name": card.name, "rarity": card.rarity, "position": card.position,
+            "class": card.character_class}
+
+
+def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
+    """A look-ahead match from what `obs` shows, without log, with a generator seeded with `seed` (G2).
+
+    Only the observation is read. After the Formation Round everything a match holds is public but its
+    generator, so the copy plays on as the match would with that generator: every unit from its snapshot
+    (card, line, HP, readiness, faction-ability limits, standing effects), the attack order and whose
+    decision it is. In the Formation Round the other player's collection is unknown: the copy lends it
+    the cards this player knows of, its own collection, besides what it has deployed.
+    """
+    if obs.phase not in ("formation", "flex", "act"):
+        raise ValueError("A look-ahead match starts at a decision: a deployment, a Flex move or an action.")
+    options = {"tie_break": obs.tie_break, "max_rounds": obs.max_rounds, "first_player": obs.first_player}
+    world = RealmsState(options, seed, keep_log=False)
+    world.rng = random.Random(seed)  # as new: the constructor's own draws are not the copy's
+    world.alternate_lead = obs.tie_lead
+    if obs.phase == "formation":
+        return _formation_lookahead(world, obs)
+    world.round = rnd = obs.round
+    for v in obs.units:
+        _field(world, v)
+    world.eid = max([e.eid for v in obs.units for e in v.effects], default=0)
+    world.order = [world.by_id[uid] for uid, _ in obs.order]
+    world.order_spd = [spd for _, spd in obs.order]
+    actor = obs.actor
+    assert actor is not None  # a Flex move or an action has its unit
+    pending = world.pending = world.by_id[actor.uid]
+    if obs.phase == "act":
+        world.stage = ACT
+        world.idx = obs.acting
+        for k, u in enumerate(world.order[: obs.acting + 1]):
+            u.turn = rnd  # their turns have come (the acting unit's before_action ability included)
+            if k < obs.acting:
+                u.acted = rnd
+        world.legal = rounds.act_legal(world, pending)
+    else:
+        world.stage = FLEX
+        world.flex_queue = [u for u in world.order if u.position == "flex" and u.alive]
+        world.flex_index = obs.flex_done
+        world.legal = [rounds.STAY_ACTION, (rounds.SWITCH, REARGUARD if pending.line == VANGUARD else VANGUARD)]
+    return world
+
+
+def _field(world: RealmsState, v: UnitInfo) -> None:
+    """Put a unit on a look-ahead battlefield as its snapshot shows it (units enter in their original order,
+    so each gets its own id back)."""
+    card = v.character
+    u = world.add_unit(v.side, v.line, v.name, v.base_atk, v.base_def, v.base_spd, v.max_hp, card)
+    if card is not None:
+        u.main_program = triggers.program(card.main.effects)
+        u.faction_program = triggers.program(card.faction_ability.effects)
+    u.hp = v.hp
+    u.ready = v.ready_round
+    u.faction_round = v.faction_round
+    u.faction_used = v.faction_used
+    for e in v.effects:
+        world.stand(u, Active(e.eid, KINDS[e.kind], e.stat, e.amount, e.left, e.src, e.since, e.persists))
+    if not v.alive:
+        u.alive = False
+        world.withdraw(u)
+
+
+def _formation_lookahead(world: RealmsState, obs: RealmsObservation) -> RealmsState:
+    """The Formation Round as `obs` shows it, the other player's unknown collection lent this player's own."""
+    me, other = obs.player, obs.opponent
+    deployed = {"a": list(obs.deployed("a")), "b": list(obs.deployed("b"))}
+    theirs = {c.slug for c, _ in deployed[other]}
+    world.collections = {
+        me: list(obs.own_collection),
+        other: [c for c, _ in deployed[other]] + [c for c in obs.own_collection if c.slug not in theirs],
+    }
+    if not can_complete(deployed[other], world.collections[other]):
+        raise ValueError("The cards this player knows of cannot complete the other player's army.")
+    world.deployed = deployed
+    world.stage = FORMATION
+    first, second = obs.first_player, OTHER[obs.first_player]
+    done_first, done_second = len(deployed[first]), len(deployed[second])
+    if done_first >= ARMY_SIZE:
+        world.deploying = second
+    elif done_second >= ARMY_SIZE:
+        world.deploying = first
+    else:  # deployment alternates from the first player (R6)
+        world.deploying = first if done_first == done_second else second
+    world.legal = list(legal_deployments(deployed[world.deploying], world.collections[world.deploying]))
+    return world

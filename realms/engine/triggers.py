@@ -70,6 +70,7 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
         return
     w.faction_used = True
     w.faction_round = bf.round
+    w.snapshot = None
     outer = bf.use
     bf.uses += 1
     bf.use = bf.uses

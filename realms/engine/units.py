@@ -180,7 +180,7 @@ class Unit:
             self.counts_summons = fab.include_summons
         self.static: tuple[Any, ...] = (
             uid, side, name, card.slug if card is not None else None, self.summon, self.character_class,
-            self.faction, self.position, atk, defense, spd, hp, self.cooldown, self.main, self.faction_ability,
+            self.faction, self.position, atk, defense, spd, hp, self.cooldown, self.main, self.faction_ability, card,
         )
 
     def copy(self) -> Unit:

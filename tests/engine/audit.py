@@ -1,4 +1,4 @@
-"""An independent auditor of Echo Realms event logs (schema 2).
+"""An independent auditor of Echo Realms event logs (schema 3).
 
 It replays a match from its log alone, with its own implementation of the rulebook and the
 rulings (R1–R19, G1–G3), and never imports the engine: the cards come from `match_start`
@@ -7,8 +7,9 @@ random picks and tie coins, which it also redraws from the match seed). From tho
 out what must happen and checks that the log says exactly that, event by event:
 
 - match_start / Formation Round: ids, lines and printed positions (R2, R3), the army
-  quotas (R1), each deployment and every offered deployment (R6), the first-player coin and
-  the seats' agent seeds (G1, G2);
+  quotas (R1), each player's collection (seen by that player only), every offered deployment
+  legal and from that collection, every legal one offered (R4, R6), the deployed cards as the
+  collection lists them, the first-player coin and the seats' agent seeds (G1, G2);
 - every `order` (R7, R9): exactly the living units, their effective SPD, highest first,
   ties inside one player in army order, ties between players alternating from the leader,
   the leader by the `alternate` sequence (across every order built) or the seeded coin;
@@ -21,8 +22,11 @@ out what must happen and checks that the log says exactly that, event by event:
 - every ability use: the effects of its spec in order, each on the units its selector
   names, picks with their R12 pool and rule, damage = max(1, ⌊ATK_eff × scale⌋ + flat −
   DEF_eff) (or without DEF), shields oldest first, heals capped (R11), lasting effects with
-  their `until` (R14), cooldown shifts and ready = round + cooldown (R13), moves, summons
-  with room, slot and `acts` (R15), cleanse/dispel, fizzles with their reason;
+  their `until` (R14), cooldown shifts, moves, summons with room, slot, `acts` and their tie
+  with enemy units settled by tie_break (R15), cleanse/dispel, fizzles with their reason; then,
+  after the last effect and trigger of the use (after_action included), the cooldown it enters
+  (R13: ready = round + cooldown, or that much after a delay put on it meanwhile; a cut made
+  while it resolved shortens nothing);
 - every defeat: lost_action (R10), the immediate and complete end of what the unit applied
   (source_defeated, unless persists) and of what stood on it (R17), its pending effects
   fizzled (R10), every defeat trigger due and only those (R18: conditions, limits,
@@ -31,7 +35,7 @@ out what must happen and checks that the log says exactly that, event by event:
 - the end phase (R14): round_end abilities, then exactly the effects whose `until` is this
   round expire; the end of the match (R16: elimination, draw, max_rounds, max_actions);
 - every event's `use` is the open ability use of its source, `cause` the enclosing use (G3),
-  and every event has exactly the schema-2 fields. Two readings of the schema: expiries other
+  and every event has exactly the schema-3 fields. Two readings of the schema: expiries other
   than cleanse/dispel carry `use` null (they come from no ability: a duration, a depleted shield,
   a defeat), and a `trigger_depth` fizzle, whose ability never opened a use of its own, carries
   the enclosing use (which belongs to another unit when the chain crossed units).
@@ -77,10 +81,11 @@ SEED_BITS = 63
 FIELDS: dict[str, frozenset[str]] = {
     k: frozenset(("type", *v))
     for k, v in {
-        "formation_start": ("first_player", "collections"),
+        "formation_start": ("first_player",),
+        "collection": ("player", "cards", "visible_to"),
         "deploy": ("player", "card", "line", "pick"),
         "match_start": ("schema", "seed", "options", "first_player", "agents", "units"),
-        "decision": ("round", "stage", "player", "unit", "legal", "action"),
+        "decision": ("round", "stage", "player", "unit", "legal", "action", "visible_to"),
         "round_start": ("round",),
         "move": ("unit", "from", "to", "via", "src", "use"),
         "order": ("round", "phase", "units", "ties"),
@@ -91,16 +96,19 @@ FIELDS: dict[str, frozenset[str]] = {
         "effect_applied": ("eid", "unit", "kind", "stat", "amount", "duration", "until", "persists", "src", "via",
                            "use"),
         "effect_expired": ("eid", "unit", "kind", "reason", "src", "via", "use"),
-        "ability_used": ("use", "unit", "ability", "target", "round", "ready"),
+        "ability_used": ("use", "unit", "ability", "target", "round"),
+        "cooldown_started": ("unit", "use", "round", "cooldown", "ready_before", "ready_after"),
         "faction_triggered": ("use", "cause", "unit", "ability", "trigger"),
         "cooldown": ("unit", "src", "amount", "ready_before", "ready_after", "via", "use"),
-        "summon": ("unit", "side", "name", "line", "atk", "def", "spd", "hp", "src", "slot", "acts", "via", "use"),
+        "summon": ("unit", "side", "name", "line", "atk", "def", "spd", "hp", "src", "slot", "acts", "tie", "via",
+                   "use"),
         "fizzle": ("src", "effect", "unit", "reason", "via", "use"),
         "defeated": ("unit", "by", "cause", "lost_action", "use"),
         "round_end": ("round",),
         "match_end": ("winner", "reason", "rounds"),
     }.items()
 }
+COLLECTION_CARD_FIELDS = frozenset(("card", "name", "rarity", "position", "class"))
 UNIT_FIELDS = frozenset((
     "id", "side", "card", "name", "rarity", "position", "class", "faction", "line", "atk", "def", "spd", "hp",
     "cooldown", "main_ability", "faction_ability",
@@ -259,6 +267,7 @@ class Auditor:
         self.alt = "a"
         self.sel = ""
         self.counts: Counter[str] = Counter()  # how often each rule path was taken (coverage figures)
+        self.collections: dict[str, dict[str, dict[str, Any]]] = {}  # Formation Round: each player's cards by slug
 
     # ------------------------------------------------------------------ running
 
@@ -345,6 +354,8 @@ class Auditor:
             notes.append("R9: an order not due")
         elif t == "summon":
             notes.append("R15: a summon not due")
+        elif t == "cooldown_started":
+            notes.append("R13: a cooldown started before its ability has resolved, or not due")
         elif t == "defeated":
             notes.append("R11/R16: a defeat not due")
         return f" [{'; '.join(notes)}]" if notes else ""
@@ -383,7 +394,7 @@ class Auditor:
         self._units(e, deployed)
 
     def _match_options(self, ms: dict[str, Any], index: int) -> None:
-        self._ok(ms["schema"] == 2, "G3", f"schema {ms['schema']!r}, expected 2", index)
+        self._ok(ms["schema"] == 3, "G3", f"schema {ms['schema']!r}, expected 3", index)
         opts = ms["options"]
         self._ok(isinstance(opts, dict) and {"tie_break", "max_rounds", "max_actions", "first_player"} <= set(opts),
                  "G3", "options must give tie_break, max_rounds, max_actions and first_player", index)
@@ -411,18 +422,29 @@ class Auditor:
                          f"agent seed of {p} is not drawn from the match generator", index)
 
     def _formation(self, ms: dict[str, Any] | None) -> list[list[tuple[str, str]]] | None:
-        """R6: alternate deployments, each legal, every offered one legal as far as the log can tell."""
+        """R6, R4: alternate deployments, each legal and from the player's own collection (listed at the start,
+        seen by that player only, G3), and every legal deployment offered, none withheld."""
         fs = self._take("formation_start", "R6", "formation_start")
         if ms is not None:
             self._eq(fs, "first_player", ms["first_player"], "R6", " (match_start)")
         first = fs["first_player"]
         self._ok(first in PLAYERS, "R6", f"first player {first!r}")
-        cards: dict[str, dict[str, Any]] = {}
-        if ms is not None:
-            for u in ms["units"]:
-                cards[u["card"]] = u
+        for side in PLAYERS:
+            c = self._take("collection", "G3", f"player {side}'s collection", player=side)
+            self._eq(c, "visible_to", [side], "G3", " (a collection is seen by its own player only)")
+            cards: dict[str, dict[str, Any]] = {}
+            for card in c["cards"]:
+                self._ok(isinstance(card, dict) and set(card) == COLLECTION_CARD_FIELDS, "G3",
+                         f"collection card fields {sorted(card) if isinstance(card, dict) else card!r}")
+                slug = card["card"]
+                self._ok(slug not in cards, "R6", f"player {side}'s collection lists {slug!r} twice")
+                self._ok(card["rarity"] in QUOTA, "R1", f"{slug} rarity {card['rarity']!r}")
+                allowed = CLASS_POSITIONS.get(card["class"])
+                self._ok(allowed is not None and card["position"] in allowed, "R3",
+                         f"{slug} class {card['class']!r} printed {card['position']!r}")
+                cards[slug] = card
+            self.collections[side] = cards
         deployed: dict[str, list[tuple[str, str]]] = {"a": [], "b": []}
-        owned: dict[str, set[str]] = {"a": set(), "b": set()}
         turn = first
         while len(deployed["a"]) < ARMY_SIZE or len(deployed["b"]) < ARMY_SIZE:
             if self._max_actions_stop():
@@ -434,22 +456,24 @@ class Auditor:
             self._eq(d, "stage", "deploy", "R6")
             self._eq(d, "player", turn, "R6", " (deployment alternates, R6)")
             self._eq(d, "unit", None, "R6")
+            self._eq(d, "visible_to", [turn], "G3", " (a deployment decision offers the player's own collection)")
             legal = [tuple(a) for a in d["legal"]]
             mine = deployed[turn]
+            owned = self.collections[turn]
             self._ok(len(set(legal)) == len(legal), "R6", "a deployment offered twice")
             for a in legal:
                 self._ok(len(a) == 3 and a[0] == "deploy", "R6", f"{list(a)} is not a deployment")
-                owned[turn].add(a[1])
-            for a in legal:
-                problem = self._deploy_problem(mine, a[1], a[2], cards)
+                self._ok(a[1] in owned, "R4", f"offered {list(a)}: {a[1]!r} is not in player {turn}'s collection")
+                problem = self._deploy_problem(mine, a[1], a[2], owned)
                 self._ok(problem is None, "R6", f"offered {list(a)} is illegal: {problem}")
-            for slug in sorted(owned[turn]):
-                card = cards.get(slug)
-                if card is None or any(s == slug for s, _ in mine):
+                self._ok(self._completable(mine + [(a[1], a[2])], set(owned), owned), "R6",
+                         f"offered {list(a)} leaves an army that the collection can no longer complete")
+            for slug in owned:
+                if any(s == slug for s, _ in mine):
                     continue
                 for line in LINES:
-                    if (self._deploy_problem(mine, slug, line, cards) is None
-                            and self._completable(mine + [(slug, line)], owned[turn], cards)):
+                    if (self._deploy_problem(mine, slug, line, owned) is None
+                            and self._completable(mine + [(slug, line)], set(owned), owned)):
                         self._ok(("deploy", slug, line) in legal, "R6",
                                  f"legal deployment ['deploy', {slug!r}, {line!r}] not offered")
             action = tuple(d["action"])
@@ -486,8 +510,7 @@ class Auditor:
 
     @staticmethod
     def _completable(mine: list[tuple[str, str]], owned: set[str], cards: dict[str, dict[str, Any]]) -> bool:
-        """Whether the army can still be completed from owned cards whose data the log shows (a subset of
-        the collection, so True here means the real collection can complete it too)."""
+        """Whether the army can still be completed from the owned cards (the collection the log lists)."""
         used = {s for s, _ in mine}
         cap = {VANGUARD: LINE_CAP, REARGUARD: LINE_CAP}
         need = dict(QUOTA)
@@ -570,6 +593,11 @@ class Auditor:
                 got = [(u["card"], u["line"]) for u in army]
                 self._ok(got == deployed[PLAYERS.index(side)], "R6",
                          f"player {side}'s army is not what it deployed")
+                owned = self.collections[side]
+                for u in army:
+                    listed = owned[u["card"]]
+                    self._ok(all(listed[k] == u[k] for k in ("name", "rarity", "position", "class")), "R4",
+                             f"{u['id']} is not the card its collection lists as {u['card']!r}")
 
     def _text_agrees(self, uid: str, spec: dict[str, Any]) -> None:
         """The card text says what the spec does (R12, R14, R17, R18): reaching past the Vanguard, limits,
@@ -673,6 +701,7 @@ class Auditor:
             self._eq(d, "player", u.side, "R8")
             self._eq(d, "unit", u.uid, "R8")
             self._eq(d, "legal", [["stay", None], ["switch", dest]], "R8")
+            self._eq(d, "visible_to", ["a", "b"], "G3", " (the battlefield is public)")
             self._ok(d["action"] in d["legal"], "R8", f"action {d['action']} is not among the legal ones")
             self.counts["flex decision"] += 1
             if d["action"][0] == "switch":
@@ -709,6 +738,7 @@ class Auditor:
             self._eq(d, "stage", "act", "R10")
             self._eq(d, "unit", u.uid, "R10", " (each living unit acts once, in order)")
             self._eq(d, "player", u.side, "R10")
+            self._eq(d, "visible_to", ["a", "b"], "G3", " (the battlefield is public)")
             self._check_legal(u, d)
             action = d["action"]
             self._ok(action in d["legal"], "R10", f"action {action} is not among the legal ones")
@@ -893,14 +923,33 @@ class Auditor:
             self._eq(e, "ability", u.main["name"], "G3")  # type: ignore[index]
             self._eq(e, "target", x, "R10")
             self._eq(e, "round", self.round, "R13")
-            self._eq(e, "ready", self.round + u.cooldown, "R13", f" (round {self.round} + cooldown {u.cooldown})")
-            u.ready = self.round + u.cooldown
+            use = self.use
             main = u.main
             chosen = self.units[x] if x is not None else None
             self._run(u, main["effects"], chosen, "ability", None, bool(main.get("ignore_lines")))  # type: ignore[index]
             self.use = None
+            if u.trigger == "after_action" and u.alive:
+                self._fire(u, None, "R10")
+            if u.alive:
+                self._cooldown_starts(u, use)
+            return
         if u.trigger == "after_action" and u.alive:
             self._fire(u, None, "R10")
+
+    def _cooldown_starts(self, u: Unit, use: int) -> None:
+        """R13: once its use has resolved (every effect, every trigger it set off, its after_action ability),
+        the Main Ability enters its cooldown: ready in round + cooldown, or that much after a delay put on the
+        ready ability meanwhile; a cut made meanwhile found no cooldown to shorten."""
+        rnd = self.round
+        e = self._take("cooldown_started", "R13", f"{u.uid}'s cooldown, after its ability has resolved", unit=u.uid)
+        self.counts["cooldown started" + (" after a delay" if u.ready > rnd else "")] += 1
+        self._eq(e, "use", use, "G3", " (the ability use)")
+        self._eq(e, "round", rnd, "R13")
+        self._eq(e, "cooldown", u.cooldown, "R13", " (the printed cooldown)")
+        self._eq(e, "ready_before", u.ready, "R13")
+        expected = max(u.ready, rnd) + u.cooldown
+        self._eq(e, "ready_after", expected, "R13", f" (round {rnd} + cooldown {u.cooldown}, after any delay)")
+        u.ready = expected
 
     # ------------------------------------------------------------------ abilities
 
@@ -1174,7 +1223,7 @@ class Auditor:
             uid = f"{side}{self.next_num[side]}"
             self.next_num[side] += 1
             u = Unit(uid, side, line, spec["atk"], spec["def"], spec["spd"], spec["hp"], name=spec["name"])
-            j = next((k for k, v in enumerate(self.order_spd) if v < u.base["spd"]), len(self.order_spd))
+            j, tie = self._summon_slot(u)
             if self.stage == "act":
                 acts = j > self.idx
                 if not acts:
@@ -1191,7 +1240,9 @@ class Auditor:
                          ("hp", spec["hp"])):
                 self._eq(e, k, v, "R15", " (the spec's unit)")
             self._eq(e, "src", src.uid, "R15")
-            self._eq(e, "slot", j + 1, "R15", " (after every unit of equal or higher SPD in the order)")
+            self._eq(e, "tie", tie, "R15", " (a tie with enemy units at its SPD is settled by tie_break)")
+            self._eq(e, "slot", j + 1, "R15", " (after the units of higher SPD and its own side's at its SPD; "
+                                              "before or after the enemy's there as the tie says)")
             self._eq(e, "acts", acts, "R15", " (it acts iff its slot comes after the unit now acting)")
             self._eq(e, "via", via, "G3")
             self._eq(e, "use", self.use, "G3", f" (the open use of {src.uid})")
@@ -1199,6 +1250,40 @@ class Auditor:
             self.counts[f"summon ({self.stage}, acts {acts})"] += 1
             self.units[uid] = u
             self.living[side].append(u)
+
+    def _summon_slot(self, u: Unit) -> tuple[int, list[Any] | None]:
+        """R15: a summon's place in the order. At its SPD it follows every unit of its own side (army cards,
+        then earlier summons); living enemy units there that would follow it make a tie between the players,
+        led as R9 leads one (the seeded coin or the alternation): led by its side it goes before them."""
+        s = u.base["spd"]
+        spds = self.order_spd
+        group = [k for k, v in enumerate(spds) if v == s]
+        start = next((k for k, v in enumerate(spds) if v <= s), len(spds))
+        end = group[-1] + 1 if group else start
+        own = [k for k in group if self.order[k].side == u.side]
+        low = own[-1] + 1 if own else start
+        rivals = [k for k in range(low, end) if self.order[k].alive]
+        if not rivals:
+            self.counts["summon at its SPD without a tie"] += 1
+            return end, None
+        nxt = self._peek()
+        logged = nxt.get("tie") if nxt is not None and nxt["type"] == "summon" else None
+        lead = self._tie_lead(s, logged[1] if isinstance(logged, list) and len(logged) == 2 else None)
+        self._ok(lead in PLAYERS, "R9", f"tie leader {lead!r}")
+        self.counts[f"summon tied with enemy units ({self.options['tie_break']}), led by its "
+                    f"{'side' if lead == u.side else 'enemy'}"] += 1
+        return (low if lead == u.side else end), [s, lead]
+
+    def _tie_lead(self, s: int, logged: Any = None) -> str:
+        """The leader of a tie between the players at SPD `s` (R9): the next of the alternation, or the seeded
+        coin (taken from the log when the generator is not replayed)."""
+        if self.options["tie_break"] == "alternate":
+            lead = self.alt
+            self.alt = OTHER[lead]
+            return lead
+        if self.rng is not None:
+            return "a" if self.rng.random() < 0.5 else "b"
+        return logged  # type: ignore[no-any-return]
 
     def _apply(self, src: Unit, t: Unit, kind: str, stat: str | None, amount: int | None, duration: int, via: str,
                persists: bool) -> None:

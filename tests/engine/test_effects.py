@@ -195,7 +195,12 @@ def test_cooldown_plus_delays_a_ready_enemy_and_minus_brings_ones_own_sooner() -
     hasty = card("hasty", spd=9, cooldown=3, fab=fab("after_action", {"kind": "cooldown", "target": "self", "amount": -1}))
     st = battle([hasty], [card("t", **DUMMY)])
     use(st, "b1")
-    assert of_type(st, "ability_used")[-1]["ready"] == 4
+    # R13: the after_action cut comes while the ability's use resolves, before its cooldown starts: nothing to cut.
+    change = of_type(st, "cooldown")[-1]
+    assert (change["amount"], change["ready_before"], change["ready_after"]) == (-1, 1, 1)
+    assert of_type(st, "cooldown_started")[-1]["ready_after"] == 4
+    attack(st, "a1")
+    attack(st, "b1")  # round 2: after a Basic Attack the cut shortens the cooldown already running
     change = of_type(st, "cooldown")[-1]
     assert (change["amount"], change["ready_before"], change["ready_after"]) == (-1, 4, 3)
 

@@ -88,7 +88,14 @@ def test_formation_round_alternates_and_builds_two_legal_armies() -> None:
                         seed=11, options={"first_player": "b"})
     deploys = [e for e in result.events if e["type"] == "deploy"]
     assert [e["player"] for e in deploys] == ["b", "a"] * 7
-    assert result.events[0] == {"type": "formation_start", "first_player": "b", "collections": {"a": 20, "b": 20}}
+    assert result.events[0] == {"type": "formation_start", "first_player": "b"}
+    for side, event in zip(("a", "b"), result.events[1:3], strict=True):  # G3: each collection, seen by its player
+        assert (event["type"], event["player"], event["visible_to"]) == ("collection", side, [side])
+        assert [c["card"] for c in event["cards"]] == [c.slug for c in cards]
+        assert event["cards"][0] == {"card": cards[0].slug, "name": cards[0].name, "rarity": cards[0].rarity,
+                                     "position": cards[0].position, "class": cards[0].character_class}
+    assert {e["visible_to"] == [e["player"]] for e in result.events if e["type"] == "decision" and e["round"] == 0} \
+        == {True}
     start = next(e for e in result.events if e["type"] == "match_start")
     rarity = {c.slug: c.rarity for c in cards}
     position = {c.slug: c.position for c in cards}

@@ -157,7 +157,8 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
 def test_r13_ability_used_in_round_r_is_ready_again_in_round_r_plus_k(cooldown: int) -> None:
     st = battle([card("x", spd=9, cooldown=cooldown)], [card("t", **DUMMY)])
     use(st, "b1")
-    assert of_type(st, "ability_used")[-1]["ready"] == 1 + cooldown
+    started = of_type(st, "cooldown_started")[-1]
+    assert (started["round"], started["cooldown"], started["ready_after"]) == (1, cooldown, 1 + cooldown)
     ready_rounds = []
     for _ in range(4):
         attack(st, "a1")

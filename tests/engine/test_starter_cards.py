@@ -55,7 +55,8 @@ NEGATIVE = {"debuff", "poison", "burn", "silence"}
 POSITIVE = {"buff", "shield", "regen"}
 ONGOING = {"poison", "burn", "regen"}
 LASTING = {"shield", "buff", "debuff", "poison", "burn", "regen", "silence"}
-BOUNDARIES = {"decision", "round_end", "round_start", "order", "match_end", "ability_used", "faction_triggered"}
+BOUNDARIES = {"decision", "round_end", "round_start", "order", "match_end", "ability_used", "faction_triggered",
+              "cooldown_started"}
 DEFEAT_EXPIRIES = {"depleted", "unit_defeated", "source_defeated"}
 
 
@@ -153,8 +154,8 @@ class Board:
             self.round = e["round"]
         elif t == "move":
             self.units[e["unit"]].line = e["to"]
-        elif t == "ability_used":
-            self.units[e["unit"]].ready = e["ready"]
+        elif t == "cooldown_started":
+            self.units[e["unit"]].ready = e["ready_after"]
         elif t == "cooldown":
             self.units[e["unit"]].ready = e["ready_after"]
         elif t == "damage":
@@ -516,7 +517,7 @@ def clean_and_visible(events: list[dict[str, Any]], use: Use, card: CharacterCar
     after = events[use.end] if use.end < len(events) else {"type": "match_end"}
     if after["type"] == "match_end" or (after["type"] == "faction_triggered" and after["cause"] == events[use.k]["use"]):
         return False
-    if any(e.get("use") == events[use.k]["use"] for e in events[use.end:]):
+    if any(e.get("use") == events[use.k]["use"] and e["type"] != "cooldown_started" for e in events[use.end:]):
         return False
     try:
         prediction = predict(events, board_at(events, use.k + 1), use, card)
@@ -639,7 +640,11 @@ def check_main_use(events: list[dict[str, Any]], use: Use, card: CharacterCard) 
         assert offered == sorted(u.uid for u in board.living(actor.side))
     else:
         assert ["ability", None] in decision["legal"] and use.chosen is None
-    assert events[use.k]["ready"] == board.round + card.cooldown  # R13
+    # R13: the cooldown starts once the whole use has resolved: after its last effect and every ability it set off.
+    number = events[use.k]["use"]
+    started = next(k for k, e in enumerate(events) if e["type"] == "cooldown_started" and e["use"] == number)
+    assert started >= use.end and all(e.get("use") != number and e.get("cause") != number for e in events[started + 1:])
+    assert events[started]["ready_after"] == max(events[started]["ready_before"], board.round) + card.cooldown
 
 
 def check_faction_firing(events: list[dict[str, Any]], use: Use, card: CharacterCard) -> None:

@@ -56,7 +56,7 @@ class Summon(EffectKind):
                 return
             u = bf.add_unit(side, line, spec.name, spec.atk, spec.def_, spec.spd, spec.hp, None)
             u.acted = -1
-            slot, acts = insert(bf, u)
+            slot, acts, tie = insert(bf, u)
             if not acts:
                 u.turn = bf.round  # its slot has passed: no action this round
             if bf.emit is not None:
@@ -74,6 +74,7 @@ class Summon(EffectKind):
                         "src": src.uid,
                         "slot": slot + 1,
                         "acts": acts,
+                        "tie": tie,
                         "via": via,
                         "use": bf.use,
                     }
