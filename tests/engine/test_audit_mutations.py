@@ -46,6 +46,21 @@ def logs() -> tuple[Log, ...]:
     st = battle([card("x", hp=5, spd=9, main=strike_then_fall)], [card("y", hp=5)])
     st.apply(("ability", "b1"))
     out.append(("mutual", st.events(), {"full_armies": False, "card_text": False}))  # type: ignore[arg-type]
+    # Summons tied on SPD with enemy units, under both tie-breaks (R15); an ability cutting every ally's
+    # cooldown, its user's included, while it resolves (R13).
+    imps = main({"kind": "summon", "unit": {"name": "Imp", "atk": 2, "def": 0, "spd": 5, "hp": 6}, "line": "same"},
+                choose="none")
+    rune = main({"kind": "damage", "target": "target", "flat": 2, "ignore_def": True},
+                {"kind": "cooldown", "target": "all_allies", "amount": -1})
+    for tie_break in ("random", "alternate"):
+        for seed in range(3):
+            st = battle([card("caller", spd=9, cooldown=1, main=imps), card("runes", spd=4, hp=60, main=rune),
+                         card("ally", spd=5, hp=60)], [card("t1", spd=5, hp=60), card("t2", spd=5, hp=60)],
+                        seed=seed, tie_break=tie_break, max_rounds=6)
+            while not st.is_terminal():
+                legal = st.legal_actions()
+                st.apply(next((a for a in legal if a[0] == "ability"), legal[0]))
+            out.append((f"ties-{tie_break}-{seed}", st.events(), {"full_armies": False, "card_text": False}))
     return tuple(out)
 
 
@@ -87,8 +102,8 @@ class Seen:
         elif t == "effect_expired":
             self.gone[e["eid"]] = e
             self.units[e["unit"]]["silences"].discard(e["eid"])
-        elif t == "ability_used":
-            self.units[e["unit"]]["ready"] = e["ready"]
+        elif t == "cooldown_started":
+            self.units[e["unit"]]["ready"] = e["ready_after"]
         elif t == "cooldown":
             self.units[e["unit"]]["ready"] = e["ready_after"]
         elif t == "round_start":
@@ -671,6 +686,44 @@ def _summon_slot(events: Events) -> Events | None:
     return None
 
 
+def _summon_ties(events: Events, tie_break: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The summons tied with enemy units, in logs of the given tie_break option."""
+    options = next(e for e in events if e["type"] == "match_start")["options"]
+    if options["tie_break"] == tie_break:
+        for i, e in enumerate(events):
+            if e["type"] == "summon" and e["tie"] is not None:
+                yield i, e
+
+
+@mutation("a summon tie led by the wrong player under alternate", "R15")
+def _summon_tie_alternate(events: Events) -> Events | None:
+    for i, e in _summon_ties(events, "alternate"):
+        ev = copy.deepcopy(events)
+        ev[i]["tie"][1] = foe(e["tie"][1])
+        return ev
+    return None
+
+
+@mutation("a summon tie coin that is not the seeded one", "R15")
+def _summon_tie_random(events: Events) -> Events | None:
+    for i, e in _summon_ties(events, "random"):
+        ev = copy.deepcopy(events)
+        ev[i]["tie"][1] = foe(e["tie"][1])
+        return ev
+    return None
+
+
+@mutation("a summon tied with enemy units put after them without a tie", "R15")
+def _summon_always_last(events: Events) -> Events | None:
+    for tie_break in ("random", "alternate"):
+        for i, e in _summon_ties(events, tie_break):
+            if e["tie"][1] == e["side"]:  # it went before the enemy units; "summons go last" would not
+                ev = copy.deepcopy(events)
+                ev[i]["tie"] = None
+                return ev
+    return None
+
+
 @mutation("a summon acting although its slot has passed", "R15")
 def _summon_acts(events: Events) -> Events | None:
     for i, e, _ in walk(events):
@@ -702,12 +755,48 @@ def _flex_legal(events: Events) -> Events | None:
 @mutation("ready not round + cooldown", "R13")
 def _ready(events: Events) -> Events | None:
     for i, e, _ in walk(events):
-        if e["type"] == "ability_used":
+        if e["type"] == "cooldown_started":
             ev = copy.deepcopy(events)
-            ev[i]["ready"] += 1
+            ev[i]["ready_after"] += 1
             return ev
     return None
 
+
+@mutation("a cooldown started before its ability resolved", "R13")
+def _cooldown_first(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "cooldown_started":
+            k = max(j for j in range(i) if events[j]["type"] == "ability_used" and events[j]["use"] == e["use"])
+            if k + 1 < i:  # the use had events of its own: the cooldown moves before them
+                return events[: k + 1] + [events[i]] + events[k + 1: i] + events[i + 1:]
+    return None
+
+
+@mutation("a cut made while the ability resolved shortening its own new cooldown", "R13")
+def _cut_own_use(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "cooldown_started":
+            k = max(j for j in range(i) if events[j]["type"] == "ability_used" and events[j]["use"] == e["use"])
+            cuts = [x["amount"] for x in events[k + 1: i] if x["type"] == "cooldown" and x["unit"] == e["unit"]
+                    and x["amount"] < 0]
+            if cuts:  # as a cooldown set first and then cut would read
+                ev = copy.deepcopy(events)
+                ev[i]["ready_after"] = max(e["round"], e["ready_after"] + sum(cuts))
+                return ev
+    return None
+
+
+@mutation("a cooldown started for a unit that fell in its own action", "R13")
+def _cooldown_of_fallen(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "fizzle" and e["reason"] == "source_defeated" and e["via"] == "ability":
+            j = i
+            while j + 1 < len(events) and events[j + 1]["type"] == "fizzle" and events[j + 1]["use"] == e["use"]:
+                j += 1
+            started = {"type": "cooldown_started", "unit": e["src"], "use": e["use"], "round": 0, "cooldown": 1,
+                       "ready_before": 1, "ready_after": 2}
+            return events[: j + 1] + [started] + events[j + 1:]
+    return None
 
 @mutation("a cooldown shift gone wrong", "R13")
 def _cooldown(events: Events) -> Events | None:
@@ -803,6 +892,61 @@ def _formation_legendary(events: Events) -> Events | None:
                 ev[i]["action"] = ["deploy", other, line]
                 ev[i + 1].update(card=other, line=line)
                 return ev
+    return None
+
+
+@mutation("a deployment offered from outside the collection", "R4")
+def _formation_not_owned(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "collection":
+            d = next(k for k in range(i, len(events)) if events[k]["type"] == "decision"
+                     and events[k]["player"] == e["player"])
+            offered = events[d]["legal"][0][1]
+            ev = copy.deepcopy(events)
+            ev[i]["cards"] = [c for c in e["cards"] if c["card"] != offered]
+            return ev
+    return None
+
+
+@mutation("a legal deployment withheld", "R6")
+def _formation_withheld(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "decision" and e["stage"] == "deploy" and len(e["legal"]) > 1:
+            ev = copy.deepcopy(events)
+            ev[i]["legal"] = [a for a in e["legal"] if a != e["action"]][1:] + [e["action"]]
+            return ev
+    return None
+
+
+@mutation("a card deployed from a collection that lists it otherwise", "R4")
+def _formation_other_card(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "collection":
+            deployed = {x["card"] for x in events if x["type"] == "deploy" and x["player"] == e["player"]}
+            k = next(k for k, c in enumerate(e["cards"]) if c["card"] in deployed)
+            ev = copy.deepcopy(events)
+            ev[i]["cards"][k]["name"] += " (another)"
+            return ev
+    return None
+
+
+@mutation("a collection shown to the other player", "G3")
+def _collection_public(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "collection":
+            ev = copy.deepcopy(events)
+            ev[i]["visible_to"] = ["a", "b"]
+            return ev
+    return None
+
+
+@mutation("a deployment decision shown to the other player", "G3")
+def _deploy_decision_public(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "decision" and e["stage"] == "deploy":
+            ev = copy.deepcopy(events)
+            ev[i]["visible_to"] = ["a", "b"]
+            return ev
     return None
 
 
