@@ -134,6 +134,9 @@ def _parse_effects(check: Checker, data: dict[str, Any], path: str, choose: str,
             reason = never_matters(effect, trigger)
             if reason:
                 check.fail(f"{path}.effects[{i}].duration", reason)
+            if trigger is None and effect.kind == "cooldown" and effect.target == "self" and effect.amount < 0:
+                check.fail(f"{path}.effects[{i}].amount", "a Main Ability enters its cooldown once it has resolved "
+                           "(R13): cutting its own cooldown while it resolves never changes anything")
             parsed.append(effect)
     return tuple(parsed)
 

@@ -278,3 +278,13 @@ def test_r14_a_card_that_reduces_its_own_cooldown_of_1_is_refused() -> None:
         card("quick", cooldown=1, fab=quick)
     assert err.value.errors[0][0] == "faction_ability.effects[0].amount"
     assert card("patient", cooldown=2, fab=quick).cooldown == 2
+
+
+def test_r13_a_main_ability_cutting_its_own_cooldown_is_refused() -> None:
+    with pytest.raises(SpecError) as err:
+        card("hasty", main=main({"kind": "damage", "target": "target", "scale": 1.0},
+                                {"kind": "cooldown", "target": "self", "amount": -1}))
+    assert err.value.errors == [("main_ability.effects[1].amount", "a Main Ability enters its cooldown once it has "
+                                 "resolved (R13): cutting its own cooldown while it resolves never changes anything")]
+    # Cutting every ally's, its own included, still reaches the others (Time Rune).
+    card("runes", main=main({"kind": "cooldown", "target": "all_allies", "amount": -1}, choose="none"))

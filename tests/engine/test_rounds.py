@@ -202,6 +202,58 @@ def test_r15_a_summon_slotted_before_the_acting_unit_waits_for_next_round() -> N
     assert [uid for uid, _ in act_orders(st)[1]["units"]] == ["a2", "a1", "b1"]
 
 
+IMP = {"name": "Imp", "atk": 2, "def": 0, "spd": 5, "hp": 6}
+
+
+def tied_summon(seed: int, tie_break: str, first: str = "a") -> tuple[dict, dict, list[str]]:
+    """A caller (SPD 9) summons an Imp at SPD 5 beside an ally at SPD 5, facing an enemy at SPD 5: the round's
+    order, the summon event and who acts after the caller."""
+    caller = card("caller", spd=9, main=main({"kind": "summon", "unit": IMP, "line": "same"}, choose="none"))
+    st = battle([caller, card("ally", spd=5)], [card("t", spd=5, hp=40)], seed=seed, tie_break=tie_break,
+                first_player=first)
+    use(st, None)
+    after = []
+    while st.round == 1 and not st.is_terminal():
+        after.append(acting(st))
+        st.apply(st.legal_actions()[0])
+    return act_orders(st)[0], of_type(st, "summon")[-1], after
+
+
+def test_r15_a_summon_tied_with_an_enemy_unit_is_settled_by_the_seeded_coin() -> None:
+    leads = set()
+    for seed in range(12):
+        order, summon, after = tied_summon(seed, "random")
+        ids = [uid for uid, _ in order["units"]]
+        if ids.index("a2") < ids.index("b1"):  # the enemy unit stands after the ally: the Imp's place is a tie
+            lead = summon["tie"][1]
+            assert summon["tie"] == [5, lead] and lead in ("a", "b")
+            leads.add(lead)
+            assert after == (["a2", "a3", "b1"] if lead == "a" else ["a2", "b1", "a3"])
+            assert summon["slot"] == (3 if lead == "a" else 4)
+        else:  # the enemy unit already acted before the ally: the Imp simply comes after its own side
+            assert summon["tie"] is None and after == ["b1", "a2", "a3"]
+    assert leads == {"a", "b"}  # twelve seeds: the coin went both ways
+
+
+def test_r15_a_summon_tie_under_alternate_takes_the_next_turn_of_the_alternation() -> None:
+    order, summon, after = tied_summon(1, "alternate")
+    assert order["ties"] == [[5, "a"]]  # the round's order took the first turn (the first player's)
+    assert summon["tie"] == [5, "b"] and after == ["a2", "b1", "a3"]  # the summon's tie the next: b leads
+
+
+def test_r15_a_summon_tied_with_its_own_side_comes_after_that_sides_army_cards() -> None:
+    caller = card("caller", spd=9, main=main({"kind": "summon", "unit": IMP, "line": "same"}, choose="none"))
+    st = battle([caller, card("ally", spd=5), card("other", spd=5)], [card("t", **DUMMY)])
+    use(st, None)
+    summon = of_type(st, "summon")[-1]
+    assert (summon["unit"], summon["slot"], summon["tie"]) == ("a4", 4, None)  # no enemy unit at SPD 5: no coin
+    after = []
+    while st.round == 1:
+        after.append(acting(st))
+        st.apply(st.legal_actions()[0])
+    assert after == ["a2", "a3", "a4", "b1"]
+
+
 # ---------------------------------------------------------------- R16 the end
 
 
