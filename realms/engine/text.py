@@ -1,15 +1,18 @@
 """Card text from the ability spec: the words printed on a card, generated so that they always say
-what the engine does (docs/abilities.md, rulings R12, R17, R18, R19).
+what the engine does (docs/abilities.md, rulings R11, R12, R17, R18, R19).
 
 `main_text(main)` and `faction_text(fab, faction_name)` turn any valid spec into one plain English
 sentence, in the style of the official starter set, e.g.
 
-    Deals 110% ATK damage to the chosen enemy and gives it -2 SPD for 2 rounds.
+    Deals 110% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and gives it
+    -2 SPD for 2 rounds.
     At the start of each round, if it stands in the Vanguard, gains a 2-point shield for 1 round.
 
-The words follow the spec exactly: every effect with its amounts and durations, the selector of
+The words follow the spec exactly: every effect with its amounts and durations and how the engine
+turns them into numbers (a percentage rounded down, DEF taken off a blow, at least 1), the selector of
 each effect (a unit named again is "it" / "them"; a single pick named again later is "that
-enemy", as the engine keeps one pick per ability), the trigger, condition and limit, the R12
+enemy", as the engine keeps one pick per ability; a single enemy pick is one "it can attack", R12),
+the trigger (saying when it fires and when its condition is checked), condition and limit, the R12
 exception ("in any line, ignoring the Vanguard"), R17's `persists` ("even after it falls"), R18's
 `include_summons` ("unit") and R19's "every ally" / "every other ally".
 """
@@ -18,13 +21,25 @@ from __future__ import annotations
 
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect
-from realms.engine.effects.damage import amount_words
+from realms.engine.effects.damage import amount_words, dealt_words, piece_words
 from realms.engine.effects.lasting import LastingKind
 from realms.engine.effects.modifier import Modifier
-from realms.engine.effects.words import LINE_NAMES, Mention, join, lasting, percent, rounds
+from realms.engine.effects.words import (
+    LINE_NAMES,
+    Mention,
+    join,
+    lasting,
+    percent,
+    rounds,
+    whose_def,
+    with_note,
+)
 from realms.engine.spec import Condition, FactionAbility, MainAbility
 
 IGNORING = "in any line, ignoring the Vanguard"
+# R12: a single enemy picked by an ability that keeps to the lines is one of the enemies its Basic
+# Attack could target from where it stands when the pick is made (`triggers.choose`), whatever its line.
+REACH = "it can attack"
 
 # How each selector is named the first time: (noun, "single" | "group").
 NOUNS: dict[str, tuple[str, str]] = {
@@ -34,9 +49,9 @@ NOUNS: dict[str, tuple[str, str]] = {
     "lowest_hp_ally": ("the ally with the lowest HP", "single"),
     "random_ally": ("a random ally", "single"),
     "all_enemies": ("every enemy", "group"),
-    "random_enemy": ("a random enemy", "single"),
-    "lowest_hp_enemy": ("the enemy with the lowest HP", "single"),
-    "highest_atk_enemy": ("the enemy with the highest ATK", "single"),
+    "random_enemy": (f"a random enemy {REACH}", "single"),
+    "lowest_hp_enemy": (f"the lowest-HP enemy {REACH}", "single"),
+    "highest_atk_enemy": (f"the highest-ATK enemy {REACH}", "single"),
     "enemy_vanguard": ("every enemy in the Vanguard", "group"),
     "enemy_rearguard": ("every enemy in the Rearguard", "group"),
     "target_line": ("every enemy in the chosen enemy's line", "group"),
@@ -54,12 +69,15 @@ PICKS = {
 }
 ENEMY_PICKS = frozenset({"random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
 
+# on_hit fires after the damage of an enemy unit's (summons too) Basic Attack or Main Ability, and
+# only if that hit leaves it alive (`combat.hit`): not for faction abilities, poison or burn.
+ON_HIT = "when it survives a hit from an enemy unit's Basic Attack or Main Ability"
 TRIGGER_WORDS = {
     "battle_start": "at the start of the battle",
     "round_start": "at the start of each round",
     "before_action": "before it acts",
     "after_action": "after it acts",
-    "on_hit": "when hit",
+    "on_hit": ON_HIT,
     "ally_defeated": "when an ally is defeated",
     "enemy_defeated": "when an enemy is defeated",
     "defeats_enemy": "when it defeats an enemy",
@@ -115,7 +133,7 @@ class _Namer:
                 if sel == "target_line":
                     noun = f"{noun} (chosen {IGNORING})"
                 else:
-                    noun, remark = f"{noun} {IGNORING}", True
+                    noun, remark = f"{noun.removesuffix(' ' + REACH)} {IGNORING}", True
         return Mention(noun, kind, False, remark)
 
     def pause(self) -> None:
@@ -185,14 +203,16 @@ def _damage_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
     if len(run) > 1 and same:
         ref = namer.ref(first.target)
         times = TIMES.get(len(run), f"{len(run)} times")
-        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {amount_words(first)}", False
-    pieces = []
-    remark = False
-    for e in run:
-        ref = namer.ref(e.target)
-        pieces.append(f"{amount_words(e)} to {ref.noun}")
-        remark = ref.remark
-    return "deals " + ", then ".join(pieces), remark
+        each = with_note(amount_words(first), dealt_words(first, whose_def(ref)))
+        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {each}", False
+    refs = [namer.ref(e.target) for e in run]
+    remark = refs[-1].remark
+    # Blows of one kind in a row say once, at the end, what happens to each amount.
+    shared = {dealt_words(e, "the target's") for e in run}
+    if len(run) > 1 and len(shared) == 1 and "" not in shared:
+        pieces = [f"{amount_words(e)} to {ref.noun}" for e, ref in zip(run, refs, strict=True)]
+        return "deals " + with_note(", then ".join(pieces), f"each {shared.pop()}"), remark
+    return "deals " + ", then ".join(piece_words(e, ref) for e, ref in zip(run, refs, strict=True)), remark
 
 
 def _give_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
@@ -271,8 +291,8 @@ def faction_text(fab: FactionAbility, faction_name: str) -> str:
     words = UNIT_TRIGGER_WORDS[trigger] if fab.include_summons else TRIGGER_WORDS[trigger]
     cond = fab.condition
     hp_said = trigger == "on_hit" and bool(cond.hp_below)
-    if hp_said:
-        words += f" while below {percent(cond.hp_below)} HP"
+    if hp_said:  # checked after the hit, which may be the one that brings it below (`combat.hit`)
+        words += f" and is left below {percent(cond.hp_below)} HP"
     condition = _condition_text(cond, faction_name, hp_said)
     head = f"{words}, {condition}" if condition else words
     suffix = ""

@@ -2,7 +2,9 @@
 (realms/engine/text.py), the official cards carry exactly the generated texts, and every write
 (model, API, admin) stores the generated text whatever text it was given."""
 
+import io
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -16,11 +18,15 @@ from realms.engine.spec import (
 )
 from realms.engine.text import faction_text, main_text
 from realms.models import Character
-from tests.conftest import FIXTURES_DIR
+from tests.conftest import FIXTURES_DIR, official_fixture_files
 from tests.factories import DRILL, STRIKE, make_character, make_faction
 
 STARTER = FIXTURES_DIR / "realms_starter.json"
 URL = "/api/realms/characters/"
+ORC_WARRIOR, TROLL_BERSERKER = 1017, 1022
+SAVAGE_CLEAVE = "Deals 130% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1)."
+RAGE = ("When it survives a hit from an enemy unit's Basic Attack or Main Ability and is left below 50% HP, "
+        "gains +2 ATK for 2 rounds (once per round).")
 
 
 def faction_names() -> dict[int, str]:
@@ -89,26 +95,30 @@ def hit(target: str = "target", **params) -> dict:
 
 MAIN_CASES = [
     # damage: scale, flat with ignore_def, a repeated strike, a chain with "then"
-    (("enemy", hit(scale=1.3)), "Deals 130% ATK damage to the chosen enemy."),
+    (("enemy", hit(scale=1.3)), "Deals 130% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1)."),
     (("enemy", hit(flat=5, ignore_def=True)), "Deals 5 damage that ignores DEF to the chosen enemy."),
-    (("enemy", hit(scale=0.7), hit(scale=0.7)), "Strikes the chosen enemy twice, each for 70% ATK damage."),
+    (("enemy", hit(scale=0.7), hit(scale=0.7)),
+     "Strikes the chosen enemy twice, each for 70% ATK damage (rounded down, minus its DEF, at least 1)."),
     (
         ("enemy", hit(scale=1.1), hit("random_enemy", scale=0.4)),
-        "Deals 110% ATK damage to the chosen enemy, then 40% ATK damage to a random enemy.",
+        "Deals 110% ATK damage to the chosen enemy, then 40% ATK damage to a random enemy it can attack "
+        "(each rounded down, minus the target's DEF, at least 1).",
     ),
-    (("none", hit("all_enemies", scale=1.0, flat=2)), "Deals 100% ATK damage plus 2 to every enemy."),
+    (("none", hit("all_enemies", scale=1.0, flat=2)),
+     "Deals 100% ATK damage plus 2 to every enemy (rounded down, minus each one's DEF, at least 1)."),
     # heal with all three parts, and on itself from its ATK
     (
         ("ally", {"kind": "heal", "target": "target", "flat": 4, "max_hp_fraction": 0.1}),
-        "Heals the chosen ally for 4 HP plus 10% of its max HP.",
+        "Heals the chosen ally for 4 HP plus 10% of its max HP (rounded down).",
     ),
     (
         ("enemy", hit(scale=1.2), {"kind": "heal", "target": "self", "scale": 0.5}),
-        "Deals 120% ATK damage to the chosen enemy and heals itself for 50% of its ATK.",
+        "Deals 120% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and heals itself for 50% of its ATK "
+        "(rounded down).",
     ),
     (
         ("none", {"kind": "heal", "target": "lowest_hp_ally", "scale": 0.5}),
-        "Heals the ally with the lowest HP for 50% of this character's ATK.",
+        "Heals the ally with the lowest HP for 50% of this character's ATK (rounded down).",
     ),
     # shield ("an 8-point"), then a cleanse of the same unit: "its"
     (
@@ -123,11 +133,11 @@ MAIN_CASES = [
     ),
     (
         ("enemy", hit(scale=1.0), {"kind": "buff", "target": "self", "stat": "def", "amount": 1, "duration": 1}),
-        "Deals 100% ATK damage to the chosen enemy and gains +1 DEF for 1 round.",
+        "Deals 100% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and gains +1 DEF for 1 round.",
     ),
     (
         ("enemy", hit(scale=1.1), {"kind": "debuff", "target": "target", "stat": "spd", "amount": 2, "duration": 2}),
-        "Deals 110% ATK damage to the chosen enemy and gives it -2 SPD for 2 rounds.",
+        "Deals 110% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and gives it -2 SPD for 2 rounds.",
     ),
     # poison and a group debuff: "them"; R17's persists in words
     (
@@ -143,12 +153,12 @@ MAIN_CASES = [
         ("none", {"kind": "regen", "target": "all_allies", "amount": 2, "duration": 2, "persists": True},
          {"kind": "silence", "target": "highest_atk_enemy", "duration": 2}),
         "Gives every ally regeneration of 2 HP per round for 2 rounds, even after it falls, "
-        "and silences the enemy with the highest ATK for 2 rounds.",
+        "and silences the highest-ATK enemy it can attack for 2 rounds.",
     ),
     # R12: ignore_lines in words; a pick named again is "that enemy"
     (
         ("enemy", hit(scale=1.1), {"kind": "silence", "target": "target", "duration": 1}),
-        "Deals 110% ATK damage to the chosen enemy and silences it for 1 round.",
+        "Deals 110% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and silences it for 1 round.",
     ),
     # cooldowns: of a group, of the chosen unit, its own
     (
@@ -158,11 +168,12 @@ MAIN_CASES = [
     ),
     (
         ("enemy", hit(scale=1.2), {"kind": "cooldown", "target": "other_allies", "amount": -1}),
-        "Deals 120% ATK damage to the chosen enemy and reduces the cooldowns of every other ally by 1.",
+        "Deals 120% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and reduces the cooldowns of every "
+        "other ally by 1.",
     ),
     (
         ("enemy", hit(scale=1.0), {"kind": "cooldown", "target": "target", "amount": 1}),
-        "Deals 100% ATK damage to the chosen enemy and increases its cooldown by 1.",
+        "Deals 100% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and increases its cooldown by 1.",
     ),
     # moves, a dispel, a summon
     (
@@ -172,11 +183,12 @@ MAIN_CASES = [
     ),
     (
         ("enemy", hit("target_line", scale=0.7), {"kind": "move", "target": "target", "to": "other"}),
-        "Deals 70% ATK damage to every enemy in the chosen enemy's line and moves the chosen enemy to its other line.",
+        "Deals 70% ATK damage to every enemy in the chosen enemy's line (rounded down, minus each one's DEF, "
+        "at least 1) and moves the chosen enemy to its other line.",
     ),
     (
         ("enemy", hit(scale=1.2), {"kind": "dispel", "target": "target"}),
-        "Deals 120% ATK damage to the chosen enemy and removes its buffs.",
+        "Deals 120% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and removes its buffs.",
     ),
     (
         ("none", {"kind": "summon", "unit": {"name": "Skeleton", "atk": 4, "def": 2, "spd": 3, "hp": 8},
@@ -192,25 +204,28 @@ MAIN_CASES = [
         ("none", hit("lowest_hp_enemy", scale=1.0), {"kind": "buff", "target": "self", "stat": "atk", "amount": 1,
                                                       "duration": 2},
          {"kind": "debuff", "target": "lowest_hp_enemy", "stat": "def", "amount": 1, "duration": 2}),
-        "Deals 100% ATK damage to the enemy with the lowest HP, gains +1 ATK for 2 rounds "
+        "Deals 100% ATK damage to the lowest-HP enemy it can attack (rounded down, minus its DEF, at least 1), gains +1 ATK for 2 rounds "
         "and gives that enemy -1 DEF for 2 rounds.",
     ),
 ]
 
 IGNORING_CASES = [
-    ((hit(scale=1.2),), "Deals 120% ATK damage to the chosen enemy in any line, ignoring the Vanguard."),
+    ((hit(scale=1.2),), "Deals 120% ATK damage to the chosen enemy in any line, ignoring the Vanguard (rounded down, minus its DEF, at least 1)."),
     (
         (hit(scale=1.1), {"kind": "silence", "target": "target", "duration": 1}),
-        "Deals 110% ATK damage to the chosen enemy in any line, ignoring the Vanguard, and silences it for 1 round.",
+        "Deals 110% ATK damage to the chosen enemy in any line, ignoring the Vanguard (rounded down, minus its DEF, at least 1), "
+        "and silences it for 1 round.",
     ),
     (
         (hit("target_line", scale=0.7),),
-        "Deals 70% ATK damage to every enemy in the chosen enemy's line (chosen in any line, ignoring the Vanguard).",
+        "Deals 70% ATK damage to every enemy in the chosen enemy's line (chosen in any line, ignoring the Vanguard; "
+        "rounded down, minus each one's DEF, at least 1).",
     ),
     (
         (hit(scale=1.0), hit("random_enemy", scale=0.4)),
         "Deals 100% ATK damage to the chosen enemy in any line, ignoring the Vanguard, "
-        "then 40% ATK damage to a random enemy in any line, ignoring the Vanguard.",
+        "then 40% ATK damage to a random enemy in any line, ignoring the Vanguard "
+        "(each rounded down, minus the target's DEF, at least 1).",
     ),
 ]
 
@@ -239,15 +254,16 @@ FACTION_CASES = [
     (("after_action", {"kind": "shield", "target": "lowest_hp_ally", "flat": 2, "duration": 1}), {},
      "After it acts, gives the ally with the lowest HP a 2-point shield for 1 round."),
     (("on_hit", {"kind": "burn", "target": "attacker", "amount": 1, "duration": 2}), {},
-     "When hit, burns the attacker for 1 per round for 2 rounds."),
+     "When it survives a hit from an enemy unit's Basic Attack or Main Ability, burns the attacker for 1 per round "
+     "for 2 rounds."),
     (("ally_defeated", {"kind": "shield", "target": "all_allies", "flat": 3, "duration": 2}), {"limit": "round"},
      "When an ally is defeated, gives every ally a 3-point shield for 2 rounds (once per round)."),
     (("enemy_defeated", {"kind": "cooldown", "target": "self", "amount": -1}), {},
      "When an enemy is defeated, reduces its own cooldown by 1."),
     (("defeats_enemy", {"kind": "heal", "target": "self", "max_hp_fraction": 0.25}), {},
-     "When it defeats an enemy, heals itself for 25% of its max HP."),
+     "When it defeats an enemy, heals itself for 25% of its max HP (rounded down)."),
     (("round_end", {"kind": "poison", "target": "random_enemy", "amount": 1, "duration": 2}), {},
-     "At the end of each round, poisons a random enemy for 1 per round for 2 rounds."),
+     "At the end of each round, poisons a random enemy it can attack for 1 per round for 2 rounds."),
     # R18: "unit" when summons count
     (("ally_defeated", {"kind": "buff", "target": "all_allies", "stat": "atk", "amount": 2, "duration": 2}),
      {"include_summons": True, "limit": "round"},
@@ -260,9 +276,10 @@ FACTION_CASES = [
     # limits, the on_hit HP condition, several conditions at once
     (("on_hit", {"kind": "silence", "target": "attacker", "duration": 2}),
      {"condition": {"hp_below": 0.5}, "limit": "battle"},
-     "Once per battle, when hit while below 50% HP, silences the attacker for 2 rounds."),
+     "Once per battle, when it survives a hit from an enemy unit's Basic Attack or Main Ability and is left below "
+     "50% HP, silences the attacker for 2 rounds."),
     (("round_start", {"kind": "silence", "target": "random_enemy", "duration": 1}), {"limit": "battle"},
-     "At the start of each round, silences a random enemy for 1 round (once per battle)."),
+     "At the start of each round, silences a random enemy it can attack for 1 round (once per battle)."),
     (("round_start", {"kind": "heal", "target": "self", "flat": 3}), {"condition": {"hp_below": 0.5}},
      "At the start of each round, if below 50% HP, heals itself for 3 HP."),
     (("round_start", {"kind": "cleanse", "target": "self"}),
@@ -271,8 +288,8 @@ FACTION_CASES = [
      "stands with it, removes its own debuffs."),
     (("on_hit", {"kind": "regen", "target": "self", "amount": 4, "duration": 3}),
      {"condition": {"hp_below": 0.3, "line": "vanguard"}, "limit": "battle"},
-     "Once per battle, when hit while below 30% HP, if it stands in the Vanguard, regenerates 4 HP per round "
-     "for 3 rounds."),
+     "Once per battle, when it survives a hit from an enemy unit's Basic Attack or Main Ability and is left below "
+     "30% HP, if it stands in the Vanguard, regenerates 4 HP per round for 3 rounds."),
     (("before_action", hit("self", flat=3, ignore_def=True),
       {"kind": "buff", "target": "self", "stat": "atk", "amount": 3, "duration": 2}), {"limit": "battle"},
      "Once per battle, before it acts, deals 3 damage that ignores DEF to itself and gains +3 ATK for 2 rounds."),
@@ -282,13 +299,14 @@ FACTION_CASES = [
      "Once per battle, when an ally is defeated, summons a Grasping Tentacle (ATK 5, DEF 3, SPD 4, HP 8) in its "
      "Vanguard."),
     (("on_hit", {"kind": "move", "target": "self", "to": "other"}), {"condition": {"hp_below": 0.5}},
-     "When hit while below 50% HP, moves itself to its other line."),
+     "When it survives a hit from an enemy unit's Basic Attack or Main Ability and is left below 50% HP, moves "
+     "itself to its other line."),
     (("battle_start", {"kind": "debuff", "target": "enemy_rearguard", "stat": "spd", "amount": 1, "duration": 2,
                        "persists": True}), {},
      "At the start of the battle, gives every enemy in the Rearguard -1 SPD for 2 rounds, even after it falls."),
     (("after_action", hit("lowest_hp_enemy", flat=2, ignore_def=True)), {"condition": {"allies_same_faction_gte": 2}},
-     "After it acts, if at least 2 other Arcane allies stand with it, deals 2 damage that ignores DEF to the enemy "
-     "with the lowest HP."),
+     "After it acts, if at least 2 other Arcane allies stand with it, deals 2 damage that ignores DEF to the "
+     "lowest-HP enemy it can attack."),
 ]
 
 
@@ -329,6 +347,132 @@ def test_texts_of_every_selector_read_naturally():
         assert text == f"Gives {noun} a 3-point shield for 2 rounds.", selector
 
 
+# --- the words say how the engine counts, when it checks and whom it picks ------------------------
+
+
+def official(name: str) -> tuple[str, str]:
+    """A starter card's printed texts (faction, main) as the fixture stores them, checked against its specs."""
+    rows = json.loads(STARTER.read_text())
+    pk = next(r["pk"] for r in rows if r["model"] == "cardsdb.card" and r["fields"]["name"] == name)
+    fields = next(r["fields"] for r in starter_rows() if r["pk"] == pk)
+    fab, main_spec = fields["faction_ability"], fields["main_ability"]
+    assert fab["text"] == faction_text(parse_faction_ability(fab), faction_names()[fields["faction"]])
+    assert main_spec["text"] == main_text(parse_main_ability(main_spec))
+    return fab["text"], main_spec["text"]
+
+
+def test_a_percentage_says_it_is_rounded_down_and_what_def_takes_off():
+    # Orc Warrior (ATK 6) deals ⌊6 × 1.3⌋ = 7 minus the target's DEF, at least 1: the Troll Tank (DEF 8) takes 1.
+    assert official("Orc Warrior")[1] == SAVAGE_CLEAVE
+    assert official("Countess Vesperine, the Crimson Thirst")[1] == (
+        "Deals 120% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and heals itself "
+        "for 50% of its ATK (rounded down).")
+    assert official("Malgoroth, the Chaos Flame")[1] == (
+        "Deals 60% ATK damage to every enemy (rounded down, minus each one's DEF, at least 1) and burns them "
+        "for 2 per round for 2 rounds.")
+    assert official("Troll Berserker")[1] == (
+        "Deals 110% ATK damage to the chosen enemy, then 40% ATK damage to a random enemy it can attack "
+        "(each rounded down, minus the target's DEF, at least 1).")
+    assert official("Pitfiend Stalker")[0] == "When it defeats an enemy, heals itself for 25% of its max HP (rounded down)."
+    assert official("Seraphine, Voice of the Dawn")[1].startswith(
+        "Heals every ally for 20% of their max HP (rounded down), ")
+    # A flat amount that ignores DEF is dealt as printed; a flat blow against DEF is not.
+    assert official("Apprentice Runecaster")[1] == "Deals 5 damage that ignores DEF to the chosen enemy."
+    assert main("enemy", hit(flat=5)) == "Deals 5 damage to the chosen enemy (minus its DEF, at least 1)."
+    assert main("enemy", hit(scale=0.5, ignore_def=True)) == (
+        "Deals 50% ATK damage that ignores DEF to the chosen enemy (rounded down, at least 1).")
+    assert main("enemy", hit(scale=0.5, flat=2, ignore_def=True)) == (
+        "Deals 50% ATK damage plus 2 that ignores DEF to the chosen enemy (rounded down).")
+    assert main("none", {"kind": "heal", "target": "lowest_hp_ally", "flat": 2, "scale": 0.5, "max_hp_fraction": 0.1}) == (
+        "Heals the ally with the lowest HP for 2 HP plus 50% of this character's ATK plus 10% of its max HP "
+        "(each rounded down).")
+    assert main("none", {"kind": "shield", "target": "all_allies", "scale": 0.5, "duration": 2}) == (
+        "Gives every ally a shield worth 50% of this character's ATK (rounded down) for 2 rounds.")
+    assert main("none", {"kind": "shield", "target": "self", "scale": 0.3, "flat": 2, "duration": 1}) == (
+        "Gains a shield worth 2 points plus 30% of its ATK (rounded down) for 1 round.")
+
+
+def test_a_hit_condition_is_checked_after_the_hit_it_survives():
+    # on_hit fires after the damage, if the unit is still standing: the hit that takes it below the threshold
+    # counts, the blow that defeats it does not, and neither do faction abilities, poison or burn.
+    assert official("Troll Berserker")[0] == RAGE
+    assert official("Mortheus, the Lich King")[0] == (
+        "Once per battle, when it survives a hit from an enemy unit's Basic Attack or Main Ability and is left "
+        "below 30% HP, heals itself for 50% of its max HP (rounded down).")
+    assert official("Brimstone Colossus")[0] == (
+        "When it survives a hit from an enemy unit's Basic Attack or Main Ability, burns the attacker for 1 per "
+        "round for 2 rounds.")
+    text = faction("on_hit", {"kind": "buff", "target": "self", "stat": "def", "amount": 2, "duration": 2},
+                   condition={"hp_below": 0.5, "allies_same_faction_gte": 1})
+    assert text == ("When it survives a hit from an enemy unit's Basic Attack or Main Ability and is left below "
+                    "50% HP, if at least 1 other Arcane ally stands with it, gains +2 DEF for 2 rounds.")
+    assert "while below" not in text and "when hit" not in text.lower()
+
+
+def test_a_single_enemy_pick_keeps_to_the_enemies_it_can_attack_in_either_line():
+    # R12: from the Vanguard only the enemy Vanguard while anyone stands there, from the Rearguard any enemy.
+    # A Flex Assassin stands in either line, and a move can put any card in the other one.
+    assert official("Dusk Cutthroat")[1] == (
+        "Deals 100% ATK damage to the lowest-HP enemy it can attack (rounded down, minus its DEF, at least 1).")
+    assert official("Veyra, Mistress of Whispers")[1] == (
+        "Deals 100% ATK damage to the highest-ATK enemy it can attack (rounded down, minus its DEF, at least 1) "
+        "and silences it for 2 rounds.")
+    assert official("Goblin Hexscribe")[0] == "At the start of each round, gives a random enemy it can attack -1 SPD for 1 round."
+    assert official("Merlin, Archmage of Runes")[0] == (
+        "At the start of the battle, silences the highest-ATK enemy it can attack for 1 round.")
+    # Abilities that ignore the lines say so instead, for the chosen enemy and for every pick.
+    assert main("enemy", hit(scale=1.0), hit("lowest_hp_enemy", scale=0.3), ignore_lines=True) == (
+        "Deals 100% ATK damage to the chosen enemy in any line, ignoring the Vanguard, then 30% ATK damage to the "
+        "lowest-HP enemy in any line, ignoring the Vanguard (each rounded down, minus the target's DEF, at least 1).")
+    for selector, noun in (("random_enemy", "a random enemy"), ("lowest_hp_enemy", "the lowest-HP enemy"),
+                           ("highest_atk_enemy", "the highest-ATK enemy")):
+        silence = {"kind": "silence", "target": selector, "duration": 2}
+        assert main("none", silence) == f"Silences {noun} it can attack for 2 rounds."
+        assert faction("round_start", silence, limit="battle") == (
+            f"At the start of each round, silences {noun} it can attack for 2 rounds (once per battle).")
+
+
+@pytest.mark.django_db
+def test_an_older_database_gets_the_new_words_and_a_staff_edit_keeps_the_old_until_saved(tmp_path, staff_client):
+    old_main = "Deals 130% ATK damage to the chosen enemy."
+    old_rage = "When hit while below 50% HP, gains +2 ATK for 2 rounds (once per round)."
+    folder = tmp_path / "previous"
+    folder.mkdir()
+    for path in map(Path, official_fixture_files()):
+        rows = json.loads(path.read_text())
+        for row in rows:  # the previous release printed the old words on the Orc Warrior and the Troll Berserker
+            fields = row["fields"]
+            if row["model"] == "realms.character" and row["pk"] in (ORC_WARRIOR, TROLL_BERSERKER):
+                spec = fields["main_ability"] if row["pk"] == ORC_WARRIOR else fields["faction_ability"]
+                spec["text"] = old_main if row["pk"] == ORC_WARRIOR else old_rage
+            if row["model"] == "cardsdb.card" and row["pk"] == ORC_WARRIOR:
+                fields["rules_text"] = fields["rules_text"].split("\nMain")[0] + f"\nMain — Savage Cleave: {old_main}"
+            if row["model"] == "cardsdb.card" and row["pk"] == TROLL_BERSERKER:
+                fields["rules_text"] = "Faction — Rage: " + old_rage + "\nMain" + fields["rules_text"].split("\nMain")[1]
+        (folder / path.name).write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+    call_command("load_official", *sorted(str(p) for p in folder.iterdir()), verbosity=0)
+    # Staff edited the Troll Berserker's flavour since, with the code of that release (texts as they were).
+    Character.objects.filter(pk=TROLL_BERSERKER).update(flavor_text="Edited by staff.")
+
+    call_command("update_official", "--apply", *official_fixture_files(), stdout=io.StringIO())
+
+    orc = Character.objects.get(pk=ORC_WARRIOR)
+    assert orc.main_ability["text"] == SAVAGE_CLEAVE
+    assert orc.rules_text.endswith(f"Main — Savage Cleave: {SAVAGE_CLEAVE}")
+    # The edited card is kept as it is, old words included: it reads and edits as any other.
+    troll = Character.objects.get(pk=TROLL_BERSERKER)
+    assert (troll.flavor_text, troll.faction_ability["text"]) == ("Edited by staff.", old_rage)
+    body = staff_client.get(f"{URL}{troll.slug}/").json()
+    assert body["faction_ability"]["text"] == old_rage and body["flavor_text"] == "Edited by staff."
+    # Saved again, it is printed in the words of its spec.
+    response = staff_client.patch(f"{URL}{troll.slug}/", {"flavor_text": "Edited twice."}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["faction_ability"]["text"] == RAGE
+    troll.refresh_from_db()
+    assert troll.faction_ability["text"] == RAGE
+    assert troll.rules_text.startswith(f"Faction — Rage: {RAGE}\n")
+
+
 # --- every write stores the generated text ----------------------------------------------------------
 
 
@@ -349,7 +493,7 @@ def payload(**overrides) -> dict:
     return data
 
 
-STRIKE_TEXT = "Deals 120% ATK damage to the chosen enemy."
+STRIKE_TEXT = "Deals 120% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1)."
 DRILL_TEXT = "At the start of the battle, gains +1 DEF for 1 round."
 
 

@@ -47,6 +47,7 @@ PROFILES = {
 }
 RARITY_COOLDOWNS = {"common": {1, 2}, "uncommon": {2, 3}, "rare": {2, 3}, "legendary": {3}}
 AREA_SELECTORS = {"all_enemies", "target_line", "enemy_vanguard", "enemy_rearguard"}
+ENEMY_PICKS = {"random_enemy", "lowest_hp_enemy", "highest_atk_enemy"}
 
 
 @pytest.fixture(autouse=True)
@@ -261,7 +262,7 @@ TRIGGER_WORDS = {
     "round_start": "at the start of each round",
     "before_action": "before it acts",
     "after_action": "after it acts",
-    "on_hit": "when hit",
+    "on_hit": "when it survives a hit from an enemy unit's basic attack or main ability",
     "ally_defeated": "when an ally is defeated",
     "enemy_defeated": "when an enemy is defeated",
     "defeats_enemy": "when it defeats an enemy",
@@ -283,14 +284,15 @@ def effect_phrases(effect: dict) -> list[str]:
     words: list[str] = []
     if "duration" in effect:
         words.append(f"{effect['duration']} round")
+    if kind in ("damage", "heal") and (effect.get("scale") or effect.get("max_hp_fraction")):
+        words.append("rounded down")
     if kind == "damage":
         words.append("damage")
         if effect.get("scale"):
             words.append(f"{pct(effect['scale'])} atk damage")
         if effect.get("flat"):
             words.append(f"{effect['flat']} ")
-        if effect.get("ignore_def"):
-            words.append("def")
+        words.append("ignores def" if effect.get("ignore_def") else "def, at least 1")
     elif kind == "heal":
         words.append("heal")
         if effect.get("flat"):
@@ -298,7 +300,9 @@ def effect_phrases(effect: dict) -> list[str]:
         if effect.get("scale"):
             words.append(f"{pct(effect['scale'])} of its atk")
         if effect.get("max_hp_fraction"):
-            words.append(f"{pct(effect['max_hp_fraction'])} of its max hp")
+            groups = AREA_SELECTORS | {"all_allies", "other_allies", "ally_vanguard", "ally_rearguard"}
+            whose = "their" if effect["target"] in groups else "its"
+            words.append(f"{pct(effect['max_hp_fraction'])} of {whose} max hp")
     elif kind == "shield":
         words.append(f"{effect['flat']}-point shield")
     elif kind in ("buff", "debuff"):
@@ -352,6 +356,8 @@ def test_ability_texts_describe_what_the_specs_do():
         for spec in (faction, main):
             text = spec["text"].lower()
             phrases = wanted[id(spec)] + [p for effect in spec["effects"] for p in effect_phrases(effect)]
+            if not spec.get("ignore_lines"):  # R12: a single enemy pick is one it can attack
+                phrases += ["enemy it can attack" for effect in spec["effects"] if effect.get("target") in ENEMY_PICKS]
             missing += [f"{card.name} / {spec['name']}: {phrase!r}" for phrase in phrases if phrase not in text]
             if spec is not main and "chosen" in text:
                 missing.append(f"{card.name} / {spec['name']}: a faction ability has no chosen unit")

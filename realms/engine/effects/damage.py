@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from realms.engine.combat import damage_dealt, hit
 from realms.engine.effects.base import KILL, MAX_AMOUNT, MAX_SCALE, Checker, Effect, EffectKind, ValueContext
-from realms.engine.effects.words import Mention, percent
+from realms.engine.effects.words import Mention, percent, whose_def, with_note
 from realms.engine.units import Unit, scaled
 
 if TYPE_CHECKING:
@@ -46,6 +46,26 @@ def amount_words(e: Effect) -> str:
     return f"{words} that ignores DEF" if e.ignore_def else words
 
 
+def dealt_words(e: Effect, whose: str) -> str:
+    """How the printed amount becomes the damage dealt, as `apply` and `damage_dealt` compute it (R11):
+    "rounded down" for a share of ATK (⌊ATK × scale⌋), "minus <whose> DEF" unless DEF is ignored, and
+    "at least 1" wherever the result could be less; "" when the amount is dealt exactly as printed
+    (a flat amount that ignores DEF). `whose`: "its", "each one's", "the target's"."""
+    parts = []
+    if e.scale:
+        parts.append("rounded down")
+    if not e.ignore_def:
+        parts.append(f"minus {whose} DEF")
+    if not e.ignore_def or not e.flat:  # ⌊ATK × scale⌋ alone may be 0; a flat amount is at least 1
+        parts.append("at least 1")
+    return ", ".join(parts)
+
+
+def piece_words(e: Effect, ref: Mention) -> str:
+    """ "110% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1)"."""
+    return with_note(f"{amount_words(e)} to {ref.noun}", dealt_words(e, whose_def(ref)))
+
+
 class Damage(EffectKind):
     name = "damage"
     keys = frozenset({"scale", "flat", "ignore_def"})
@@ -72,7 +92,7 @@ class Damage(EffectKind):
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
-        return f"deals {amount_words(eff)} to {ref.noun}", ref.remark
+        return f"deals {piece_words(eff, ref)}", ref.remark
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Hurting an ally costs its share of threat."""

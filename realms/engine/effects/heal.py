@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
 from realms.engine.effects.damage import parse_power
-from realms.engine.effects.words import Mention, own_atk, percent
+from realms.engine.effects.words import Mention, max_hp_of, own_atk, percent, rounded_down
 from realms.engine.units import Unit, scaled
 
 if TYPE_CHECKING:
@@ -22,16 +22,17 @@ def urgent_heal_value(amount: int, v: UnitInfo) -> float:
     return urgency * (v.atk + 1.0) * (amount if amount < missing else missing) / v.max_hp
 
 
-def amount_words(e: Effect, on_self: bool) -> str:
-    """ "4 HP plus 10% of its max HP", "50% of its ATK"."""
+def amount_words(e: Effect, ref: Mention) -> str:
+    """ "4 HP plus 10% of its max HP (rounded down)", "50% of this character's ATK (rounded down)": each
+    percentage is rounded down on its own (⌊ATK × scale⌋, ⌊max HP × fraction⌋), as `apply` computes it."""
     parts = []
     if e.flat:
         parts.append(f"{e.flat} HP")
     if e.scale:
-        parts.append(f"{percent(e.scale)} of {own_atk(on_self)}")
+        parts.append(f"{percent(e.scale)} of {own_atk(ref.kind == 'self')}")
     if e.max_hp_fraction:
-        parts.append(f"{percent(e.max_hp_fraction)} of its max HP")
-    return " plus ".join(parts)
+        parts.append(f"{percent(e.max_hp_fraction)} of {max_hp_of(ref)}")
+    return " plus ".join(parts) + rounded_down(bool(e.scale) + bool(e.max_hp_fraction))
 
 
 class Heal(EffectKind):
@@ -52,7 +53,7 @@ class Heal(EffectKind):
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
-        return f"heals {ref.noun} for {amount_words(eff, ref.kind == 'self')}", False
+        return f"heals {ref.noun}{',' if ref.remark else ''} for {amount_words(eff, ref)}", False
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         frac = eff.max_hp_fraction

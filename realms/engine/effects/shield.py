@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from realms.engine.effects.base import MAX_DURATION, Checker, Effect, ValueContext
 from realms.engine.effects.damage import parse_power
 from realms.engine.effects.lasting import LastingKind
-from realms.engine.effects.words import article, lasting, own_atk, percent, rounds
+from realms.engine.effects.words import article, lasting, own_atk, percent, rounded_down, rounds
 from realms.engine.units import Active, Unit, scaled
 
 if TYPE_CHECKING:
@@ -29,10 +29,11 @@ class Shield(LastingKind):
         return scaled(src.atk_now, eff.scale) + eff.flat
 
     def item(self, eff: Effect, on_self: bool) -> tuple[str, bool]:
+        share = f"{percent(eff.scale)} of {own_atk(on_self)}{rounded_down(1)}"  # ⌊ATK × scale⌋, as `size`
         if eff.scale and eff.flat:
-            shield = f"a shield worth {eff.flat} points plus {percent(eff.scale)} of {own_atk(on_self)}"
+            shield = f"a shield worth {eff.flat} points plus {share}"
         elif eff.scale:
-            shield = f"a shield worth {percent(eff.scale)} of {own_atk(on_self)}"
+            shield = f"a shield worth {share}"
         else:
             shield = f"{article(str(eff.flat))} {eff.flat}-point shield"
         return lasting(f"{shield} for {rounds(eff.duration)}", eff)

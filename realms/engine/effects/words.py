@@ -78,6 +78,33 @@ class Mention:
         return f"the {things} of {self.noun}"
 
 
+def whose_def(ref: Mention) -> str:
+    """Whose DEF a blow is reduced by: "its" (the one unit hit), "each one's" (every unit of a group)."""
+    return "each one's" if ref.kind == "group" else "its"
+
+
+def max_hp_of(ref: Mention) -> str:
+    """Whose max HP a heal counts: "its max HP" (the one unit healed; the healer is "this character"),
+    "their max HP" (each unit of a group its own, never the healer's)."""
+    return "their max HP" if ref.kind == "group" else "its max HP"
+
+
+def with_note(words: str, note: str) -> str:
+    """`words` followed by a note in brackets, which joins a bracket the words already end in:
+    "the chosen enemy (rounded down)", "... line (chosen in any line, ignoring the Vanguard; rounded down)"."""
+    if not note:
+        return words
+    if words.endswith(")"):
+        return f"{words[:-1]}; {note})"
+    return f"{words} ({note})"
+
+
+def rounded_down(shares: int) -> str:
+    """The note after an amount holding `shares` percentages, each rounded down as `units.scaled` does:
+    "", " (rounded down)", " (each rounded down)"."""
+    if not shares:
+        return ""
+    return " (rounded down)" if shares == 1 else " (each rounded down)"
 
 
 def lasting(words: str, e: Effect) -> tuple[str, bool]:
