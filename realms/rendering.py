@@ -381,18 +381,27 @@ def _spec(spec, key: str) -> str:
     return str(spec.get(key) or "").strip() if isinstance(spec, dict) else ""
 
 
-def _draw_abilities(canvas: Canvas, character, colors: Palette) -> None:
-    x0, y0, x1, y1 = TEXT_BOX
-    canvas.rect(TEXT_BOX, fill=PARCHMENT, outline=mix(colors.rarity, BLACK, 0.45), width=2, radius=12)
-    canvas.rect((x0 + 4, y0 + 4, x1 - 4, y1 - 4), outline=mix(PARCHMENT, colors.rarity, 0.35), width=1, radius=9)
-    sections = [
+def _sections(character, colors: Palette) -> list[Section]:
+    return [
         Section("FACTION", colors.faction, _spec(character.faction_ability, "name") or "Faction ability",
                 _spec(character.faction_ability, "text")),
         Section("MAIN", INK, _spec(character.main_ability, "name") or "Main ability",
                 _spec(character.main_ability, "text"), side=f"CD {character.cooldown}"),
     ]
-    flavor = " ".join(printable(character.flavor_text or "").split())
-    _layout_abilities(canvas, (x0 + 14, y0 + 10, x1 - 14, y1 - 10), sections, flavor, colors)
+
+
+def _flavor(character) -> str:
+    return " ".join(printable(character.flavor_text or "").split())
+
+
+ABILITIES_BOX = (TEXT_BOX[0] + 14, TEXT_BOX[1] + 10, TEXT_BOX[2] - 14, TEXT_BOX[3] - 10)
+
+
+def _draw_abilities(canvas: Canvas, character, colors: Palette) -> None:
+    x0, y0, x1, y1 = TEXT_BOX
+    canvas.rect(TEXT_BOX, fill=PARCHMENT, outline=mix(colors.rarity, BLACK, 0.45), width=2, radius=12)
+    canvas.rect((x0 + 4, y0 + 4, x1 - 4, y1 - 4), outline=mix(PARCHMENT, colors.rarity, 0.35), width=1, radius=9)
+    _layout_abilities(canvas, ABILITIES_BOX, _sections(character, colors), _flavor(character), colors)
 
 
 def _heading_height(size: float) -> float:
@@ -413,7 +422,25 @@ def _abilities_height(wrapped: list[list[str]], size: int) -> float:
     return len(wrapped) * _heading_height(size) + lines * _line_height(size) + SECTION_GAP * (len(wrapped) - 1)
 
 
-def _layout_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor: str, colors: Palette) -> None:
+@dataclass
+class AbilitiesLayout:
+    """How the abilities (and the flavor) are set in the text box."""
+
+    size: int
+    lines: list[list[str]]  # each ability's text in lines
+    height: float
+    flavor: list[str]  # the flavor's lines; none when it did not fit
+    whole: bool  # every ability's text is printed in full, none cut short
+
+
+def abilities_layout(character) -> AbilitiesLayout:
+    """How the character's abilities are set on its face (see `_fit_abilities`)."""
+    canvas = Canvas(Image.new("RGB", (1, 1)))  # measures only
+    sections = _sections(character, Palette(DEFAULT_RARITY, DEFAULT_FACTION))
+    return _fit_abilities(canvas, ABILITIES_BOX, sections, _flavor(character))
+
+
+def _fit_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor: str) -> AbilitiesLayout:
     """Largest text size at which both abilities fit, with the flavor when it still reads well; else cut short."""
     x0, y0, x1, y1 = box
     width, height = x1 - x0, y1 - y0
@@ -437,8 +464,17 @@ def _layout_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor:
         chosen = without_flavor
     if chosen is None:
         wrapped = _truncate(canvas, sections, MIN_TEXT_SIZE, width, height)
-        chosen = MIN_TEXT_SIZE, wrapped, _abilities_height(wrapped, MIN_TEXT_SIZE), []
+        return AbilitiesLayout(MIN_TEXT_SIZE, wrapped, _abilities_height(wrapped, MIN_TEXT_SIZE), [], False)
     size, wrapped, used, flavor_lines = chosen
+    return AbilitiesLayout(size, wrapped, used, flavor_lines, True)
+
+
+def _layout_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor: str, colors: Palette) -> None:
+    """The abilities and the flavor drawn as `_fit_abilities` sets them, centred in the box."""
+    x0, y0, x1, y1 = box
+    height = y1 - y0
+    layout = _fit_abilities(canvas, box, sections, flavor)
+    size, wrapped, used, flavor_lines = layout.size, layout.lines, layout.height, layout.flavor
     flavor_size = size - 1
 
     y = y0 + (height - used) / 2  # centre the text block in its box

@@ -25,7 +25,15 @@ from cardsdb.rendering import (
     wrap_text,
 )
 from realms.models import Character, Race
-from realms.rendering import ART, HEADER, STATS, TEXT_BOX, faction_initials, render_character_card
+from realms.rendering import (
+    ART,
+    HEADER,
+    STATS,
+    TEXT_BOX,
+    abilities_layout,
+    faction_initials,
+    render_character_card,
+)
 from tests.conftest import official_fixture_files
 
 pytestmark = pytest.mark.django_db
@@ -291,6 +299,24 @@ def test_every_official_character_renders():
         assert image.size == CARD_SIZE, character.slug
         assert image.getpixel((5, 350)) == hex_to_rgb(character.rarity.color), character.slug
         assert image.getpixel(BADGE_POINT) == hex_to_rgb(character.faction.color), character.slug
+
+
+def test_every_official_face_prints_both_ability_texts_whole():
+    short = []
+    for character in official_characters():
+        layout = abilities_layout(character)
+        printed = [" ".join(lines) for lines in layout.lines]
+        texts = [printable(character.faction_ability["text"]), printable(character.main_ability["text"])]
+        if not layout.whole or printed != texts:
+            short.append((character.slug, layout.size, printed))
+    assert short == []
+
+
+def test_a_text_too_long_for_the_face_is_cut_short():
+    character = Character(faction_ability={"name": "Calm", "text": "Waits."}, cooldown=2, flavor_text="Long.",
+                          main_ability={**RUNE_STORM, "text": "Deals 200% ATK to all enemies. " * 20})
+    layout = abilities_layout(character)
+    assert not layout.whole and layout.lines[1][-1].endswith("…") and layout.flavor == []
 
 
 # The renderers as they were before they moved onto the shared drawing toolkit. Faces drawn by the
