@@ -11,7 +11,7 @@ protector effect kind's own reckoning (`legends.engine.effects`).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from legends.engine.cards import ProtectorCard, SummoningCard
@@ -108,7 +108,7 @@ class Targets:
 
     __slots__ = ("missing", "open_slots", "groups", "markers", "used")
 
-    def __init__(self, defenses: Sequence[DefenseLike], index: dict[str, int]) -> None:
+    def __init__(self, defenses: Sequence[DefenseLike], index: Mapping[str, int]) -> None:
         """The targets among `defenses` (destroyed ones left out)."""
         self.missing: list[list[int]] = []
         self.open_slots = [0] * len(index)
@@ -188,7 +188,7 @@ class DefenseSummary:
 
     __slots__ = ("live", "targets", "open", "held", "last")
 
-    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: dict[str, int]) -> None:
+    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: Mapping[str, int]) -> None:
         """The summary of both teams' `defenses`."""
         size = len(index)
         self.live = [[d for d in team if not d.destroyed] for team in defenses]

@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from legends.engine.effects.base import ProtectorEffect
@@ -80,7 +81,7 @@ class ProtectorCard:
     slug: str
     name: str
     effect: ProtectorEffect
-    raw_effect: Mapping[str, Any]
+    raw_effect: tuple[tuple[str, Any], ...]  # the effect's spec as given, (key, value) pairs: nothing can change it
     duel_legal: bool
 
     def as_dict(self) -> dict[str, Any]:
@@ -94,12 +95,14 @@ class Catalogue:
 
     elements: tuple[str, ...]
     spirits: tuple[str, ...]
+    # Its mappings are read-only views: a catalogue is shared by a match, its observations and look-aheads,
+    # and none of them may change what the others read (G2).
     spirit_names: Mapping[str, str]
     protectors: Mapping[str, ProtectorCard]
     defenses: Mapping[str, DefenseCard]
     designs: tuple[SummoningCard, ...]
-    design_by_slug: dict[str, SummoningCard] = field(compare=False, repr=False)
-    element_index: dict[str, int] = field(compare=False, repr=False)  # each element's place in `elements`
+    design_by_slug: Mapping[str, SummoningCard] = field(compare=False, repr=False)
+    element_index: Mapping[str, int] = field(compare=False, repr=False)  # each element's place in `elements`
 
     def deck(self) -> list[SummoningCard]:
         """The physical deck: every design repeated `copies` times, in catalogue order."""
@@ -172,7 +175,7 @@ def parse_protector(
         errors.append((f"{path}.duel_legal", f"the {effect.kind} effect runs only in teams mode (L13)"))
     if len(errors) > before or effect is None:
         return None
-    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=dict(raw["effect"]),
+    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=tuple(raw["effect"].items()),
                          duel_legal=bool(duel_legal))
 
 
@@ -298,9 +301,10 @@ def parse_catalogue(raw: Any) -> Catalogue:
     if errors:
         raise _catalogue_error(errors)
     return Catalogue(
-        elements=elements, spirits=spirits, spirit_names=spirit_names, protectors=protectors,
-        defenses=defenses, designs=tuple(designs), design_by_slug={c.slug: c for c in designs},
-        element_index={e: i for i, e in enumerate(elements)},
+        elements=elements, spirits=spirits, spirit_names=MappingProxyType(spirit_names),
+        protectors=MappingProxyType(protectors), defenses=MappingProxyType(defenses), designs=tuple(designs),
+        design_by_slug=MappingProxyType({c.slug: c for c in designs}),
+        element_index=MappingProxyType({e: i for i, e in enumerate(elements)}),
     )
 
 
