@@ -8,18 +8,19 @@ from cardsdb.models import Collection
 from realms import selectors
 from realms.decklists import DecklistCard, read_decklist, write_decklist
 from realms.engine.army import (
+    LEGACY_CODE_VERSION,
     ArmyCard,
     ArmyCodeError,
     Deployment,
     Slot,
     army_counts,
     decode_army_code,
-    encode_army_v2,
+    encode_army_v3,
     validate_army,
     validate_formation,
 )
 from realms.engine.army_stats import StatCard, army_stats
-from realms.engine.vocabulary import ARMY_SIZE, LINES
+from realms.engine.vocabulary import ARMY_SIZE
 from realms.models import Character
 
 
@@ -30,7 +31,7 @@ def army_report(
     """Validity, every violation, the counts, the statistics and (when every card is known) the army code."""
     violations = validate_army(slots, cards, owned)
     all_known = all(slot.card in cards for slot in slots)
-    code = encode_army_v2([(cards[s.card].code, s.line) for s in slots]) if all_known and slots else None
+    code = _army_code(slots, cards) if all_known and slots else None
     return {
         "valid": not violations,
         "violations": [v.as_dict() for v in violations],
@@ -46,24 +47,17 @@ def army_validate(*, slots: list[Slot], collection: Collection | None = None) ->
     return army_report(slots=slots, cards=cards, owned=selectors.owned_quantities(collection))
 
 
+def _army_code(slots: list[Slot], cards: dict[str, ArmyCard]) -> str:
+    """The army code of slots whose cards are all known: version 3, in army order (it settles R9 ties)."""
+    return encode_army_v3([(cards[s.card].code, s.line) for s in slots])
+
+
 def army_decode(code: str) -> tuple[int, list[Slot]]:
-    """The version of an army code and its slots in canonical order (by card code, then line)."""
-    version, _ = decode_army_code(code)
-    slots = army_from_code(code)
-    cards = selectors.army_cards(slugs=[s.card for s in slots])
-    return version, sorted(slots, key=lambda s: (*_code_order(cards[s.card].code), LINES.index(s.line)))
-
-
-def _code_order(card_code: str) -> tuple[str, int]:
-    prefix, _, number = card_code.rpartition("-")
-    return prefix, int(number) if number.isdigit() else 0
-
-
-def army_from_code(code: str) -> list[Slot]:
-    """Decode an army code (version 1: database keys; 2: card codes) into slots; ArmyCodeError for a code
-    that does not decode or names a card this catalogue does not have."""
+    """The version of an army code and its slots in the code's order: army order for version 3, the order it
+    was written in for version 1, canonical order (by card code, then line) for version 2; ArmyCodeError for a
+    code that does not decode or names a card this catalogue does not have."""
     version, entries = decode_army_code(code)
-    if version == 1:
+    if version == LEGACY_CODE_VERSION:
         by_id = {card.id: card.slug for card in selectors.army_cards(ids=[i for i, _ in entries]).values()}
         found = {f"#{key}": by_id.get(key) for key, _ in entries if isinstance(key, int)}
     else:
@@ -72,7 +66,13 @@ def army_from_code(code: str) -> list[Slot]:
     missing = sorted(name for name, slug in found.items() if slug is None)
     if missing:
         raise ArmyCodeError(f"The code names cards this catalogue does not have: {', '.join(missing)}.")
-    return [Slot(found[f"#{key}" if version == 1 else str(key)] or "", line) for key, line in entries]
+    names = [f"#{key}" if version == LEGACY_CODE_VERSION else str(key) for key, _ in entries]
+    return version, [Slot(found[name] or "", line) for name, (_, line) in zip(names, entries, strict=True)]
+
+
+def army_from_code(code: str) -> list[Slot]:
+    """The slots of an army code in the code's order (as `army_decode`): what a match plays."""
+    return army_decode(code)[1]
 
 
 def formation_validate(
@@ -105,7 +105,7 @@ def formation_validate(
         "armies": {
             player: {
                 "slots": [{"card": s.card, "line": s.line} for s in army],
-                "code": encode_army_v2([(cards[s.card].code, s.line) for s in army]) if len(army) == ARMY_SIZE else None,
+                "code": _army_code(army, cards) if len(army) == ARMY_SIZE else None,
             }
             for player, army in armies.items()
         },

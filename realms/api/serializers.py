@@ -22,6 +22,8 @@ from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
 from simulate.api.serializers import SimulatedSerializer, simulated_block
 
 MAX_SLOTS = 50
+ARMY_ORDER_HELP = ("The army's characters and lines, in army order: the order settles the player's own SPD ties "
+                   "(R9), and codes, decklists and saved armies keep it.")
 
 
 class RaceSerializer(ValidatedModelSerializer):
@@ -86,7 +88,7 @@ class SlotSerializer(StrictSerializer):
 class ArmyInputSerializer(StrictSerializer):
     """`{"slots": [...], "collection": id}` or `{"code": "..."}`: exactly one of `slots` and `code`."""
 
-    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
+    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS, help_text=ARMY_ORDER_HELP)
     code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
     collection = id_field(required=False, allow_null=True, help_text="One of your collections, to check R4.")
 
@@ -163,8 +165,8 @@ class ArmyValidationSerializer(serializers.Serializer):
     valid = serializers.BooleanField()
     violations = serializers.ListField(child=serializers.DictField())
     counts = serializers.DictField()
-    code = serializers.CharField(allow_null=True, help_text="The army code (version 2, from card codes); null "
-                                 "while a card is unknown.")
+    code = serializers.CharField(allow_null=True, help_text="The army code (version 3: card codes in army order); "
+                                 "null while a card is unknown.")
     share_url = serializers.URLField(allow_null=True, help_text="Absolute URL of the decode endpoint with the code.")
     stats = ArmyStatsSerializer()
 
@@ -200,7 +202,7 @@ class ArmyImportSerializer(serializers.Serializer):
 class ArmyExportInputSerializer(StrictSerializer):
     """`{"slots": [...]}` or `{"code": "..."}`, and the format."""
 
-    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
+    slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS, help_text=ARMY_ORDER_HELP)
     code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
     format = serializers.ChoiceField(choices=ArmyExportFormat.choices, default=ArmyExportFormat.TEXT,
                                      help_text="`text`: the decklist; `json`: every card's full data.")
@@ -230,10 +232,12 @@ class ArmyCodeQuerySerializer(serializers.Serializer):
 class ArmyDecodeSerializer(serializers.Serializer):
     """The answer of army code decoding (documentation only)."""
 
-    version = serializers.IntegerField(help_text="The version of the code given: 1 (database keys) or 2 (card codes).")
-    slots = SlotSerializer(many=True, help_text="The slots in the code's canonical order.")
-    code = serializers.CharField(help_text="The same army's canonical version-2 code.")
-    share_url = serializers.URLField(help_text="Absolute URL of this endpoint with the canonical code.")
+    version = serializers.IntegerField(help_text="The version of the code given: 1 (database keys, in the order "
+                                       "written), 2 (card codes, canonical order) or 3 (card codes, army order).")
+    slots = SlotSerializer(many=True, help_text="The slots in the code's order: the army order it keeps (version 1 "
+                                                 "and 3) or its canonical order (version 2).")
+    code = serializers.CharField(help_text="The same army, in the same order, as a version-3 code.")
+    share_url = serializers.URLField(help_text="Absolute URL of this endpoint with the version-3 code.")
 
 
 def army_share_url(request, code: str | None) -> str | None:
@@ -254,7 +258,7 @@ class ArmyListSerializer(serializers.ListSerializer):
 class ArmySerializer(ValidatedModelSerializer):
     """A saved army (possibly a draft), with its current validity."""
 
-    slots = SlotSerializer(many=True, max_length=MAX_SLOTS)
+    slots = SlotSerializer(many=True, max_length=MAX_SLOTS, help_text=ARMY_ORDER_HELP)
     valid = serializers.SerializerMethodField()
     violations = serializers.SerializerMethodField()
     counts = serializers.SerializerMethodField()

@@ -156,7 +156,7 @@ class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     )
     @action(detail=False, methods=["get"], permission_classes=[permissions.AllowAny])
     def decode(self, request):
-        """The slots an army code (version 1 or 2) stands for, in canonical order, with its version-2 code."""
+        """The slots an army code (version 1, 2 or 3) stands for, in the code's order, with its version-3 code."""
         query = ArmyCodeQuerySerializer(data=request.query_params)
         if not query.is_valid():
             reason = query.errors["code"][0] if "code" in query.errors else "Give `code`."

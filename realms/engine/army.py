@@ -14,8 +14,10 @@ from typing import Any
 from realms.engine.formation import deployment_problems, line_allows
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITY_QUOTA
 
-CODE_VERSION = 2  # built from card codes (ER-CORE-017), the same on every server
-LEGACY_CODE_VERSION = 1  # built from database keys: still decoded
+CODE_VERSION = 3  # built from card codes (ER-CORE-017), in army order: what every code is written as
+CANONICAL_CODE_VERSION = 2  # card codes in canonical order (order lost): still decoded
+LEGACY_CODE_VERSION = 1  # built from database keys, in the order written: still decoded
+READ_VERSIONS = (LEGACY_CODE_VERSION, CANONICAL_CODE_VERSION, CODE_VERSION)
 MAX_ARMY_CODE_LENGTH = 200
 MAX_CODE_SLOTS = 50
 # Card ids are 64-bit database keys; a code naming a larger one is not an army code.
@@ -30,7 +32,7 @@ class ArmyCard:
     slug: str
     rarity: str
     position: str  # vanguard | rearguard | flex
-    code: str = ""  # the card's public code (ER-CORE-017), what version-2 army codes name
+    code: str = ""  # the card's public code (ER-CORE-017), what army codes (versions 2 and 3) name
 
 
 @dataclass(frozen=True)
@@ -259,7 +261,7 @@ def _split_card_code(code: str) -> tuple[str, int]:
 
 
 def canonical_slots(entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """(card code, line) pairs in the one order codes use: by set prefix, collector number, then line."""
+    """(card code, line) pairs in the order version-2 codes hold: by set prefix, collector number, then line."""
     def key(entry: tuple[str, str]) -> tuple[str, int, int]:
         prefix, number = _split_card_code(entry[0])
         return prefix, number, LINES.index(entry[1])
@@ -267,22 +269,50 @@ def canonical_slots(entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def encode_army_v2(entries: list[tuple[str, str]]) -> str:
-    """Encode (card code, line) pairs: version 2, then per set prefix (sorted) its name and its slots as
-    collector number*2+line, in canonical order, so the same army always gives the same code."""
+    """A version-2 code (no longer written by the service; kept to make the codes already shared): version 2,
+    then per set prefix (sorted) its name and its slots as collector number*2+line, in canonical order."""
     groups: dict[str, list[int]] = {}
     for card_code, line in canonical_slots(entries):
         prefix, number = _split_card_code(card_code)
         groups.setdefault(prefix, []).append(number * 2 + LINES.index(line))
-    out = bytearray([CODE_VERSION])
+    out = bytearray([CANONICAL_CODE_VERSION])
     _write_varint(len(groups), out)
     for prefix, values in groups.items():
-        name = prefix.encode("ascii")
-        _write_varint(len(name), out)
-        out += name
+        _write_set_name(prefix, out)
         _write_varint(len(values), out)
         for value in values:
             _write_varint(value, out)
     return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
+
+
+def encode_army_v3(entries: list[tuple[str, str]]) -> str:
+    """Encode (card code, line) pairs in army order, the order that settles a player's own SPD ties (R9).
+
+    Version 3, then the set prefixes in the order the army first names them (each its length and ASCII
+    name), the number of slots, and each slot in army order as one varint:
+    (collector number*2 + line)*number of sets + index of its set. The same army in another order is
+    another army, with another code.
+    """
+    prefixes: dict[str, int] = {}
+    values: list[tuple[int, int]] = []
+    for card_code, line in entries:
+        prefix, number = _split_card_code(card_code)
+        values.append((prefixes.setdefault(prefix, len(prefixes)), number * 2 + LINES.index(line)))
+    out = bytearray([CODE_VERSION])
+    _write_varint(len(prefixes), out)
+    for prefix in prefixes:
+        _write_set_name(prefix, out)
+    _write_varint(len(values), out)
+    sets = max(len(prefixes), 1)
+    for index, value in values:
+        _write_varint(value * sets + index, out)
+    return base64.urlsafe_b64encode(bytes(out)).decode().rstrip("=")
+
+
+def _write_set_name(prefix: str, out: bytearray) -> None:
+    name = prefix.encode("ascii")
+    _write_varint(len(name), out)
+    out += name
 
 
 def _code_bytes(code: str) -> bytes:
@@ -296,41 +326,82 @@ def _code_bytes(code: str) -> bytes:
         raise ArmyCodeError("The code is empty.")
     if data[0] > CODE_VERSION:
         raise ArmyCodeError(f"The code is of version {data[0]}, newer than this server reads (up to {CODE_VERSION}).")
-    if data[0] not in (LEGACY_CODE_VERSION, CODE_VERSION):
+    if data[0] not in READ_VERSIONS:
         raise ArmyCodeError(f"Unknown army code version {data[0]}.")
     return data
 
 
+def _read_set_name(data: bytes, pos: int) -> tuple[str, int]:
+    length, pos = _read_varint(data, pos)
+    name = data[pos:pos + length]
+    pos += length
+    if len(name) != length or not length:
+        raise ArmyCodeError("The code ends in the middle of a set name.")
+    try:
+        return name.decode("ascii"), pos
+    except UnicodeDecodeError as exc:
+        raise ArmyCodeError("The code names a set in characters card codes never use.") from exc
+
+
+def _slot_entry(prefix: str, value: int) -> tuple[str, str]:
+    """The (card code, line) a slot's collector number*2+line stands for."""
+    if value // 2 < 1:
+        raise ArmyCodeError("The code names collector number 0.")
+    return f"{prefix}-{value // 2:03d}", LINES[value % 2]
+
+
 def decode_army_code(code: str) -> tuple[int, list[tuple[int | str, str]]]:
-    """The version of an army code and its slots: (card id, line) for version 1, (card code, line) for 2."""
+    """The version of an army code and its slots in the order the code holds them: (card id, line) for
+    version 1 (the order it was written in), (card code, line) for version 2 (canonical order) and 3 (army
+    order)."""
     data = _code_bytes(code)
     if data[0] == LEGACY_CODE_VERSION:
         return LEGACY_CODE_VERSION, list(decode_army(code))
+    if data[0] == CANONICAL_CODE_VERSION:
+        return CANONICAL_CODE_VERSION, _decode_v2(data)
+    return CODE_VERSION, _decode_v3(data)
+
+
+def _decode_v2(data: bytes) -> list[tuple[int | str, str]]:
     groups, pos = _read_varint(data, 1)
     if groups > MAX_CODE_SLOTS:
         raise ArmyCodeError("The code claims too many sets.")
     entries: list[tuple[int | str, str]] = []
     for _ in range(groups):
-        length, pos = _read_varint(data, pos)
-        name = data[pos:pos + length]
-        pos += length
-        if len(name) != length or not length:
-            raise ArmyCodeError("The code ends in the middle of a set name.")
-        try:
-            prefix = name.decode("ascii")
-        except UnicodeDecodeError as exc:
-            raise ArmyCodeError("The code names a set in characters card codes never use.") from exc
+        prefix, pos = _read_set_name(data, pos)
         count, pos = _read_varint(data, pos)
         if count + len(entries) > MAX_CODE_SLOTS:
             raise ArmyCodeError("The code claims too many cards.")
         for _ in range(count):
             value, pos = _read_varint(data, pos)
-            if value // 2 < 1:
-                raise ArmyCodeError("The code names collector number 0.")
-            entries.append((f"{prefix}-{value // 2:03d}", LINES[value % 2]))
+            entries.append(_slot_entry(prefix, value))
     if pos != len(data):
         raise ArmyCodeError("The code has trailing data.")
-    return CODE_VERSION, entries
+    return entries
+
+
+def _decode_v3(data: bytes) -> list[tuple[int | str, str]]:
+    sets, pos = _read_varint(data, 1)
+    if sets > MAX_CODE_SLOTS:
+        raise ArmyCodeError("The code claims too many sets.")
+    prefixes = []
+    for _ in range(sets):
+        prefix, pos = _read_set_name(data, pos)
+        if prefix in prefixes:
+            raise ArmyCodeError(f"The code names the set {prefix} twice.")
+        prefixes.append(prefix)
+    count, pos = _read_varint(data, pos)
+    if count > MAX_CODE_SLOTS:
+        raise ArmyCodeError("The code claims too many cards.")
+    if count and not prefixes:
+        raise ArmyCodeError("The code names cards but no set.")
+    entries: list[tuple[int | str, str]] = []
+    for _ in range(count):
+        value, pos = _read_varint(data, pos)
+        entries.append(_slot_entry(prefixes[value % sets], value // sets))
+    if pos != len(data):
+        raise ArmyCodeError("The code has trailing data.")
+    return entries
 
 
 def decode_army(code: str) -> list[tuple[int, str]]:

@@ -1,5 +1,5 @@
-"""Army codes of version 2: built from card codes (the same on every server), in canonical order; version 1
-still decodes; a newer version, garbage or an unknown card is a clear 400."""
+"""Army codes built from card codes (the same on every server); the codes of versions 1 and 2 already shared
+still decode, each in the order it holds; a newer version, garbage or an unknown card is a clear 400."""
 
 import base64
 import json
@@ -20,6 +20,7 @@ from tests.conftest import FIXTURES_DIR, assert_error_shape
 
 pytestmark = pytest.mark.django_db
 DECODE, VALIDATE = "/api/realms/armies/decode/", "/api/realms/armies/validate/"
+EXPORT = "/api/realms/armies/export/"
 QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
 
 
@@ -52,7 +53,7 @@ def raw(*values: int, prefix: bytes = b"") -> str:
 
 
 @pytest.mark.parametrize("code, reason", [
-    (raw(3, 0), "newer"), (raw(200), "newer"), (raw(0), "version"), ("!!!", "base64"), ("A" * 201, "200"),
+    (raw(4, 0), "newer"), (raw(200), "newer"), (raw(0), "version"), ("!!!", "base64"), ("A" * 201, "200"),
     (raw(2, 10**6), "too many"), (raw(2, 1, 5), "set name"), (raw(2, 1), "middle"),
     (encode_army_v2([("ER-CORE-001", "vanguard")]) + "AA", "trailing"),
 ])
@@ -61,25 +62,36 @@ def test_hostile_codes(code, reason):
         decode_army_code(code)
 
 
-def test_decode_and_validate_answer_the_canonical_code_and_a_share_url(catalogue, anon_client):
+def test_codes_of_versions_1_and_2_still_decode_each_in_its_own_order(catalogue, anon_client):
     slots = legal_slots()
     report = anon_client.post(VALIDATE, {"slots": slots}, format="json").json()
     assert report["valid"], report
-    shuffled = anon_client.post(VALIDATE, {"slots": list(reversed(slots))}, format="json").json()
-    assert shuffled["code"] == report["code"]
+    assert decode_army_code(report["code"])[0] == 3  # what the service writes now
     assert report["share_url"].startswith("http://testserver/api/realms/armies/decode/?code=")
     decoded = anon_client.get(report["share_url"]).json()
-    assert decoded["version"] == 2 and decoded["code"] == report["code"]
-    assert sorted((s["card"], s["line"]) for s in decoded["slots"]) == sorted((s["card"], s["line"]) for s in slots)
+    assert decoded == {"version": 3, "slots": slots, "code": report["code"], "share_url": report["share_url"]}
     assert anon_client.post(VALIDATE, {"code": report["code"]}, format="json").json()["valid"]
-    # A version-1 code (database keys) of the same army still decodes, to the same canonical answer.
+
+    built = list(reversed(slots))
+    codes = {c.slug: c.code for c in Character.objects.all()}
+    # A version-2 code holds only the canonical order (by card code, then line): it decodes in that order and
+    # answers the version-3 code of the army in that order.
+    v2 = encode_army_v2([(codes[s["card"]], s["line"]) for s in built])
+    canonical = sorted(slots, key=lambda s: codes[s["card"]])
+    assert canonical != built
+    again = anon_client.get(DECODE, {"code": v2}).json()
+    assert again["version"] == 2 and again["slots"] == canonical
+    assert again["code"] == anon_client.post(VALIDATE, {"slots": canonical}, format="json").json()["code"]
+    # A version-1 code (database keys) was written in army order, and decodes in it.
     ids = {c.slug: c.pk for c in Character.objects.all()}
-    old = encode_army([(ids[s["card"]], s["line"]) for s in slots])
-    again = anon_client.get(DECODE, {"code": old}).json()
-    assert again["version"] == 1 and again["code"] == report["code"] and again["slots"] == decoded["slots"]
+    v1 = encode_army([(ids[s["card"]], s["line"]) for s in built])
+    old = anon_client.get(DECODE, {"code": v1}).json()
+    assert old["version"] == 1 and old["slots"] == built
+    assert old["code"] == anon_client.post(VALIDATE, {"slots": built}, format="json").json()["code"]
+    assert anon_client.post(EXPORT, {"code": v1}, format="json").json()["slots"] == built
 
 
-@pytest.mark.parametrize("code", ["", "!!!", raw(3, 0), "A" * 5000, encode_army([(987654, "vanguard")]),
+@pytest.mark.parametrize("code", ["", "!!!", raw(4, 0), "A" * 5000, encode_army([(987654, "vanguard")]),
                                   encode_army_v2([("ER-CORE-999", "vanguard")])])
 def test_bad_codes_answer_400_in_the_error_shape(catalogue, anon_client, code):
     body = assert_error_shape(anon_client.get(DECODE, {"code": code}), 400, "bad_army_code")
@@ -111,5 +123,4 @@ def test_a_code_made_on_one_database_decodes_on_another_whose_keys_differ(catalo
     after = {c.slug: c.pk for c in Character.objects.all()}
     assert set(after) == set(before) and all(after[s] != before[s] for s in after)
     decoded = anon_client.get(DECODE, {"code": code}).json()
-    assert sorted((s["card"], s["line"]) for s in decoded["slots"]) == sorted((s["card"], s["line"]) for s in slots)
-    assert decoded["code"] == code
+    assert decoded["slots"] == slots and decoded["code"] == code
