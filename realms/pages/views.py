@@ -40,6 +40,7 @@ from simulate.pages.card_study import card_study
 GALLERY_PAGE_SIZE = 24
 # The builder lists this many characters at once; a search narrows the list.
 BUILDER_LIST_LIMIT = 100
+DECKLIST_ROWS = 16  # the decklist box shows an army with its headers whole; a long draft scrolls
 STAT_LABELS = {"atk": "ATK", "def": "DEF", "spd": "SPD", "hp": "HP", "cooldown": "Cooldown"}
 PARAMETER_LABELS = {
     "q": "Query", "faction": "Faction", "rarity": "Rarity", "class": "Class", "position": "Position",
@@ -191,6 +192,7 @@ class Builder:
     notices: list[dict] = field(default_factory=list)
     problems: list[dict] = field(default_factory=list)
     status: int = 200
+    moved: tuple[int, str] | None = None  # after a move in army order: the card's new index, and which button
 
     def tell(self, text: str, level: str = "error", status: int | None = None) -> None:
         self.notices.append({"text": text, "level": level})
@@ -243,7 +245,7 @@ def _open_builder(request) -> Builder:
 
 
 def _load_code(builder: Builder, text: str) -> None:
-    """Replace the army with the one an army code names (in canonical order); a readable message if none."""
+    """Replace the army with the one an army code names, in the code's order; a readable message if none."""
     query = ArmyCodeQuerySerializer(data={"code": text})
     if not query.is_valid():
         builder.tell(f"Bad army code: {' '.join(_messages(query.errors['code']))}", status=400)
@@ -293,24 +295,37 @@ def _index(text: str, slots: list[Slot]) -> int | None:
     return int(text) if int(text) < len(slots) else None
 
 
+# The buttons that move a card in army order, and the step each takes.
+ORDER_STEPS = {"earlier": -1, "later": 1}
+
+
 def _apply(request, builder: Builder) -> None:
     """Carry out the button the person pressed (each names its action)."""
     post = request.POST
     slots = list(builder.slots)
+    pressed = next((name for name in ("remove", "move", *ORDER_STEPS) if name in post), None)
     if "add" in post:
         line, _, slug = post["add"].partition(":")
         slots.append(Slot(card=slug, line=line))
-    elif "remove" in post or "move" in post:
-        action = "remove" if "remove" in post else "move"
-        index = _index(post[action], slots)
+    elif pressed is not None:
+        index = _index(post[pressed], slots)
         if index is None:
             builder.tell("There is no such card in the army.", status=400)
             return
-        if action == "remove":
+        if pressed == "remove":
             del slots[index]
-        else:
+        elif pressed == "move":
             other = LINES[1 - LINES.index(slots[index].line)]
             slots[index] = Slot(card=slots[index].card, line=other)
+        else:
+            # Army order settles the player's own SPD ties (R9): a card swaps places with its neighbour.
+            target = index + ORDER_STEPS[pressed]
+            if not 0 <= target < len(slots):
+                where = "first" if pressed == "earlier" else "last"
+                builder.tell(f"That card is already {where} in the army order.", status=400)
+                return
+            slots[index], slots[target] = slots[target], slots[index]
+            builder.moved = (target, pressed)
     elif "clear" in post:
         slots = []
     elif "paste_go" in post:
@@ -321,6 +336,7 @@ def _apply(request, builder: Builder) -> None:
         return
     checked, problems = _checked_slots([{"card": s.card, "line": s.line} for s in slots])
     if checked is None:
+        builder.moved = None
         builder.tell(f"That change was not made: {' '.join(problems)}", status=400)
         return
     builder.slots = checked
@@ -379,7 +395,7 @@ def _builder_context(request, builder: Builder) -> dict:
     collection = builder.army.collection if builder.army is not None else None
     report = services.army_validate(slots=builder.slots, collection=collection)
     known = {c.slug: c for c in selectors.character_list().filter(slug__in={s.card for s in builder.slots})}
-    entries = [{"index": i, "slot": slot, "character": known.get(slot.card)} for i, slot in enumerate(builder.slots)]
+    entries = _entries(builder, known)
     rarity_names = dict(Rarity.objects.values_list("slug", "name"))
     counts = report["counts"]
     stats = report["stats"]
@@ -393,15 +409,19 @@ def _builder_context(request, builder: Builder) -> dict:
         listed = list(characters[:BUILDER_LIST_LIMIT])
         total = characters.count() if len(listed) == BUILDER_LIST_LIMIT else len(listed)
     code = report["code"]
-    share_url = None
-    if code:
+    share_url = decklist = None
+    if code:  # every card is known
         share_url = request.build_absolute_uri(f"{reverse('army-builder')}?{urlencode({'code': code})}")
+        decklist = services.army_export_text(builder.slots)
+    moved = None
+    if builder.moved is not None:
+        entry = entries[builder.moved[0]]
+        moved = f"{entry['name']} is now number {entry['number']} of {len(entries)} in the army order."
     return {
         "nav": "army-builder", "builder": builder, "report": report, "army_size": ARMY_SIZE,
-        "lines": [{"line": line, "label": line.title(), "capacity": LINE_CAPACITY, "count": counts["line"][line],
-                   "other": LINES[1 - LINES.index(line)].title(),
-                   "entries": [e for e in entries if e["slot"].line == line]} for line in LINES],
-        "entries": entries,
+        "lines": [{"line": line, "label": line.title(), "capacity": LINE_CAPACITY, "count": counts["line"][line]}
+                  for line in LINES],
+        "entries": entries, "moved": moved,
         "rarities": [{"slug": slug, "name": rarity_names.get(slug, slug.title()), "have": counts["rarity"][slug],
                       "need": need} for slug, need in RARITY_QUOTA.items()],
         "factions": [{"name": faction_names.get(slug, slug), "count": n} for slug, n in stats["counts"]["faction"].items()],
@@ -411,10 +431,32 @@ def _builder_context(request, builder: Builder) -> dict:
         "attack_order": [{"spd": group["spd"], "tie": group["tie"],
                           "names": [known[u["card"]].name if u["card"] in known else u["card"] for u in group["units"]]}
                          for group in stats["attack_order"]],
-        "share_url": share_url,
+        "share_url": share_url, "decklist": decklist,
+        "decklist_rows": min(decklist.count("\n"), DECKLIST_ROWS) if decklist else 0,
         "characters": listed, "characters_total": total, "find_errors": find_errors, "find_warnings": find_warnings,
         "paste": builder.paste,
     }
+
+
+def _entries(builder: Builder, known: dict[str, Character]) -> list[dict]:
+    """The army's cards in army order, as the page lists them, with the button that gets the focus after a move
+    (the one pressed, on the card that moved; the other one once the card reaches an end)."""
+    entries = []
+    last = len(builder.slots) - 1
+    for index, slot in enumerate(builder.slots):
+        character = known.get(slot.card)
+        focus = None
+        if builder.moved is not None and builder.moved[0] == index:
+            focus = builder.moved[1]
+            if (focus == "earlier" and index == 0) or (focus == "later" and index == last):
+                focus = "later" if focus == "earlier" else "earlier"
+        entries.append({
+            "index": index, "number": index + 1, "slot": slot, "character": character,
+            "name": character.name if character is not None else slot.card,
+            "line": slot.line.title(), "other": LINES[1 - LINES.index(slot.line)].title(),
+            "first": index == 0, "last": index == last, "focus": focus,
+        })
+    return entries
 
 
 def _saved_url(builder: Builder) -> str | None:

@@ -1,5 +1,6 @@
-"""The army builder in the browser: violations shown live as an army is built and fixed, its code copied
-and shared, a decklist pasted, armies saved and opened again; anonymous visitors cannot save."""
+"""The army builder in the browser: violations shown live as an army is built and fixed, its order set by the
+player (it settles their own SPD ties), its code copied and shared, a decklist pasted and copied, armies saved
+and opened again, each in the order built; anonymous visitors cannot save."""
 
 import re
 
@@ -10,6 +11,7 @@ from realms.engine.vocabulary import ARMY_SIZE, RARITY_QUOTA
 from realms.models import Army, Character
 from tests.factories import faction_army
 from tests.pages.conftest import axe_violations, sign_in
+from tests.realms.test_army_order import BUILT
 
 BUILDER = "/realms/armies/build/"
 
@@ -34,7 +36,13 @@ def _add(page, character: Character, line: str) -> None:
 
 
 def _army_names(page) -> list[str]:
+    """The army's cards as the page lists them: in army order."""
     return page.locator("#army-builder .army-slot .slot-name").all_inner_texts()
+
+
+def _names(slots) -> list[str]:
+    cards = _characters(slots)
+    return [cards[s["card"]].name for s in slots]
 
 
 def _verdict(page):
@@ -82,7 +90,7 @@ def test_a_card_in_a_line_it_cannot_stand_in_is_named_and_moving_it_fixes_that(s
     expect(page.locator("#army-status .violations")).to_contain_text(message)
     page.get_by_role("button", name=f"Move {card.name} to Vanguard", exact=True).click()
     expect(page.locator("#army-status .violations")).not_to_contain_text(message)
-    expect(page.locator("#army-builder .army-line").first).to_contain_text(card.name)
+    expect(page.locator('#army-builder .army-slot[data-line="vanguard"] .slot-line')).to_have_text(["Vanguard"])
 
 
 def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, browser, live_server):
@@ -106,8 +114,90 @@ def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, br
     other.goto(share)
     expect(_verdict(other)).to_have_text("Valid")
     expect(_slot_inputs(other)).to_have_count(ARMY_SIZE)
-    assert sorted(_army_names(other)) == sorted(c.name for c in cards.values())
+    assert _army_names(other) == _names(slots)  # in the order built
     fresh.close()
+
+
+def _tied_at_six(page):
+    """The attack-order preview's line for SPD 6, where the army's own cards tie."""
+    return page.locator("#army-builder .attack-order li", has_text="SPD 6:")
+
+
+def test_the_player_sets_the_army_order_and_the_preview_code_link_and_decklist_keep_it(site, page, browser,
+                                                                                         live_server):
+    cards = _characters(BUILT)
+    acolyte, warlock, runecaster = (cards[s["card"]] for s in BUILT[:3])
+    urgoth = cards[BUILT[6]["card"]]
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(BUILDER)
+    # Added Runecaster, Warlock, Acolyte: the order a share link used to give this army.
+    for slot in [BUILT[2], BUILT[1], BUILT[0], *BUILT[3:]]:
+        _add(page, cards[slot["card"]], slot["line"])
+    expect(_verdict(page)).to_have_text("Valid")
+    expect(_tied_at_six(page)).to_contain_text(f"SPD 6: {runecaster.name}, {warlock.name}, {acolyte.name}, "
+                                               f"{urgoth.name} (tied: they act in army order)")
+    earlier = page.get_by_role("button", name=f"Move {acolyte.name} earlier", exact=True)
+    earlier.click()
+    expect(page.locator("#army-status")).to_contain_text(f"{acolyte.name} is now number 2 of 7 in the army order.")
+    expect(earlier).to_be_focused()  # the focus follows the card, for keyboard users
+    page.keyboard.press("Enter")
+    expect(page.locator("#army-status")).to_contain_text(f"{acolyte.name} is now number 1 of 7 in the army order.")
+    expect(earlier).to_be_disabled()  # first already: the focus moves to its other button
+    expect(page.get_by_role("button", name=f"Move {acolyte.name} later", exact=True)).to_be_focused()
+    page.get_by_role("button", name=f"Move {runecaster.name} later", exact=True).click()
+    expect(page.locator("#army-status")).to_contain_text(f"{runecaster.name} is now number 3 of 7")
+    assert _army_names(page) == _names(BUILT)
+    in_order = f"SPD 6: {acolyte.name}, {warlock.name}, {runecaster.name}, {urgoth.name}"
+    expect(_tied_at_six(page)).to_contain_text(in_order)
+
+    code = page.locator("#army-code").input_value()
+    assert code == _code(BUILT)
+    decklist = page.locator("#army-decklist").input_value()
+    assert decklist == services.army_export_text(services.slots_from_data(BUILT))
+    page.get_by_role("button", name="Copy the decklist").click()
+    expect(page.locator("#army-decklist + .copy-row .copy-status")).to_have_text("Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == decklist
+
+    fresh = browser.new_context(base_url=live_server.url)
+    other = fresh.new_page()
+    other.goto(page.locator("#army-share").input_value())
+    expect(_slot_inputs(other)).to_have_count(ARMY_SIZE)
+    assert _army_names(other) == _names(BUILT)
+    expect(_tied_at_six(other)).to_contain_text(in_order)
+    other.goto(BUILDER)
+    other.get_by_label("An army code, or a decklist").fill(decklist)
+    other.get_by_role("button", name="Load it").click()
+    expect(other.locator("#army-code")).to_have_value(code)
+    assert _army_names(other) == _names(BUILT)
+    fresh.close()
+
+
+def test_a_saved_army_keeps_the_order_built_and_a_saved_move_changes_it(site, page, django_user_model):
+    user = django_user_model.objects.create_user("tara", password="tara-password-1")
+    cards = _characters(BUILT)
+    warlock = cards[BUILT[1]["card"]]
+    sign_in(page, "tara", "tara-password-1")
+    page.goto(f"{BUILDER}?code={_code(BUILT)}")
+    assert _army_names(page) == _names(BUILT)
+    page.get_by_label("Army name").fill("Tied at six")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator("#army-status")).to_contain_text("Saved “Tied at six”.")
+    army = Army.objects.get(owner=user)
+    assert army.slots == BUILT
+
+    page.goto(f"{BUILDER}?army={army.pk}")
+    expect(_slot_inputs(page)).to_have_count(ARMY_SIZE)
+    assert _army_names(page) == _names(BUILT)
+    page.get_by_role("button", name=f"Move {warlock.name} earlier", exact=True).click()
+    moved = [BUILT[1], BUILT[0], *BUILT[2:]]
+    expect(page.locator("#army-builder .army-slot .slot-name").first).to_have_text(warlock.name)
+    page.get_by_role("button", name="Save changes").click()
+    expect(page.locator("#army-status")).to_contain_text("Saved “Tied at six”.")
+    army.refresh_from_db()
+    assert army.slots == moved
+    expect(page.locator("#army-code")).to_have_value(_code(moved))
+    page.reload()
+    assert _army_names(page) == _names(moved)
 
 
 def test_paste_a_decklist_lists_the_lines_not_read_and_loads_the_rest(site, page):
@@ -134,7 +224,7 @@ def test_paste_a_code_loads_its_army(site, page):
     page.get_by_role("button", name="Load it").click()
     expect(page.locator("#army-status")).to_contain_text("Loaded the army of the pasted code.")
     expect(_slot_inputs(page)).to_have_count(ARMY_SIZE)
-    assert sorted(_army_names(page)) == sorted(c.name for c in _characters(slots).values())
+    assert _army_names(page) == _names(slots)
 
 
 def test_a_bad_code_in_the_address_is_explained(site, page):
@@ -166,7 +256,7 @@ def test_save_when_signed_in_then_find_it_on_a_card_page_and_open_it(site, page,
     expect(page.locator("#army-status")).to_contain_text("Saved “Nora's arcane”.")
     army = Army.objects.get(owner=user)
     expect(page).to_have_url(re.compile(rf"\?army={army.pk}$"))
-    assert sorted(s["card"] for s in army.slots) == sorted(cards)
+    assert army.slots == slots
 
     first = cards[slots[0]["card"]]
     page.goto(f"/realms/cards/{first.slug}/")
@@ -200,6 +290,10 @@ def test_the_builder_works_without_javascript(site, browser, live_server):
     expect(page.locator("#army-builder .army-slot .slot-name")).to_have_text([card.name])
     expect(page.locator('[data-rarity="common"] .rarity-count')).to_have_text(
         f"{int(card.rarity.slug == 'common')} / {RARITY_QUOTA['common']}")
+    second = Character.objects.filter(position="rearguard").order_by("pk").first()
+    page.get_by_role("button", name=f"Add {second.name} to Rearguard", exact=True).click()
+    page.get_by_role("button", name=f"Move {second.name} earlier", exact=True).click()
+    expect(page.locator("#army-builder .army-slot .slot-name")).to_have_text([second.name, card.name])
     context.close()
 
 

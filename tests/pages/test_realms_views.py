@@ -1,5 +1,7 @@
 """The Echo Realms pages answer bad input with a readable 4xx page or message, never a 500 (Django's test client)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -112,7 +114,8 @@ def test_anonymous_cannot_open_an_army_by_id(client, catalogue, other_user):
     {"card": ["a"], "line": ["middle"]},
     {"card": ["x" * 300], "line": ["vanguard"]},
     {"card": ["a"] * (MAX_SLOTS + 1), "line": ["vanguard"] * (MAX_SLOTS + 1)},
-    {"remove": "7"}, {"remove": "9" * 5000}, {"move": "-1"},
+    {"remove": "7"}, {"remove": "9" * 5000}, {"move": "-1"}, {"earlier": "0"}, {"later": "abc"},
+    {"earlier": "9" * 5000}, {"card": ["a"], "line": ["vanguard"], "later": "0"},
     {"army": "abc"}, {"name": "x" * 500}, {"find": "x" * 600},
     {"paste_go": "1", "paste": ""}, {"paste_go": "1", "paste": "x" * 20_001},
     {"paste_go": "1", "paste": "\n" * 300}, {"paste_go": "1", "paste": "!!!"},
@@ -122,6 +125,30 @@ def test_builder_garbage_posts_answer_4xx_with_a_message(client, catalogue, data
         response = client.post(url, data)
         assert 400 <= response.status_code < 500, (url, data, response.status_code)
         assert b'class="message error"' in response.content
+
+
+def _army_in_page(response) -> list[dict]:
+    """The army a builder answer holds, in army order (its hidden inputs)."""
+    pairs = re.findall(r'name="card" value="([^"]+)"><input type="hidden" name="line" value="([^"]+)"',
+                       response.content.decode())
+    return [{"card": card, "line": line} for card, line in pairs]
+
+
+def test_builder_moves_a_card_earlier_or_later_in_army_order(client, catalogue):
+    slots = faction_army("arcane")
+    for url in (BUILDER, PANEL):
+        response = client.post(url, _slots_post(slots, later="0"))
+        assert response.status_code == 200
+        assert _army_in_page(response) == [slots[1], slots[0], *slots[2:]]
+        name = Character.objects.get(slug=slots[0]["card"]).name
+        assert f"{name} is now number 2 of {len(slots)} in the army order.".encode() in response.content
+        response = client.post(url, _slots_post(slots, earlier=str(len(slots) - 1)))
+        assert _army_in_page(response) == [*slots[:-2], slots[-1], slots[-2]]
+        for button, index, where in (("earlier", 0, "first"), ("later", len(slots) - 1, "last")):
+            response = client.post(url, _slots_post(slots, **{button: str(index)}))
+            assert response.status_code == 400
+            assert f"That card is already {where} in the army order.".encode() in response.content
+            assert _army_in_page(response) == slots
 
 
 def test_builder_refuses_adding_past_the_api_bound(client, catalogue):
