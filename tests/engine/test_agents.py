@@ -128,3 +128,62 @@ def test_search_wins_more_mirror_matches_than_greedy() -> None:
             wins += result.winner == side
             losses += result.winner not in (side, None)
     assert wins > losses
+
+
+def _play_out(state: object, rng: random.Random) -> list[object]:
+    """Play a match on with seeded random actions; what each step offered, and the end."""
+    trace: list[object] = []
+    while not state.is_terminal():  # type: ignore[attr-defined]
+        legal = state.legal_actions()  # type: ignore[attr-defined]
+        trace.append((state.phase(), state.round, legal))  # type: ignore[attr-defined]
+        state.apply(legal[rng.randrange(len(legal))])  # type: ignore[attr-defined]
+    outcome = state.outcome()  # type: ignore[attr-defined]
+    trace.append((outcome.winner, outcome.reason, outcome.rounds, outcome.survivors))
+    return trace
+
+
+@pytest.mark.parametrize("pool", ["starter", "stress"])
+def test_a_look_ahead_built_from_an_observation_plays_on_exactly_as_a_copy_of_the_match(pool: str) -> None:
+    """Everything on an Echo Realms battlefield is public: a look-ahead match built from what a player sees
+    (units, effects, readiness, faction limits, the order and whose turn it is) plays on as the match itself
+    would under the same generator, decision for decision, to the same end."""
+    from tests.engine.test_playouts import starter_cards, stress_cards
+
+    cards = list(starter_cards() if pool == "starter" else stress_cards())
+    rng = random.Random(17)
+    compared = 0
+    for seed in range(12):
+        state = new_match({"armies": {"a": random_army(cards, rng), "b": random_army(cards, rng)}}, seed=seed,
+                          options={"tie_break": ("random", "alternate")[seed % 2], "max_rounds": 12})
+        step = 0
+        while not state.is_terminal():
+            if step % 3 == 1:
+                player = state.current_player()
+                look = state.observation(player).sandbox(seed * 100 + step)
+                copy = state.clone(seed * 100 + step)
+                assert look.current_player() == player and look.legal_actions() == state.legal_actions()
+                assert _play_out(look, random.Random(step)) == _play_out(copy, random.Random(step))
+                compared += 1
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            step += 1
+    assert compared > 60
+
+
+def test_a_formation_look_ahead_lends_the_other_player_this_players_cards() -> None:
+    from tests.engine.test_playouts import starter_cards
+
+    cards = starter_cards()
+    mine = [c for c in cards if c.faction in ("arcane", "shadow", "tribal", "undead")]
+    theirs = [c for c in cards if c not in mine]
+    state = new_match({"collections": {"a": mine, "b": theirs}}, seed=3, options={"first_player": "a"})
+    state.apply(state.legal_actions()[0])  # a deploys
+    state.apply(state.legal_actions()[-1])  # b deploys
+    look = state.observation("a").sandbox(1)
+    assert look.current_player() == "a" and look.legal_actions() == state.legal_actions()
+    deployed_b = [c.slug for c, _ in state.deployed["b"]]
+    assert [c.slug for c in look.collections["b"]][:1] == deployed_b  # what b showed, then a's own cards
+    assert {c.slug for c in look.collections["b"][1:]} == {c.slug for c in mine} - set(deployed_b)
+    while not look.is_terminal():
+        look.apply(look.legal_actions()[0])
+    assert look.outcome().reason in ("elimination", "mutual_elimination", "max_rounds")
