@@ -7,6 +7,8 @@ when it happened (all of them for public events; the owner alone for a hand; nob
 order of a shuffled pile). Hidden cards are in the log, which is read after the match: a
 face-down card's public `turn` event has no card, its `facedown` event (visible to its
 player) has it, and the showdown's `reveal` shows it to everyone.
+
+Schema 3 gave `redraw` its shortfall and the piles it was counted on (L8).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Final
 
 from legends.engine.vocabulary import ALLOCATE, REDRAW
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 
 EVENT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "match_start": (
@@ -32,7 +34,8 @@ EVENT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     ),
     "facedown": ("round", "seq", "player", "card", "element", "kind", "visible_to"),
     "redraw": (
-        "round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "hand", "visible_to",
+        "round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "short", "draw_pile",
+        "discard_pile", "hand", "visible_to",
     ),
     "draw": ("round", "player", "reason", "source", "count", "cards", "hand", "draw_pile", "visible_to"),
     "spy": ("round", "team", "protector", "player", "seq", "card", "orientation", "element", "kind", "visible_to"),

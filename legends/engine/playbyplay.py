@@ -124,8 +124,11 @@ def _allocation(e: Event, names: _Names) -> list[str]:
 
 def _redraw(e: Event, names: _Names) -> list[str]:
     gone = ", ".join(e["discarded"]) or "no card"
+    # The shortfall from size and drawn, which every schema's redraw holds (stored logs are rendered too).
+    short = e["size"] - e["drawn"]
+    piles = f", {short} short: the piles held only {e['drawn']}" if short else ""
     return [f"  #{e['seq']} {names.player(e['player'])} [counter {e['counter']}] redraws: discards {gone}, "
-            f"draws {e['drawn']} of {e['size']} (hand {e['hand']})"]
+            f"draws {e['drawn']} of {e['size']}{piles} (hand {e['hand']})"]
 
 
 def _draw(e: Event, names: _Names) -> list[str]:

@@ -141,8 +141,10 @@ class Table:
     # ------------------------------------------------------------------ the piles (L8)
 
     def draw_cards(self, seat: Seat, count: int, reason: str, source: str | None = None) -> int:
-        """Draw up to `count` cards; an empty draw pile is refilled from the shuffled discard pile (L8).
-        Logged as `draw` events (the cards, for their owner), split where a refill happens."""
+        """Draw up to `count` cards; an empty draw pile is refilled from the shuffled discard pile (L8), and when
+        both are empty fewer cards are drawn. Cards the caller holds aside (a redraw's discards) are in neither
+        pile, so no refill hands them back. Logged as `draw` events (the cards, for their owner), split where a
+        refill happens."""
         drawn = 0
         hand = seat.hand
         emit = self.emit

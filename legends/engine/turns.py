@@ -66,22 +66,27 @@ def play_card(table: Table, seat: Seat, action: Action) -> None:
         if not face_up:
             emit({"type": "facedown", "round": table.round, "seq": play.seq, "player": seat.pid,
                   "card": card.slug, "element": element, "kind": play.kind, "visible_to": [seat.pid]})
-    if table.mode == DUEL:  # the two-player variant draws after every card played (L8)
-        table.draw_cards(seat, DUEL_DRAW, "play")
+    if table.mode == DUEL:  # the two-player variant draws after every card played (L8); the card just played
+        table.draw_cards(seat, DUEL_DRAW, "play")  # lies on the table until the round ends, so it cannot come back
 
 
 def redraw(table: Table, seat: Seat, action: Action) -> None:
-    """L8: discard the chosen cards (face up), draw `size`; the turn is skipped."""
+    """L8: discard the chosen cards and draw `size` new ones, the turn skipped; the cards are drawn before the
+    discards reach the discard pile, and piles holding fewer than `size` give what they hold (logged)."""
     _, discards, size = action
-    for slug in discards:
-        table.discard.append(take(seat, slug))
-    if table.emit is not None:
-        drawn = min(size, len(table.draw) + len(table.discard))
+    # "Discards three cards to draw three new ones": the discards are held aside while the player draws, so a
+    # refill during the redraw shuffles in only what the discard pile held before (L8 as amended).
+    thrown = [take(seat, slug) for slug in discards]
+    if table.emit is not None:  # what it draws and falls short, counted on the piles before the discards land
+        draw_pile, discard_pile = len(table.draw), len(table.discard)
+        drawn = min(size, draw_pile + discard_pile)
         table.emit({"type": "redraw", "round": table.round, "seq": table.turn,
                     "pass": table.turn // len(table.order) + 1, "player": seat.pid, "team": seat.team,
                     "counter": seat.counter, "discarded": list(discards), "size": size, "drawn": drawn,
+                    "short": size - drawn, "draw_pile": draw_pile, "discard_pile": discard_pile,
                     "hand": len(seat.hand) + drawn, "visible_to": list(table.everyone)})
     table.draw_cards(seat, size, REDRAW)
+    table.discard.extend(thrown)  # only now, face up: the redraw could not draw them back
 
 
 def spy_look(table: Table) -> None:

@@ -1,6 +1,6 @@
 """An auditor that replays an Akin Legends match from its event log alone and reports every rule broken.
 
-It reads nothing but the log (schema version 2, docs/legends-engine.md) and uses no engine code:
+It reads nothing but the log (schema version 3, docs/legends-engine.md) and uses no engine code:
 every rule is re-derived here. What it checks:
 
 - L4-L6 setup: teams, players, spirits, protectors (their spec, uniqueness, no Spy in a duel),
@@ -12,6 +12,10 @@ every rule is re-derived here. What it checks:
   replayed exactly (deal, draws, plays, discards), so every card played or discarded was held.
 - L7 turn order, faces (face-down turns hide their card, their `facedown` record names it), the
   duel's draw after each card played; L8 redraws (size, discards, cards drawn).
+- L8 as amended: a redraw's discards are held aside until its draws are done and only then reach
+  the discard pile, so a refill during the redraw never shuffles them in (nor can the redraw draw
+  them back); the redraw's `draw_pile` and `discard_pile` are the piles before its discards land,
+  and `drawn` (with `short`) is what those piles could give.
 - L9 showdown: reveals, healing (one task per healing card in turn order, the options, who
   chooses, `auto` only without a choice), boosts, strength, pierces and cancellations recomputed
   and compared event by event, allocation (the absolute cap: never more markers than attack
@@ -34,7 +38,7 @@ from typing import Any
 
 Event = dict[str, Any]
 
-SCHEMA = 2
+SCHEMA = 3
 FIELDS: dict[str, tuple[str, ...]] = {
     "match_start": ("schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn",
                     "agent_names", "agent_seeds", "visible_to"),
@@ -45,8 +49,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("round", "seq", "pass", "player", "team", "counter", "face", "orientation", "card", "element", "kind",
              "visible_to"),
     "facedown": ("round", "seq", "player", "card", "element", "kind", "visible_to"),
-    "redraw": ("round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "hand",
-               "visible_to"),
+    "redraw": ("round", "seq", "pass", "player", "team", "counter", "discarded", "size", "drawn", "short",
+               "draw_pile", "discard_pile", "hand", "visible_to"),
     "draw": ("round", "player", "reason", "source", "count", "cards", "hand", "draw_pile", "visible_to"),
     "spy": ("round", "team", "protector", "player", "seq", "card", "orientation", "element", "kind", "visible_to"),
     "showdown_start": ("round", "visible_to"),
@@ -264,6 +268,7 @@ class Audit:
         self.decisions = 0
         self.expected_draws: list[tuple[str, str, int, str | None]] = []
         self.open_draw: dict[str, Any] | None = None
+        self.held: list[str] = []  # a redraw's discards, until its draws are done (L8)
         self.pending: Event | None = None
         self.phase = "setup"
         self.after_showdown_end: int | None = None
@@ -323,8 +328,14 @@ class Audit:
             self.check(e["reason"] == "refill", f"shuffle reason {e['reason']!r}")
             due = self.open_draw is not None or bool(self.expected_draws)
             self.check(due and not self.pile, "a refill only when the draw pile is empty and a card is due (L8)")
-            self.check(bool(self.discard) and Counter(order) == Counter(self.discard),
-                       "a refill shuffles exactly the discard pile (L8)")
+            held = Counter(self.held)
+            if self.check(not held or Counter(order) != Counter(self.discard) + held,
+                          "a redraw draws before its discards land: no refill during it shuffles them in, so it "
+                          "never draws them back (L8)"):
+                self.check(bool(self.discard) and Counter(order) == Counter(self.discard),
+                           "a refill shuffles exactly the discard pile (L8)")
+            else:
+                self.held = []  # in the pile now, as the log has it: followed from there
             self.discard = []
         self.pile = list(order)
 
@@ -359,6 +370,9 @@ class Audit:
         self.check(e["hand"] == len(self.hands[player]) and e["draw_pile"] == len(self.pile), "draw sizes")
         if got >= count or (not self.pile and not self.discard):
             self.open_draw = None  # done (or short: both piles are empty)
+            if e["reason"] == "redraw":  # L8: only now do the redraw's discards reach the discard pile
+                self.discard.extend(self.held)
+                self.held = []
         else:
             self.check(not self.pile, "a draw stops early only where the pile runs out (then a refill)")
 
@@ -528,9 +542,15 @@ class Audit:
         self.check(len(e["discarded"]) == min(size, before), "discards the size, or the whole hand if fewer (L8)")
         for card in e["discarded"]:
             self.take(player, card, "discards")
-            self.discard.append(card)
-        drawn = min(size, len(self.pile or []) + len(self.discard))
-        self.check(e["drawn"] == drawn and e["hand"] == len(self.hands[player]) + drawn, "redraw sizes")
+        self.held = list(e["discarded"])  # face up, but on the discard pile only once the draws are done (L8)
+        pile, discard = len(self.pile or []), len(self.discard)
+        self.check((e["draw_pile"], e["discard_pile"]) == (pile, discard),
+                   f"redraw #{seq}: the piles before its discards land are {pile} and {discard} cards (L8)")
+        drawn = min(size, pile + discard)
+        self.check((e["drawn"], e["short"]) == (drawn, size - drawn),
+                   f"redraw #{seq} draws {drawn}, {size - drawn} short: what the piles held before its discards "
+                   f"land (L8)")
+        self.check(e["hand"] == len(self.hands[player]) + e["drawn"], "redraw sizes")
         self.expected_draws.append((player, "redraw", size, None))
         self.turn += 1
         self.spied_now = False

@@ -120,3 +120,9 @@ def of_type(state: LegendsState, kind: str, round_: int | None = None) -> list[d
 def defense(state: LegendsState, slug: str) -> Any:
     """A defense in play by slug."""
     return next(d for team in state.defenses for d in team if d.slug == slug)
+
+
+def small_deck(cards: int) -> dict[str, Any]:
+    """The official catalogue with a deck of `cards` cards (its first designs, one copy each): the piles run
+    low, so refills come in the middle of redraws and redraws fall short (L8)."""
+    return {**official(), "deck": [{**card, "copies": 1} for card in official()["deck"][:cards]]}

@@ -2,7 +2,8 @@
 
 Each corruption changes one thing a faulty engine could get wrong (a marker beyond the cap, a
 card drawn from below the top, counters passed the wrong way, an action taken that was not
-offered, a hidden card marked visible to the wrong seat, ...). The uncorrupted logs pass.
+offered, a hidden card marked visible to the wrong seat, a redraw drawing back its own discards,
+...). The uncorrupted logs pass.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from legends.engine.game import play_legends_match
 
 from .audit import Audit
-from .helpers import duel_setup, teams_setup
+from .helpers import duel_setup, small_deck, teams_setup
 
 Log = list[dict[str, Any]]
 
@@ -39,7 +40,32 @@ def logs() -> tuple[Log, ...]:
     for seed in range(3):  # random redraws run through the pile: refills
         out.append(play_legends_match(setup=teams_setup(protectors=("wanderer", "archivist")),
                                       agents=["random"] * 4, seed=seed, options={"max_rounds": 12}).events)
+    for seed in range(2):  # small decks: refills in the middle of redraws, redraws short of cards (L8)
+        setup = teams_setup(protectors=("wanderer", "archivist"))
+        setup["catalogue"] = small_deck(30)
+        out.append(play_legends_match(setup=setup, agents=["random"] * 4, seed=seed,
+                                      options={"max_rounds": 12}).events)
+        setup = duel_setup(protectors=("wanderer", "archivist"))
+        setup["catalogue"] = small_deck(16)
+        out.append(play_legends_match(setup=setup, agents=["random", "greedy"], seed=seed,
+                                      options={"max_rounds": 12}).events)
     return tuple(out)
+
+
+def seats(log: Log) -> list[str]:
+    """The player ids, in setup order (match_start)."""
+    return [p["id"] for t in log[0]["teams"] for p in t["players"]]
+
+
+def redraw_draws(log: Log, i: int) -> list[int]:
+    """The indexes of the draws and the refill that follow redraw i (its cards)."""
+    out = []
+    for j in range(i + 1, len(log)):
+        if log[j]["type"] == "shuffle" or (log[j]["type"] == "draw" and log[j]["reason"] == "redraw"):
+            out.append(j)
+        else:
+            break
+    return out
 
 
 def test_the_real_logs_pass():
@@ -49,6 +75,10 @@ def test_the_real_logs_pass():
     assert {"spy", "pierce", "facedown", "shuffle"} <= kinds
     assert any(e["type"] == "shuffle" and e["reason"] == "refill" for log in logs() for e in log)
     assert any(e["type"] == "heal" and e["chosen_by"] == "agent" for log in logs() for e in log)
+    # L8: refills during redraws, and redraws falling short of cards, are among them.
+    assert any(log[j]["type"] == "shuffle" for log in logs() for i, e in enumerate(log) if e["type"] == "redraw"
+               for j in redraw_draws(log, i))
+    assert any(e["type"] == "redraw" and e["short"] for log in logs() for e in log)
 
 
 # ------------------------------------------------------------------ corruptions, one per rule
@@ -135,7 +165,7 @@ def counters_wrong_way(log: Log) -> bool:
 def turn_out_of_order(log: Log) -> bool:
     """A turn played by a seat other than the counter holder whose turn it was."""
     i = where(log, "turn")
-    log[i]["player"] = next(p for p in log[0]["agent_seeds"] if p != log[i]["player"])
+    log[i]["player"] = next(p for p in seats(log) if p != log[i]["player"])
     return True
 
 
@@ -161,20 +191,19 @@ def offered_illegal_extra(log: Log) -> bool:
 
 def facedown_seen_by_another(log: Log) -> bool:
     i = where(log, "facedown")
-    seats = log[0]["agent_seeds"]
-    log[i]["visible_to"] = [p for p in seats if p != log[i]["player"]][:1] + [log[i]["player"]]
+    log[i]["visible_to"] = [p for p in seats(log) if p != log[i]["player"]][:1] + [log[i]["player"]]
     return True
 
 
 def hand_made_public(log: Log) -> bool:
     i = where(log, "deal")
-    log[i]["visible_to"] = list(log[0]["agent_seeds"])
+    log[i]["visible_to"] = seats(log)
     return True
 
 
 def turn_decision_made_public(log: Log) -> bool:
     i = where(log, "decision", lambda e: e["stage"] == "play")
-    log[i]["visible_to"] = list(log[0]["agent_seeds"])
+    log[i]["visible_to"] = seats(log)
     return True
 
 
@@ -237,7 +266,7 @@ def heal_chosen_by_another_seat(log: Log) -> bool:
     i = where(log, "decision", lambda e: e["stage"] == "heal")
     if i is None:
         return False
-    log[i]["player"] = next(p for p in log[0]["agent_seeds"] if p != log[i]["player"])
+    log[i]["player"] = next(p for p in seats(log) if p != log[i]["player"])
     return True
 
 
@@ -325,7 +354,7 @@ def spy_seen_by_an_opponent_teammate(log: Log) -> bool:
     i = where(log, "spy")
     if i is None:
         return False
-    log[i]["visible_to"] = list(log[0]["agent_seeds"])
+    log[i]["visible_to"] = seats(log)
     return True
 
 
@@ -367,6 +396,48 @@ def drawn_from_a_bad_pool(log: Log) -> bool:
 
 def agent_seed_missing(log: Log) -> bool:
     log[0]["agent_seeds"].popitem()
+    return True
+
+
+def redraw_draws_back_its_discards(log: Log) -> bool:
+    """A refill during a redraw shuffles in the redraw's own discards, which it draws back from the top (the
+    rule before L8 was amended). The match is cut right after, by the action cap, so that nothing later
+    depends on the cards drawn."""
+    for i, e in enumerate(log):
+        drawn = redraw_draws(log, i) if e["type"] == "redraw" and e["discarded"] and not e["short"] else []
+        refills = [j for j in drawn if log[j]["type"] == "shuffle"]
+        if not refills:
+            continue
+        refill, draw = log[refills[0]], log[refills[0] + 1]
+        refill["order"] = list(e["discarded"]) + refill["order"]
+        draw["cards"] = refill["order"][:len(draw["cards"])]
+        draw["draw_pile"] = len(refill["order"]) - len(draw["cards"])
+        del log[refills[0] + 2:]
+        log[0]["options"]["max_actions"] = sum(x["type"] == "decision" for x in log)
+        log.append({"type": "match_end", "winner": None, "reason": "max_actions", "rounds": e["round"],
+                    "visible_to": seats(log)})
+        return True
+    return False
+
+
+def redraw_counts_its_own_discards(log: Log) -> bool:
+    """A redraw short of cards counts what it draws as if its discards were already on the pile."""
+    i = where(log, "redraw", lambda e: e["short"] > 0 and bool(e["discarded"]))
+    if i is None:
+        return False
+    e = log[i]
+    drawn = min(e["size"], e["draw_pile"] + e["discard_pile"] + len(e["discarded"]))
+    e["hand"] += drawn - e["drawn"]
+    e["drawn"], e["short"] = drawn, e["size"] - drawn
+    return True
+
+
+def redraw_piles_miscounted(log: Log) -> bool:
+    """The discard pile of a redraw counted with one card too many (what it gives is unchanged)."""
+    i = where(log, "redraw")
+    if i is None:
+        return False
+    log[i]["discard_pile"] += 1
     return True
 
 
@@ -462,6 +533,9 @@ CORRUPTIONS: dict[str, tuple[Callable[[Log], bool], str]] = {f.__name__: (f, wor
     (teammates_adjacent, "teammates never play one after the other"), (defense_used_twice, "no card twice"),
     (spirits_shared, "different spirits"), (drawn_from_a_bad_pool, "no card already in the match"),
     (agent_seed_missing, "an agent seed for every seat"), (extra_field, "exactly its fields"),
+    (redraw_draws_back_its_discards, "no refill during it shuffles them in, so it never draws them back"),
+    (redraw_counts_its_own_discards, "what the piles held before its discards land"),
+    (redraw_piles_miscounted, "the piles before its discards land are"),
     (discard_missing_a_card, "every played card goes to the discard pile"),
     (protector_draw_too_large, "is due"), (duel_draw_missing, "every draw due is done"),
     (round_cap_exceeded, "rounds count up"), (event_after_the_end, "after match_end"),

@@ -15,7 +15,7 @@ from legends.engine.cards import parse_catalogue
 from legends.engine.game import new_match, play_legends_match
 
 from .audit import Audit
-from .helpers import duel_setup, official, teams_setup
+from .helpers import duel_setup, official, small_deck, teams_setup
 
 DECK = 72
 PROTECTORS = set(parse_catalogue(official()).protectors)
@@ -66,6 +66,23 @@ def test_search_matches_pass_the_audit(mode, count):
     # Mixed teams too: a search player with a random teammate.
     if mode == "teams":
         audited(mode, ["search", "random", "greedy", "search"], 77)
+
+
+@pytest.mark.parametrize("mode, cards", [("teams", 30), ("duel", 16)])
+def test_small_decks_pass_the_audit(mode, cards):
+    """Decks barely larger than the deal: refills in the middle of redraws, redraws short of cards (L8)."""
+    refills = short = 0
+    for seed in range(150):
+        setup = drawn_setup(mode)
+        setup["catalogue"] = small_deck(cards)
+        agents = seating(mode, *(("random", "greedy") if seed % 2 else ("greedy", "random")))
+        events = play_legends_match(setup=setup, agents=agents, seed=seed, options={"max_rounds": 12}).events
+        audit = Audit(events)
+        assert audit.problems == [], (mode, seed, audit.problems[:5])
+        redraws = [i for i, e in enumerate(events) if e["type"] == "redraw"]
+        short += sum(1 for i in redraws if events[i]["short"])
+        refills += sum(1 for i in redraws if events[i + 1]["type"] == "shuffle" or events[i + 2]["type"] == "shuffle")
+    assert refills > 20 and short > 20
 
 
 def test_the_round_and_action_caps_pass_the_audit():

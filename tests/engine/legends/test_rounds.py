@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from legends.engine.game import new_match
+from legends.engine.playbyplay import render_events
 from simulate.engine.errors import IllegalAction, SetupError
 
 from .helpers import attacker, designs, duel_setup, find, of_type, rigged, teams_setup
@@ -141,12 +142,12 @@ def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discard_pile():
     state.draw[:] = state.draw[-1:]
     action = next(a for a in state.legal_actions() if a[0] == "redraw")
     last = state.draw[-1].slug
-    discarded = [c.slug for c in state.discard] + list(action[1])
-    state.apply(action)  # draws 1, then the pile is empty: the discard pile (with the 3 discards) is shuffled in
+    discarded = [c.slug for c in state.discard]
+    state.apply(action)  # draws 1, then the pile is empty: the discard pile (without the 3 discards) is shuffled in
     refill = of_type(state, "shuffle", 1)
     assert len(refill) == 1 and refill[0]["reason"] == "refill" and refill[0]["visible_to"] == []
-    assert sorted(refill[0]["order"]) == sorted(discarded) and len(discarded) == total - 28 - 1 + 3
-    assert not state.discard and len(state.draw) == len(discarded) - 2
+    assert sorted(refill[0]["order"]) == sorted(discarded) and len(discarded) == total - 28 - 1
+    assert [c.slug for c in state.discard] == list(action[1]) and len(state.draw) == len(discarded) - 2
     assert sum(len(s.hand) for s in state.seats) + len(state.draw) + len(state.discard) == total
     # The draw is logged in two parts around the refill: the last card of the old pile, then the new top two.
     kinds = [e["type"] for e in state.events() if e.get("round") == 1]
@@ -154,6 +155,65 @@ def test_an_empty_draw_pile_is_refilled_from_the_shuffled_discard_pile():
     first, second = of_type(state, "draw", 1)
     assert (first["cards"], first["count"]) == ([last], 3)
     assert (second["cards"], second["count"], second["hand"]) == (refill[0]["order"][:2], 3, 7)
+
+
+# ------------------------------------------------------------------ L8 as amended: "three new ones"
+
+
+def distinct(count: int) -> list[str]:
+    """`count` different official designs: a slug then names one card of the test."""
+    return list(designs())[:count]
+
+
+def set_piles(state, draw: list[str], discard: list[str]) -> None:
+    """Rig the draw pile (listed top first) and the discard pile."""
+    state.draw = [designs()[slug] for slug in reversed(draw)]
+    state.discard = [designs()[slug] for slug in discard]
+
+
+def setup_of(mode: str, protectors=("archivist", "siege-master")):
+    return (teams_setup if mode == "teams" else duel_setup)(protectors=protectors)
+
+
+@pytest.mark.parametrize("mode", ["teams", "duel"])
+@pytest.mark.parametrize("discard_pile", [1, 0])
+def test_a_redraw_short_of_cards_draws_what_the_piles_held_before_its_discards_land(mode, discard_pile):
+    a, b, c, d, x = distinct(5)
+    state = rigged(setup_of(mode), {"t0p0": [a, b, c, d]})
+    set_piles(state, draw=[], discard=[x][:discard_pile])
+    state.apply(("redraw", tuple(sorted((a, b, c))), 3))
+    # The piles held `discard_pile` card(s) before the three discards landed: that is all the player draws.
+    drawn = [card for e in of_type(state, "draw", 1) for card in e["cards"]]
+    assert drawn == [x][:discard_pile] and not {a, b, c} & set(drawn)
+    assert [card.slug for card in state.by_pid["t0p0"].hand] == [d, *drawn]
+    # The discards reach the discard pile after the draw, face up; a refill shuffled in only what was there.
+    assert sorted(card.slug for card in state.discard) == sorted((a, b, c)) and not state.draw
+    assert [e["order"] for e in of_type(state, "shuffle", 1)] == ([[x]] if discard_pile else [])
+    event = of_type(state, "redraw", 1)[0]
+    assert (event["size"], event["drawn"], event["short"], event["draw_pile"], event["discard_pile"],
+            event["hand"]) == (3, discard_pile, 3 - discard_pile, 0, discard_pile, 1 + discard_pile)
+    text = render_events(state.events())
+    assert f"draws {discard_pile} of 3, {3 - discard_pile} short: the piles held only {discard_pile}" in text
+
+
+def test_the_wanderers_larger_redraw_refills_without_its_discards():
+    hand = distinct(6)
+    p, q, r, s, t, u = distinct(12)[6:]
+    state = rigged(setup_of("teams", ("wanderer", "archivist")), {"t0p0": hand})
+    set_piles(state, draw=[p, q], discard=[r, s, t, u])
+    discards = tuple(sorted(hand)[:5])
+    state.apply(("redraw", discards, 5))
+    # The two cards of the pile, then three of the four the discard pile held: none of the five discards.
+    held = [card.slug for card in state.by_pid["t0p0"].hand]
+    assert not set(discards) & set(held[1:]) and len(held) == 6
+    assert [card.slug for card in state.discard] == list(discards)  # landed after the draws
+    first, refill, second = (e for e in state.events()[-3:])
+    assert (first["type"], first["cards"], refill["type"], second["type"]) == ("draw", [p, q], "shuffle", "draw")
+    assert sorted(refill["order"]) == sorted([r, s, t, u]) and second["cards"] == refill["order"][:3]
+    assert [card.slug for card in state.draw] == refill["order"][3:]
+    event = of_type(state, "redraw", 1)[0]
+    assert (event["drawn"], event["short"], event["draw_pile"], event["discard_pile"], event["hand"]) == (
+        5, 0, 2, 4, 6)
 
 
 def test_played_cards_go_to_the_discard_pile_at_the_end_of_the_round():
