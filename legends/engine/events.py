@@ -4,11 +4,12 @@ Team fields are team indexes (0 or 1), player fields player ids ("t0p0"...), `se
 position of a turn in its round (0-based), `round` the round number (1-based; 0 before the
 first round). Every event carries `visible_to`: the seats that could see everything in it
 when it happened (all of them for public events; the owner alone for a hand; nobody for the
-order of a shuffled pile). Hidden cards are in the log, which is read after the match: a
-face-down card's public `turn` event has no card, its `facedown` event (visible to its
-player) has it, and the showdown's `reveal` shows it to everyone.
+order of a shuffled pile, nor for the seeds of the run). Hidden cards are in the log, which is
+read after the match: a face-down card's public `turn` event has no card, its `facedown` event
+(visible to its player) has it, and the showdown's `reveal` shows it to everyone.
 
-Schema 3 gave `redraw` its shortfall and the piles it was counted on (L8).
+Schema 3 moved the match seed and the agents' seeds out of the public `match_start` into `seeds`
+(visible to no seat, G2) and gave `redraw` its shortfall and the piles it was counted on (L8).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ SCHEMA_VERSION: Final = 3
 
 EVENT_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "match_start": (
-        "schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn", "agent_names",
-        "agent_seeds", "visible_to",
+        "schema", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn", "agent_names", "visible_to",
     ),
+    "seeds": ("seed", "agent_seeds", "visible_to"),
     "shuffle": ("round", "reason", "order", "visible_to"),
     "deal": ("player", "cards", "hand", "draw_pile", "visible_to"),
     "round_start": ("round", "order", "counters", "visible_to"),

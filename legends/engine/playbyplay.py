@@ -39,7 +39,7 @@ def _points(points: dict[str, int]) -> str:
 
 def _match_start(e: Event, names: _Names) -> list[str]:
     opts = e["options"]
-    lines = [f"Akin Legends, {e['mode']} mode (seed {e['seed']}; max {opts.get('max_rounds')} rounds; "
+    lines = [f"Akin Legends, {e['mode']} mode (max {opts.get('max_rounds')} rounds; "
              f"deck of {e['deck_size']} cards, {len(e['deck'])} designs)"]
     for t in e["teams"]:
         names.teams[t["team"]] = t["spirit"]["slug"]
@@ -122,6 +122,11 @@ def _allocation(e: Event, names: _Names) -> list[str]:
             f"({e['attack_cards']} attack card(s)); places {e['placed']}: {where} ({who})"]
 
 
+def _seeds(e: Event, names: _Names) -> list[str]:
+    agents = ", ".join(f"{names.player(pid)} {seed}" for pid, seed in e["agent_seeds"].items())
+    return [f"  seeds (seen by no seat): match {e['seed']}; agents {agents}"]
+
+
 def _redraw(e: Event, names: _Names) -> list[str]:
     gone = ", ".join(e["discarded"]) or "no card"
     # The shortfall from size and drawn, which every schema's redraw holds (stored logs are rendered too).
@@ -145,6 +150,7 @@ def _match_end(e: Event, names: _Names) -> list[str]:
 
 _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "match_start": _match_start,
+    "seeds": _seeds,
     "shuffle": lambda e, names: [f"  {'the deck' if e['reason'] == 'start' else 'the discard pile'} is shuffled "
                              f"into the draw pile ({len(e['order'])} cards)"],
     "deal": lambda e, names: [f"  {names.player(e['player'])} is dealt {', '.join(e['cards'])}"],

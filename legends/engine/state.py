@@ -72,6 +72,9 @@ class LegendsState(Table):
         deck = self.catalogue.deck()
         if self.emit is not None:
             self.emit(self.match_start_event(start, len(deck)))
+            # G2: the match seed replays every shuffle and an agent's seed predicts that agent, so they are
+            # logged apart from the public setup, for no seat (G3: the log is read after the match).
+            self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
         self.rng.shuffle(deck)
         self.draw = deck
         if self.emit is not None:  # the pile's order: seen by nobody, logged for the audit (G3)
@@ -98,10 +101,11 @@ class LegendsState(Table):
         self.everyone = [s.pid for s in seats]
 
     def match_start_event(self, start: MatchStart, deck_size: int) -> Event:
-        """G3: the whole setup (deck, teams, protector specs, seats, agents and their seeds, setup draws)."""
+        """G3: the whole public setup (deck, teams, protector specs, seats and their agents, setup draws), seen by
+        every seat; the seeds are in the `seeds` event that follows."""
         names = self.catalogue.spirit_names
         return {
-            "type": "match_start", "schema": SCHEMA_VERSION, "seed": self.seed, "mode": self.mode,
+            "type": "match_start", "schema": SCHEMA_VERSION, "mode": self.mode,
             "options": dict(self.options), "elements": list(self.elements),
             "deck": [c.as_dict() for c in self.catalogue.designs], "deck_size": deck_size,
             "teams": [
@@ -115,7 +119,7 @@ class LegendsState(Table):
             ],
             "drawn": [{**d, "cards": list(d["cards"]), "pool": list(d["pool"])} for d in start.drawn],
             "agent_names": {pid: self.agent_names.get(pid) for pid in self.everyone},
-            "agent_seeds": dict(self.agent_seeds), "visible_to": list(self.everyone),
+            "visible_to": list(self.everyone),
         }
 
     # ------------------------------------------------------------------ protocol
@@ -157,7 +161,7 @@ class LegendsState(Table):
         player = self.current_player()
         if player is None:
             raise IllegalAction(None, [], "The match is over; no action is legal.")
-        self.apply(agents[player](self.observation(player), legal))
+        self.apply(agents[player](self.observation(player), list(legal)))  # a copy: the agent cannot change ours
 
     def is_terminal(self) -> bool:
         """Whether the match is over."""

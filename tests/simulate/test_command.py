@@ -50,7 +50,7 @@ def run_legends(*args) -> str:
 
 def test_legends_play_by_play_in_both_modes(catalogue):
     duel = run_legends("--mode", "duel", "--seed", "3")
-    assert duel.startswith("Akin Legends, duel mode (seed 3")
+    assert duel.startswith("Akin Legends, duel mode (") and "  seeds (seen by no seat): match 3; " in duel
     assert "Showdown of round 1" in duel and "Result: " in duel
     teams = run_legends("--seed", "3", "--agents", "greedy", "random", "greedy", "random")
     assert "teams mode" in teams and teams == run_legends("--seed", "3", "--agents", "greedy", "random",

@@ -26,6 +26,8 @@ every rule is re-derived here. What it checks:
   stage, with exactly the legal actions (recomputed here) offered and the action taken among them.
 - G3: the schema of every event, and each event's `visible_to` (a hand or a face-down card is
   visible to its owner only, a shuffle to nobody, a Spy's look to the Spy team and the owner).
+- G2: an event holding a seed (the match seed replays every shuffle, an agent's seed predicts that
+  agent) is visible to no seat, whatever its type.
 
 `Audit(events).problems` lists every disagreement; `checks` counts the checks made.
 """
@@ -40,8 +42,9 @@ Event = dict[str, Any]
 
 SCHEMA = 3
 FIELDS: dict[str, tuple[str, ...]] = {
-    "match_start": ("schema", "seed", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn",
-                    "agent_names", "agent_seeds", "visible_to"),
+    "match_start": ("schema", "mode", "options", "elements", "deck", "deck_size", "teams", "drawn", "agent_names",
+                    "visible_to"),
+    "seeds": ("seed", "agent_seeds", "visible_to"),
     "shuffle": ("round", "reason", "order", "visible_to"),
     "deal": ("player", "cards", "hand", "draw_pile", "visible_to"),
     "round_start": ("round", "order", "counters", "visible_to"),
@@ -73,6 +76,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
 PUBLIC = {"match_start", "round_start", "turn", "redraw", "showdown_start", "reveal", "heal", "boost", "strength",
           "pierce", "cancel", "allocation", "destroyed", "showdown_end", "round_end", "counters", "match_end"}
 OWNER_ONLY = {"deal", "draw", "facedown"}
+SEED_FIELDS = ("seed", "agent_seeds")  # G2: what no seat may see, in whatever event it is logged
 
 # The protector spec as the rulings and docs/legends-catalogue.md define it (re-declared, not imported).
 KINDS: dict[str, tuple[str, dict[str, tuple[int, int]], bool]] = {
@@ -139,6 +143,7 @@ class Audit:
             self.check(not self.ended, f"{kind} after match_end")
             if i and "round" in e and kind != "round_start":
                 self.check(e["round"] == self.round, f"{kind}: round {e['round']} is the current round {self.round}")
+            self.secret_seeds(e)
             if i:
                 self.visibility(e)
                 self.consequence_order(e)
@@ -150,9 +155,18 @@ class Audit:
         self.index = len(events)
         self.check(events[-1].get("type") == "match_end", "the log ends with match_end")
 
+    def secret_seeds(self, e: Event) -> None:
+        """G2: the seeds of the run are in the log (G1, G3) for no seat."""
+        held = [name for name in SEED_FIELDS if name in e]
+        if held:
+            self.check(e["visible_to"] == [], f"{e['type']} holds {', '.join(held)}: visible to no seat (G2), "
+                                              f"not {e['visible_to']}")
+
     def visibility(self, e: Event) -> None:
-        """G3: who could see each event when it happened."""
+        """G3: who could see each event when it happened (an event holding a seed: see secret_seeds)."""
         kind = e["type"]
+        if any(name in e for name in SEED_FIELDS):
+            return
         if kind in PUBLIC:
             expected = self.seats
         elif kind in OWNER_ONLY:
@@ -256,9 +270,6 @@ class Audit:
                 self.check(len(parities) == 1, f"team {index}: teammates never play one after the other (L5)")
         self.check_draws(e["drawn"], teams)
         self.check(sorted(e["agent_names"]) == sorted(self.seats), "an agent name for every seat (G3)")
-        self.check(sorted(e["agent_seeds"]) == sorted(self.seats)
-                   and all(isinstance(s, int) and not isinstance(s, bool) for s in e["agent_seeds"].values()),
-                   "an agent seed for every seat (G2, G3)")
         self.check(e["visible_to"] == self.seats, "match_start is public")
         # Replay state.
         self.hands: dict[str, list[str]] = {p: [] for p in self.seats}
@@ -269,6 +280,7 @@ class Audit:
         self.expected_draws: list[tuple[str, str, int, str | None]] = []
         self.open_draw: dict[str, Any] | None = None
         self.held: list[str] = []  # a redraw's discards, until its draws are done (L8)
+        self.seeded = False
         self.pending: Event | None = None
         self.phase = "setup"
         self.after_showdown_end: int | None = None
@@ -319,10 +331,19 @@ class Audit:
 
     # ------------------------------------------------------------------ piles and hands (L5, L8)
 
+    def on_seeds(self, e: Event) -> None:
+        self.check(self.index == 1 and not self.seeded, "the seeds follow match_start, once (G1)")
+        self.seeded = True
+        self.check(isinstance(e["seed"], int) and not isinstance(e["seed"], bool), "the match seed (G1)")
+        self.check(sorted(e["agent_seeds"]) == sorted(self.seats)
+                   and all(isinstance(s, int) and not isinstance(s, bool) for s in e["agent_seeds"].values()),
+                   "an agent seed for every seat (G2, G3)")
+
     def on_shuffle(self, e: Event) -> None:
         order = e["order"]
         if e["reason"] == "start":
-            self.check(self.pile is None and self.round == 0, "the deck is shuffled once, before the deal")
+            self.check(self.pile is None and self.round == 0 and self.seeded,
+                       "the deck is shuffled once, after the seeds, before the deal")
             self.check(Counter(order) == self.deck, "the shuffled deck is the deck (L5)")
         else:
             self.check(e["reason"] == "refill", f"shuffle reason {e['reason']!r}")

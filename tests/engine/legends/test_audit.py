@@ -3,7 +3,7 @@
 Each corruption changes one thing a faulty engine could get wrong (a marker beyond the cap, a
 card drawn from below the top, counters passed the wrong way, an action taken that was not
 offered, a hidden card marked visible to the wrong seat, a redraw drawing back its own discards,
-...). The uncorrupted logs pass.
+a seed shown to a seat, ...). The uncorrupted logs pass.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def refill_not_the_discards(log: Log) -> bool:
 
 
 def deck_not_shuffled_deck(log: Log) -> bool:
-    log[1]["order"][0] = other_design(log, log[1]["order"][0])
+    log[2]["order"][0] = other_design(log, log[2]["order"][0])
     return True
 
 
@@ -208,7 +208,7 @@ def turn_decision_made_public(log: Log) -> bool:
 
 
 def pile_order_seen(log: Log) -> bool:
-    log[1]["visible_to"] = [log[2]["player"]]
+    log[2]["visible_to"] = [log[3]["player"]]
     return True
 
 
@@ -395,7 +395,13 @@ def drawn_from_a_bad_pool(log: Log) -> bool:
 
 
 def agent_seed_missing(log: Log) -> bool:
-    log[0]["agent_seeds"].popitem()
+    log[1]["agent_seeds"].popitem()
+    return True
+
+
+def seeds_seen_by_the_seats(log: Log) -> bool:
+    """The seeds marked as seen: the match seed would let a seat replay every shuffle (G2)."""
+    log[1]["visible_to"] = seats(log)
     return True
 
 
@@ -533,6 +539,7 @@ CORRUPTIONS: dict[str, tuple[Callable[[Log], bool], str]] = {f.__name__: (f, wor
     (teammates_adjacent, "teammates never play one after the other"), (defense_used_twice, "no card twice"),
     (spirits_shared, "different spirits"), (drawn_from_a_bad_pool, "no card already in the match"),
     (agent_seed_missing, "an agent seed for every seat"), (extra_field, "exactly its fields"),
+    (seeds_seen_by_the_seats, "seeds holds seed, agent_seeds: visible to no seat (G2)"),
     (redraw_draws_back_its_discards, "no refill during it shuffles them in, so it never draws them back"),
     (redraw_counts_its_own_discards, "what the piles held before its discards land"),
     (redraw_piles_miscounted, "the piles before its discards land are"),

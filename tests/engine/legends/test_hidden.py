@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from legends.engine.agents import SearchAgent
-from legends.engine.game import new_match
+from legends.engine.game import new_match, play_legends_match
 from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import Defense, Play
 from legends.engine.state import LegendsState, Seat
@@ -202,3 +202,35 @@ def test_no_sandbox_at_an_allocation():
         state.apply(next((a for a in state.legal_actions() if a[0] == "attack"), state.legal_actions()[0]))
     with pytest.raises(ValueError):
         state.observation(state.current_player()).sandbox(1)
+
+
+# ------------------------------------------------------------------ the seeds in the log (G2, G3)
+
+
+def seed_keys(value: Any) -> set[str]:
+    """Every key naming a seed inside plain data (`seed`, `agent_seeds`, ...)."""
+    if isinstance(value, dict):
+        own = {k for k in value if isinstance(k, str) and "seed" in k}
+        return own.union(*(seed_keys(v) for v in value.values()))
+    if isinstance(value, (list, tuple)):
+        return set().union(*(seed_keys(v) for v in value))
+    return set()
+
+
+@pytest.mark.parametrize("mode", ["teams", "duel"])
+def test_the_seeds_are_logged_for_no_seat_and_the_public_setup_for_every_seat(mode):
+    # The match seed replays every shuffle (every hidden card); an agent's seed predicts that agent (G2).
+    setup = teams_setup(protectors=("spy", None)) if mode == "teams" else duel_setup(protectors=(None, None))
+    seats = ["t0p0", "t0p1", "t1p0", "t1p1"] if mode == "teams" else ["t0p0", "t1p0"]
+    result = play_legends_match(setup=setup, agents=["greedy", "random", "search", "random"][:len(seats)], seed=31,
+                                options={"max_rounds": 2})
+    events = result.events
+    holding = [e for e in events if seed_keys(e)]
+    assert [(e["type"], e["seed"], sorted(e["agent_seeds"]), e["visible_to"]) for e in holding] == [
+        ("seeds", 31, seats, [])]
+    for seat in seats:
+        seen = [e for e in events if seat in e["visible_to"]]  # the log as that seat could see it
+        assert not set().union(*(seed_keys(e) for e in seen)), seat
+        start = seen[0]
+        assert start["type"] == "match_start" and start["visible_to"] == seats
+        assert [p["id"] for t in start["teams"] for p in t["players"]] == seats and start["mode"] == mode

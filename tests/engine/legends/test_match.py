@@ -97,8 +97,8 @@ def test_match_start_records_the_setup_and_the_draws():
     result = play_match("legends", setup=teams_setup(protectors=("spy", None), defenses=(None, ["dust-tower",
                         "reef-barrier", "ember-veil"])), agents=["random"] * 4, seed=8, options={"max_rounds": 1})
     start = result.events[0]
-    assert (start["type"], start["schema"], start["seed"], start["mode"], start["deck_size"]) == (
-        "match_start", SCHEMA_VERSION, 8, "teams", 72)
+    assert (start["type"], start["schema"], start["mode"], start["deck_size"]) == (
+        "match_start", SCHEMA_VERSION, "teams", 72)
     assert start["options"] == {**DEFAULTS, "max_rounds": 1}
     assert start["elements"] == ["fire", "water", "earth", "air"]
     # The whole deck, every design with its attacks, effect and copies.
@@ -118,15 +118,18 @@ def test_match_start_records_the_setup_and_the_draws():
     assert drawn[(0, "defense")]["cards"] == [d["slug"] for d in team0["defenses"]]
     assert not set(drawn[(0, "defense")]["pool"]) & {"dust-tower", "reef-barrier", "ember-veil"}
     assert set(drawn[(0, "defense")]["cards"]) <= set(drawn[(0, "defense")]["pool"])
-    # The seats' agents and the seeds their generators were made from (G2).
+    # The seats' agents, public; then the match seed and the seeds the agents' generators were made from,
+    # seen by nobody (G2).
     assert start["agent_names"] == {"t0p0": "random", "t0p1": "random", "t1p0": "random", "t1p1": "random"}
-    assert set(start["agent_seeds"]) == {"t0p0", "t0p1", "t1p0", "t1p1"}
     assert start["visible_to"] == ["t0p0", "t0p1", "t1p0", "t1p1"]
+    seeds = result.events[1]
+    assert (seeds["type"], seeds["seed"], sorted(seeds["agent_seeds"]), seeds["visible_to"]) == (
+        "seeds", 8, ["t0p0", "t0p1", "t1p0", "t1p1"], [])
     # Then the shuffled pile (seen by nobody) and the deal, each hand visible to its player only.
-    shuffle = result.events[1]
+    shuffle = result.events[2]
     assert (shuffle["type"], shuffle["reason"], len(shuffle["order"]), shuffle["visible_to"]) == (
         "shuffle", "start", 72, [])
-    deals = result.events[2:6]
+    deals = result.events[3:7]
     assert [(e["type"], e["player"], e["hand"], e["visible_to"]) for e in deals] == [
         ("deal", pid, 7, [pid]) for pid in ("t0p0", "t1p0", "t0p1", "t1p1")]  # in counter order
     assert [c for e in deals for c in e["cards"]] == shuffle["order"][:28]  # from the top of the pile
@@ -227,7 +230,8 @@ def test_render_tells_the_match():
     result = play_match("legends", setup=teams_setup(protectors=("spy", "siege-master")),
                         agents=["greedy"] * 4, seed=4)
     text = render_log("legends", result.events)
-    assert text.startswith("Akin Legends, teams mode (seed 4")
+    assert text.startswith("Akin Legends, teams mode (max 30 rounds")
+    assert "  seeds (seen by no seat): match 4; agents Ann (t0p0) " in text
     assert "Round 1: order Ann (t0p0), Cat (t1p0), Ben (t0p1), Dan (t1p1)" in text
     assert "plays face down, as an" in text and "Showdown of round 1" in text and "reveal #" in text
     assert "counters handed on: Ann (t0p0) 1->4" in text

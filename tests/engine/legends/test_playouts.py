@@ -51,7 +51,8 @@ def test_every_log_passes_the_audit(mode, team0, team1, count):
     for seed in range(count):
         start, protectors = audited(mode, seating(mode, team0, team1), 10_000 * len(team0 + team1) + seed)
         seen |= protectors
-        assert start["agent_names"] == dict(zip(start["agent_seeds"], seating(mode, team0, team1), strict=True))
+        seats = [p["id"] for t in start["teams"] for p in t["players"]]
+        assert start["agent_names"] == dict(zip(seats, seating(mode, team0, team1), strict=True))
     # Every protector played (the Spy is never drawn for a duel).
     assert seen == (PROTECTORS if mode == "teams" else PROTECTORS - {"spy"})
 
