@@ -1,5 +1,6 @@
 """docs/legends-catalogue.md states every code with its ruling, every effect kind and hook, every protector."""
 
+import json
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from legends.engine.protectors import HOOKS, KINDS
 from legends.engine.setup import CODES
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "legends-catalogue.md").read_text()
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "legends_official.json"
 
 
 def table_row(first_cell: str) -> str:
@@ -39,3 +41,6 @@ def test_every_hook_is_documented(hook):
 )
 def test_every_official_protector_is_described(slug):
     assert len(table_row(slug)) > 60
+    rows = json.loads(FIXTURE.read_text())
+    printed = next(r["fields"]["rules_text"] for r in rows if r["model"] == "cardsdb.card" and r["fields"]["slug"] == slug)
+    assert f"| {printed} |" in table_row(slug)  # the words the card prints, as stored

@@ -40,7 +40,7 @@ VALID = {
     ),
     "redraw_size": (
         {"kind": "redraw_size", "when": "redraw", "count": 5},
-        "A player of the team who redraws may discard and draw up to 5 cards instead of 3.",
+        "A player of the team who redraws may discard and draw 3 to 5 cards instead of exactly 3.",
     ),
     "pierce_defense": (
         {"kind": "pierce_defense", "when": "showdown_defenses", "count": 2, "element": "earth"},

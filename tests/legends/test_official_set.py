@@ -1,5 +1,6 @@
 """The official Akin Legends set (fixtures/legends_official.json) follows every catalogue rule."""
 
+import io
 import json
 from collections import Counter
 from itertools import combinations
@@ -113,3 +114,55 @@ def test_loading_twice_changes_nothing(db):
     call_command("loaddata", *official_fixture_files(), verbosity=0)
     assert list(Card.objects.order_by("pk").values()) == first
     assert list(SummoningCard.objects.order_by("pk").values()) == legends_first
+
+
+# ------------------------------------------------------------------ the Wanderer's text, reprinted
+
+PREVIOUS_WANDERER = "A player of the team who redraws may discard and draw up to 5 cards instead of 3."
+WANDERER = "A player of the team who redraws may discard and draw 3 to 5 cards instead of exactly 3."
+
+
+def previous_release(tmp_path: Path) -> list[str]:
+    """The official fixtures as the release before printed the Wanderer ("up to 5": never 1 or 2)."""
+    folder = tmp_path / "previous"
+    folder.mkdir()
+    paths = []
+    for path in map(Path, official_fixture_files()):
+        rows = json.loads(path.read_text())
+        for row in rows:
+            if row["model"] == "cardsdb.card" and row["fields"].get("slug") == "wanderer":
+                row["fields"]["rules_text"] = PREVIOUS_WANDERER
+        (folder / path.name).write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+        paths.append(str(folder / path.name))
+    return paths
+
+
+def update_official() -> str:
+    out = io.StringIO()
+    call_command("update_official", "--apply", stdout=out)  # this release: the project's fixtures
+    return out.getvalue()
+
+
+def test_an_update_reprints_an_unedited_wanderer(tmp_path):
+    call_command("load_official", *previous_release(tmp_path), verbosity=0)
+    assert Protector.objects.get(slug="wanderer").rules_text == PREVIOUS_WANDERER
+    out = update_official()
+    lines = out.splitlines()
+    assert lines[0] == "update    cardsdb.card 2010 (Wanderer)"
+    assert lines[1].startswith("    rules_text: 'A player of the team who redraws may discard and draw up to 5")
+    assert "-> 'A player of the team who redraws may discard and draw 3 to 5" in lines[1]  # long texts are cut
+    assert "Applied: 1 rows updated, 0 created; 0 conflicts" in out
+    wanderer = Protector.objects.get(slug="wanderer")
+    assert wanderer.rules_text == WANDERER == wanderer.compose_rules_text()
+
+
+def test_an_update_keeps_a_wanderer_staff_edited(tmp_path):
+    call_command("load_official", *previous_release(tmp_path), verbosity=0)
+    wanderer = Protector.objects.get(slug="wanderer")
+    wanderer.flavor_text = "Staff wording."
+    wanderer.full_clean()
+    wanderer.save()  # as the admin saves it: the printed text is composed again from the spec
+    out = update_official()
+    assert "conflict  cardsdb.card 2010 (Wanderer): edited since it was loaded; kept as it is" in out.splitlines()
+    wanderer.refresh_from_db()
+    assert (wanderer.flavor_text, wanderer.rules_text) == ("Staff wording.", WANDERER)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from legends.engine.effects.base import Param, ProtectorEffect, ProtectorKind
+from legends.engine.vocabulary import REDRAW_SIZE
 
 
 class RedrawSize(ProtectorKind):
@@ -14,7 +15,10 @@ class RedrawSize(ProtectorKind):
     params = (Param("count", 4, 7),)
 
     def describe(self, effect: ProtectorEffect, names: Mapping[str, str]) -> str:
-        return f"A player of the team who redraws may discard and draw up to {effect.count} cards instead of 3."
+        # Every size from the usual 3 to `count` is offered (never fewer than 3), so the text names both ends.
+        low, high = REDRAW_SIZE, effect.count
+        sizes = f"{low} or {high}" if high == low + 1 else f"{low} to {high}"
+        return f"A player of the team who redraws may discard and draw {sizes} cards instead of exactly {low}."
 
     def redraw_limit(self, effect: ProtectorEffect) -> int:
         return effect.count

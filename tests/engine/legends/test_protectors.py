@@ -255,7 +255,7 @@ def test_wanderer_redraws_up_to_five_cards():
     hand = [FIRE, FIRE, AIR, AIR, WATER, EARTH]
     wanderer = rigged(setup_with("wanderer"), {"t0p0": hand})
     plain = rigged(setup_with("tide-keeper"), {"t0p0": hand})
-    # "may discard and draw up to 5 cards instead of 3"
+    # "may discard and draw 3 to 5 cards instead of exactly 3"
     assert {a[2] for a in wanderer.legal_actions() if a[0] == "redraw"} == {3, 4, 5}
     assert {a[2] for a in plain.legal_actions() if a[0] == "redraw"} == {3}
     action = ("redraw", tuple(sorted([FIRE, FIRE, AIR, AIR, WATER])), 5)
@@ -269,6 +269,17 @@ def test_wanderer_redraws_up_to_five_cards():
     short = rigged(setup_with("wanderer"), {"t0p0": [FIRE]})
     assert [a for a in short.legal_actions() if a[0] == "redraw"] == [
         ("redraw", (FIRE,), 3), ("redraw", (FIRE,), 4), ("redraw", (FIRE,), 5)]
+
+
+def test_the_wanderers_text_names_every_redraw_size_it_allows():
+    entries = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    text = next(e["fields"]["rules_text"] for e in entries if e["model"] == "cardsdb.card"
+                and e["fields"]["slug"] == "wanderer")
+    state = rigged(setup_with("wanderer"), {"t0p0": [FIRE, FIRE, AIR, AIR, WATER, EARTH]})
+    sizes = sorted({a[2] for a in state.legal_actions() if a[0] == "redraw"})
+    # Never fewer than 3 (L8), so "up to 5" would promise redraws of 1 or 2 that no player is offered.
+    assert sizes == list(range(sizes[0], sizes[-1] + 1)) and sizes[0] == 3
+    assert f"draw {sizes[0]} to {sizes[-1]} cards instead of exactly 3" in text
 
 
 # ------------------------------------------------------------------ Siege Master
