@@ -12,7 +12,7 @@ window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
     // The unit whose action, ability or trigger the event belongs to.
     actor(e) {
       switch (e.type) {
-        case "decision": case "ability_used": case "faction_triggered": case "move":
+        case "decision": case "ability_used": case "faction_triggered": case "move": case "cooldown_started":
           return e.unit;
         case "damage": case "heal":
           return e.via === "ongoing" ? null : e.src;
