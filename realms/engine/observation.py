@@ -174,25 +174,28 @@ class RealmsObservation(NamedTuple):
         return self.lookahead(self, seed)
 
     def to_dict(self) -> dict[str, Any]:
-        """The observation as plain JSON-friendly data (ability specs by name; cards by slug)."""
-        def unit(v: UnitInfo) -> dict[str, Any]:
-            return {
-                "id": v.uid, "side": v.side, "name": v.name, "card": v.card, "summon": v.summon,
-                "class": v.character_class, "faction": v.faction, "position": v.position, "line": v.line,
-                "alive": v.alive, "hp": v.hp, "max_hp": v.max_hp, "shield": v.shield, "atk": v.atk, "def": v.def_,
-                "spd": v.spd, "cooldown": v.cooldown, "ready_round": v.ready_round, "silenced": v.silenced,
-                "effects": [e._asdict() for e in v.effects], "faction_round": v.faction_round,
-                "faction_used": v.faction_used,
-            }
+        """The observation as plain JSON-friendly data (cards by slug)."""
         return {
             "player": self.player, "round": self.round, "phase": self.phase, "max_rounds": self.max_rounds,
             "tie_break": self.tie_break, "first_player": self.first_player, "tie_lead": self.tie_lead,
             "actor": self.actor.uid if self.actor is not None else None,
-            "targets": [v.uid for v in self.targets], "units": [unit(v) for v in self.units],
+            "targets": [v.uid for v in self.targets], "units": [unit_dict(v) for v in self.units],
             "order": [list(x) for x in self.order], "acting": self.acting, "flex_done": self.flex_done,
             "collection": [c.slug for c in self.own_collection],
             "deployed": [[[c.slug, line] for c, line in side] for side in self.deployments],
         }
+
+
+def unit_dict(v: UnitInfo) -> dict[str, Any]:
+    """A unit's public values as plain JSON-friendly data."""
+    return {
+        "id": v.uid, "side": v.side, "name": v.name, "card": v.card, "summon": v.summon,
+        "class": v.character_class, "faction": v.faction, "position": v.position, "line": v.line,
+        "alive": v.alive, "hp": v.hp, "max_hp": v.max_hp, "shield": v.shield, "atk": v.atk, "def": v.def_,
+        "spd": v.spd, "cooldown": v.cooldown, "ready_round": v.ready_round, "silenced": v.silenced,
+        "effects": [e._asdict() for e in v.effects], "faction_round": v.faction_round,
+        "faction_used": v.faction_used,
+    }
 
 
 NO_DEPLOYMENTS: tuple[tuple[tuple[CharacterCard, str], ...], ...] = ()

@@ -37,11 +37,11 @@ from realms.engine.battlefield import (
     Battlefield,
 )
 from realms.engine.cards import CharacterCard
+from realms.engine.effects import KINDS
 from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
 from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
-from realms.engine.effects import KINDS
 from realms.engine.units import T_BATTLE_START, Active, Unit
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, OTHER, PLAYERS, REARGUARD, VANGUARD
 from simulate.engine.errors import IllegalAction, SetupError

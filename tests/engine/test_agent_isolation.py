@@ -5,6 +5,7 @@ built-in agent, whole matches; a deliberately leaking observation is caught."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -45,10 +46,8 @@ def referents(obj: Any) -> list[Any]:
     if isinstance(obj, FunctionType):
         cells = []
         for cell in obj.__closure__ or ():
-            try:
+            with contextlib.suppress(ValueError):  # an empty cell holds nothing
                 cells.append(cell.cell_contents)
-            except ValueError:  # an empty cell
-                pass
         return [*cells, *(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
     if isinstance(obj, MethodType):
         return [obj.__self__, obj.__func__]

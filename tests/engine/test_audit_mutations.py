@@ -102,9 +102,7 @@ class Seen:
         elif t == "effect_expired":
             self.gone[e["eid"]] = e
             self.units[e["unit"]]["silences"].discard(e["eid"])
-        elif t == "cooldown_started":
-            self.units[e["unit"]]["ready"] = e["ready_after"]
-        elif t == "cooldown":
+        elif t == "cooldown_started" or t == "cooldown":
             self.units[e["unit"]]["ready"] = e["ready_after"]
         elif t == "round_start":
             self.round = e["round"]

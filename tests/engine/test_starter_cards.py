@@ -154,9 +154,7 @@ class Board:
             self.round = e["round"]
         elif t == "move":
             self.units[e["unit"]].line = e["to"]
-        elif t == "cooldown_started":
-            self.units[e["unit"]].ready = e["ready_after"]
-        elif t == "cooldown":
+        elif t == "cooldown_started" or t == "cooldown":
             self.units[e["unit"]].ready = e["ready_after"]
         elif t == "damage":
             u = self.units[e["tgt"]]
