@@ -209,8 +209,6 @@ class Battlefield:
         """Log a lasting effect just put on `u` with the last round it is active (R14): applied in round r
         (0 before round 1), an ongoing effect ticks in rounds r+1 … r+N; any other lasts until the end
         phase of round r + d − 1, counting from round 1 when applied before it."""
-        rnd = a.since
-        until = rnd + a.left if a.impl.ongoing else (rnd if rnd > 0 else 1) + a.left - 1
         self.emit(  # type: ignore[misc]
             {
                 "type": "effect_applied",
@@ -220,7 +218,7 @@ class Battlefield:
                 "stat": a.stat or None,
                 "amount": a.amount if a.kind != "silence" else None,
                 "duration": a.left,
-                "until": until,
+                "until": a.until,
                 "persists": a.persists,
                 "src": src.uid,
                 "via": via,

@@ -33,6 +33,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
             if a.kind == "shield" and a.amount > 0:
                 take = a.amount if a.amount < left else left
                 a.amount -= take
+                a.info = None  # its points changed
                 absorbed += take
                 left -= take
                 if a.amount == 0:

@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from realms.engine.effects import ONGOING_KINDS
 from realms.engine.spec import FactionAbility, MainAbility
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
     from realms.engine.cards import CharacterCard
     from realms.engine.state import RealmsState
-    from realms.engine.units import Unit
+    from realms.engine.units import Active, Unit
 
 
 class EffectInfo(NamedTuple):
@@ -34,10 +35,14 @@ class EffectInfo(NamedTuple):
     kind: str  # buff, debuff, shield, poison, burn, regen, silence
     stat: str  # atk, def or spd for a buff or debuff; "" otherwise
     amount: int  # stat change, shield points left, damage or healing per tick; 0 for a silence
-    left: int  # rounds left (poison, burn, regeneration: ticks left)
+    until: int  # its last round (R14): to that round's end phase, or an ongoing kind's last tick
     src: str  # the unit that applied it
     since: int  # the round it was applied (0: before round 1)
     persists: bool  # it outlives its source (R17)
+
+    def left(self, rnd: int) -> int:
+        """Rounds it has left at a decision of round `rnd` (poison, burn, regeneration: ticks left)."""
+        return self.until - rnd if self.kind in ONGOING_KINDS else self.until - rnd + 1
 
 
 class UnitInfo(NamedTuple):
@@ -84,13 +89,17 @@ Lookahead = Callable[["RealmsObservation", int], "RealmsState"]
 _new = tuple.__new__
 
 
+def effect_info(a: Active) -> EffectInfo:
+    """An effect's snapshot (kept on it until a shield's points change)."""
+    info = a.info = _new(EffectInfo, (a.eid, a.kind, a.stat, a.amount, a.until, a.src, a.since, a.persists))
+    return info
+
+
 def snapshot(u: Unit) -> UnitInfo:
     """The unit's current snapshot (kept on the unit until it changes)."""
     info = u.snapshot
     if info is None:
-        effects = tuple(
-            [_new(EffectInfo, (a.eid, a.kind, a.stat, a.amount, a.left, a.src, a.since, a.persists)) for a in u.effects]
-        ) if u.effects else ()
+        effects = tuple([a.info or effect_info(a) for a in u.effects]) if u.effects else ()
         info = u.snapshot = _new(
             UnitInfo,
             u.static + (
@@ -153,7 +162,8 @@ class RealmsObservation(NamedTuple):
 
     def effects(self, uid: str) -> tuple[tuple[str, str, int, int], ...]:
         """The effects standing on a unit: (kind, stat, amount, rounds left), oldest first."""
-        return tuple((e.kind, e.stat, e.amount, e.left) for e in self.unit(uid).effects)
+        rnd = self.round
+        return tuple((e.kind, e.stat, e.amount, e.left(rnd)) for e in self.unit(uid).effects)
 
     def attack_order(self) -> list[tuple[str, int]]:
         """This round's attack order so far: (unit id, SPD used), summons included."""

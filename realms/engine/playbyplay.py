@@ -28,8 +28,9 @@ class _Names:
 def _match_start(e: Event, n: _Names) -> list[str]:
     """The match's options and every unit with its printed stats."""
     opts = e["options"]
+    seed = f"seed {e['seed']}; " if "seed" in e else ""  # schema 3 logs it apart, in `seeds`
     lines = [
-        f"Match start (seed {e['seed']}; tie break {opts.get('tie_break')}; max {opts.get('max_rounds')} rounds; "
+        f"Match start ({seed}tie break {opts.get('tie_break')}; max {opts.get('max_rounds')} rounds; "
         f"first player {e['first_player']})"
     ]
     for u in e["units"]:
@@ -109,6 +110,8 @@ _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "collection": lambda e, n: [f"  {e['player']}'s collection: {len(e['cards'])} cards"],
     "deploy": lambda e, n: [f"  {e['player']} deploys {e['card']} in the {e['line']} (pick {e['pick']})"],
     "match_start": _match_start,
+    "seeds": lambda e, n: [f"  Seeds (seen by no player): match {e['seed']}, agents "
+                           + ", ".join(f"{p} {s}" for p, s in sorted(e["agent_seeds"].items()))],
     "round_start": lambda e, n: [f"Round {e['round']}"],
     "order": lambda e, n: [
         f"  {_ORDER_LABELS[e['phase']]}: " + ", ".join(f"{n(uid)} ({spd})" for uid, spd in e["units"])

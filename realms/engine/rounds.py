@@ -135,7 +135,6 @@ def tick(bf: Battlefield, u: Unit) -> None:
         if a.left <= 0 or a.since >= rnd or not a.impl.ongoing:
             continue
         a.left -= 1
-        u.snapshot = None
         if a.impl.positive:
             bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
         else:
@@ -153,8 +152,7 @@ def end_phase(bf: Battlefield) -> None:
             if u.trigger == T_ROUND_END and u.alive:
                 fire(bf, u, None)
     for u in bf.order:  # expiries never change the order
-        if u.alive and u.effects:
-            u.snapshot = None  # durations go down
+        if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
             expired = None
             for a in u.effects:
                 if a.impl.ongoing:  # R14: these end after their last tick, in a start phase

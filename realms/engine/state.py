@@ -114,13 +114,15 @@ class RealmsState(Battlefield):
                 {
                     "type": "match_start",
                     "schema": SCHEMA_VERSION,
-                    "seed": self.seed,
                     "options": self.options,
                     "first_player": self.first,
-                    "agents": {p: {"agent": self.agent_names.get(p), "seed": self.agent_seeds[p]} for p in PLAYERS},
+                    "agents": {p: self.agent_names.get(p) for p in PLAYERS},
                     "units": [unit_card(u) for u in self.units],
                 }
             )
+            # G2: the match seed replays every coin and an agent's seed predicts that agent, so they are logged
+            # apart from the public setup, for no seat (G3: the log is read after the match).
+            self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
         self.stage = START
         order.build(self, "battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
@@ -456,7 +458,8 @@ def _field(world: RealmsState, v: UnitInfo) -> None:
     u.faction_round = v.faction_round
     u.faction_used = v.faction_used
     for e in v.effects:
-        world.stand(u, Active(e.eid, KINDS[e.kind], e.stat, e.amount, e.left, e.src, e.since, e.persists))
+        world.stand(u, Active(e.eid, KINDS[e.kind], e.stat, e.amount, e.left(world.round), e.src, e.since,
+                              e.persists, e.until))
     if not v.alive:
         u.alive = False
         world.withdraw(u)

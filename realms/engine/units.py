@@ -10,7 +10,7 @@ from realms.engine.vocabulary import VANGUARD
 if TYPE_CHECKING:
     from realms.engine.cards import CharacterCard
     from realms.engine.effects.base import Step
-    from realms.engine.observation import UnitInfo
+    from realms.engine.observation import EffectInfo, UnitInfo
     from realms.engine.spec import Condition, FactionAbility, MainAbility
 
 ATTACK = "attack"
@@ -72,13 +72,15 @@ class Standing:
 class Active:
     """An effect standing on a unit: buff, debuff, shield, poison, burn, regen or silence."""
 
-    __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since", "persists", "impl")
+    __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since", "persists", "impl", "until", "info")
 
     def __init__(
-        self, eid: int, impl: Standing, stat: str, amount: int, left: int, src: str, since: int, persists: bool
+        self, eid: int, impl: Standing, stat: str, amount: int, left: int, src: str, since: int, persists: bool,
+        until: int = -1,
     ) -> None:
         """A standing effect: id, kind, stat, amount, rounds (ongoing kinds: ticks) left, source id, round
-        applied, and whether it outlives its source (R17)."""
+        applied, whether it outlives its source (R17), and its last round (worked out from the others when
+        it is put on: R14)."""
         self.eid = eid
         self.impl = impl
         self.kind = impl.name
@@ -88,10 +90,16 @@ class Active:
         self.src = src
         self.since = since
         self.persists = persists
+        if until < 0:  # R14: ongoing kinds tick in rounds r+1 … r+N; the others last to the end of r+d−1
+            until = since + left if impl.ongoing else (since if since > 0 else 1) + left - 1
+        self.until = until
+        self.info: EffectInfo | None = None  # its public snapshot, made when first asked for (it never changes
+        # but for a shield's points, which drop it)
 
     def copy(self) -> Active:
         """An independent copy (for look-ahead states)."""
-        return Active(self.eid, self.impl, self.stat, self.amount, self.left, self.src, self.since, self.persists)
+        return Active(self.eid, self.impl, self.stat, self.amount, self.left, self.src, self.since, self.persists,
+                      self.until)
 
 
 class Unit:

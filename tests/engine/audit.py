@@ -84,7 +84,8 @@ FIELDS: dict[str, frozenset[str]] = {
         "formation_start": ("first_player",),
         "collection": ("player", "cards", "visible_to"),
         "deploy": ("player", "card", "line", "pick"),
-        "match_start": ("schema", "seed", "options", "first_player", "agents", "units"),
+        "match_start": ("schema", "options", "first_player", "agents", "units"),
+        "seeds": ("seed", "agent_seeds", "visible_to"),
         "decision": ("round", "stage", "player", "unit", "legal", "action", "visible_to"),
         "round_start": ("round",),
         "move": ("unit", "from", "to", "via", "src", "use"),
@@ -384,16 +385,19 @@ class Auditor:
                 return
             self._fail("G3", "the log has no match_start", 0)
         ms = self.ev[start]  # type: ignore[index]
-        self._match_options(ms, start)  # type: ignore[arg-type]
+        seeds = self.ev[start + 1] if start + 1 < self.n else {}  # type: ignore[operator]
+        self._ok(seeds.get("type") == "seeds", "G2", "match_start must be followed by the seeds", start)
+        self._match_options(ms, seeds, start)  # type: ignore[arg-type]
         deployed = None
         if self.ev[0]["type"] == "formation_start":
             deployed = self._formation(ms)
             if deployed is None:
                 return
         e = self._take("match_start", "G3", "match_start")
+        self._take("seeds", "G2", "the seeds, right after match_start")
         self._units(e, deployed)
 
-    def _match_options(self, ms: dict[str, Any], index: int) -> None:
+    def _match_options(self, ms: dict[str, Any], seeds: dict[str, Any], index: int) -> None:
         self._ok(ms["schema"] == 3, "G3", f"schema {ms['schema']!r}, expected 3", index)
         opts = ms["options"]
         self._ok(isinstance(opts, dict) and {"tie_break", "max_rounds", "max_actions", "first_player"} <= set(opts),
@@ -407,19 +411,22 @@ class Auditor:
             self._ok(first == opts["first_player"], "R6", "first_player differs from the option", index)
         self.first = self.alt = first
         agents = ms["agents"]
-        self._ok(isinstance(agents, dict) and set(agents) == set(PLAYERS)
-                 and all(set(agents[p]) == {"agent", "seed"} for p in PLAYERS), "G2",
-                 "agents must map a and b to {agent, seed}", index)
+        self._ok(isinstance(agents, dict) and set(agents) == set(PLAYERS), "G3", "agents must name a's and b's", index)
+        seeded = seeds["agent_seeds"]
+        self._ok(seeds["visible_to"] == [], "G2", "the seeds must be seen by no player (they replay every draw)",
+                 index + 1)
+        self._ok(isinstance(seeded, dict) and set(seeded) == set(PLAYERS), "G2",
+                 "agent_seeds must give a's and b's", index + 1)
         if self.replay_rng:
-            self._ok(isinstance(ms["seed"], int), "G1", "the match seed must be an integer", index)
-            rng = self.rng = random.Random(ms["seed"])
+            self._ok(isinstance(seeds["seed"], int), "G1", "the match seed must be an integer", index + 1)
+            rng = self.rng = random.Random(seeds["seed"])
             if opts["first_player"] not in PLAYERS:
                 coin = "a" if rng.random() < 0.5 else "b"
                 self._ok(first == coin, "G1", f"first_player {first!r} is not the seeded coin {coin!r}", index)
             for p in PLAYERS:
                 seed = rng.getrandbits(SEED_BITS)
-                self._ok(agents[p]["seed"] == seed, "G2",
-                         f"agent seed of {p} is not drawn from the match generator", index)
+                self._ok(seeded[p] == seed, "G2", f"agent seed of {p} is not drawn from the match generator",
+                         index + 1)
 
     def _formation(self, ms: dict[str, Any] | None) -> list[list[tuple[str, str]]] | None:
         """R6, R4: alternate deployments, each legal and from the player's own collection (listed at the start,

@@ -961,9 +961,19 @@ def _formation_turn(events: Events) -> Events | None:
 @mutation("an agent seed not drawn from the match generator", "G2")
 def _agent_seed(events: Events) -> Events | None:
     for i, e, _ in walk(events):
-        if e["type"] == "match_start":
+        if e["type"] == "seeds":
             ev = copy.deepcopy(events)
-            ev[i]["agents"]["b"]["seed"] += 1
+            ev[i]["agent_seeds"]["b"] += 1
+            return ev
+    return None
+
+
+@mutation("the seeds shown to a player", "G2")
+def _seeds_public(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "seeds":
+            ev = copy.deepcopy(events)
+            ev[i]["visible_to"] = ["a"]
             return ev
     return None
 

@@ -228,15 +228,15 @@ def test_g2_an_agent_gets_a_generator_of_its_own_seeded_from_the_match() -> None
     a = [(card("x", spd=5, atk=9), "vanguard")]
     b = [(card("y", spd=4, atk=9), "vanguard")]
     result = play_match("realms", setup={"armies": {"a": a, "b": b}}, agents={"a": Spy(), "b": "random"}, seed=7)
-    seeds = result.events[0]["agents"]
-    assert seeds["a"]["agent"] == "spy" and seeds["b"]["agent"] == "random"
+    assert result.events[0]["agents"] == {"a": "spy", "b": "random"}
+    seeds = result.events[1]  # the seeds are logged apart from the public setup, for no player
+    assert seeds["type"] == "seeds" and seeds["seed"] == 7 and seeds["visible_to"] == []
     assert seen and all(r is seen[0] for r in seen)
-    fresh = random.Random(seeds["a"]["seed"])
+    assert seen[0].getstate() == random.Random(seeds["agent_seeds"]["a"]).getstate()  # untouched: spy drew nothing
     assert seen[0].getstate() != random.Random(7).getstate()
     # Replaying the match reproduces the agent seeds, and the agent's generator is that seed's alone.
     again = play_match("realms", setup={"armies": {"a": a, "b": b}}, agents={"a": "random", "b": "random"}, seed=7)
-    assert again.events[0]["agents"]["a"]["seed"] == seeds["a"]["seed"]
-    assert fresh.random() == random.Random(seeds["a"]["seed"]).random()
+    assert again.events[1]["agent_seeds"] == seeds["agent_seeds"]
 
 
 def test_g3_match_start_names_every_units_full_card_and_every_decision_is_logged() -> None:
