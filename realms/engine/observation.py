@@ -110,25 +110,52 @@ def snapshot(u: Unit) -> UnitInfo:
     return info
 
 
-class RealmsObservation(NamedTuple):
-    """One player's view of the match at a decision (a snapshot)."""
+# The observation's fields, in the order the constructor takes them.
+OBSERVATION_FIELDS = (
+    "player", "round", "phase", "max_rounds", "tie_break", "first_player", "tie_lead", "actor", "targets", "units",
+    "order", "acting", "flex_done", "own_collection", "deployments", "lookahead",
+)
 
-    player: str
-    round: int  # 0 during the Formation Round and the battle-start abilities
-    phase: str  # formation, flex or act at a decision (start, end or over otherwise)
-    max_rounds: int  # the round cap of the match (R16)
-    tie_break: str  # the tie_break option (R9)
-    first_player: str  # the first player (R6, R9)
-    tie_lead: str  # with tie_break alternate, the player who leads the next tie between the players
-    actor: UnitInfo | None  # the unit whose decision this is (Flex or action)
-    targets: tuple[UnitInfo, ...]  # the units behind the legal Basic Attacks, in their order
-    units: tuple[UnitInfo, ...]  # every unit fielded so far, fallen ones included, in the order they entered
-    order: tuple[tuple[str, int], ...]  # this round's attack order so far: (unit id, SPD used), summons included
-    acting: int  # the acting unit's place in `order` (0 outside the action stage)
-    flex_done: int  # Flex stage: how many of the round's Flex units (in attack order) have had their turn
-    own_collection: tuple[CharacterCard, ...]  # Formation Round: this player's whole collection, in its order
-    deployments: tuple[tuple[tuple[CharacterCard, str], ...], ...]  # Formation Round: (card, line) of a, then of b
-    lookahead: Lookahead
+
+class RealmsObservation:
+    """One player's view of the match at a decision: values only (snapshots, tuples, frozen cards).
+
+    A plain class rather than a named tuple so that the compiled engine builds it and reads it at native
+    speed (it is made at every decision); it holds nothing of the match, so whatever its holder does to it
+    changes nothing else.
+    """
+
+    __slots__ = OBSERVATION_FIELDS
+
+    def __init__(
+        self, player: str, round: int, phase: str, max_rounds: int, tie_break: str, first_player: str, tie_lead: str,
+        actor: UnitInfo | None, targets: tuple[UnitInfo, ...], units: tuple[UnitInfo, ...],
+        order: tuple[tuple[str, int], ...], acting: int, flex_done: int, own_collection: tuple[CharacterCard, ...],
+        deployments: tuple[tuple[tuple[CharacterCard, str], ...], ...], lookahead: Lookahead,
+    ) -> None:
+        """An observation from its values (`observe` makes them)."""
+        self.player = player
+        self.round = round  # 0 during the Formation Round and the battle-start abilities
+        self.phase = phase  # formation, flex or act at a decision (start, end or over otherwise)
+        self.max_rounds = max_rounds  # the round cap of the match (R16)
+        self.tie_break = tie_break  # the tie_break option (R9)
+        self.first_player = first_player  # the first player (R6, R9)
+        self.tie_lead = tie_lead  # with tie_break alternate, the player who leads the next tie between the players
+        self.actor = actor  # the unit whose decision this is (Flex or action)
+        self.targets = targets  # the units behind the legal Basic Attacks, in their order
+        self.units = units  # every unit fielded so far, fallen ones included, in the order they entered
+        self.order = order  # this round's attack order so far: (unit id, SPD used), summons included
+        self.acting = acting  # the acting unit's place in `order` (0 outside the action stage)
+        self.flex_done = flex_done  # Flex stage: how many of the round's Flex units have had their turn
+        self.own_collection = own_collection  # Formation Round: this player's whole collection, in its order
+        self.deployments = deployments  # Formation Round: the (card, line) pairs of a, then of b
+        self.lookahead = lookahead
+
+    def replaced(self, **changes: Any) -> RealmsObservation:
+        """A copy with some values changed (for tools and tests)."""
+        values = {name: getattr(self, name) for name in OBSERVATION_FIELDS}
+        values.update(changes)
+        return RealmsObservation(**values)
 
     @property
     def opponent(self) -> str:

@@ -241,7 +241,7 @@ def test_an_observation_that_keeps_the_match_in_a_closure_is_caught() -> None:
     state = realms_at_a_decision()
     observation = state.observation(state.current_player())
     assert leaks([observation], state) == []
-    leaky = observation._replace(lookahead=lambda obs, seed: state.clone(seed))  # look-ahead on the match itself
+    leaky = observation.replaced(lookahead=lambda obs, seed: state.clone(seed))  # look-ahead on the match itself
     found = leaks([leaky], state)
     assert any(f.startswith("live RealmsState") for f in found) and any("match generator" in f for f in found)
 
@@ -249,7 +249,7 @@ def test_an_observation_that_keeps_the_match_in_a_closure_is_caught() -> None:
 def test_an_observation_holding_a_live_unit_is_caught() -> None:
     state = realms_at_a_decision()
     observation = state.observation(state.current_player())
-    leaky = observation._replace(targets=(*observation.targets, state.units[0]))  # type: ignore[arg-type]
+    leaky = observation.replaced(targets=(*observation.targets, state.units[0]))
     assert any(f.startswith("live Unit") for f in leaks([leaky], state))
 
 
@@ -260,7 +260,7 @@ def test_a_formation_observation_showing_the_other_collection_is_caught() -> Non
     hidden = realms_hidden(state, player)
     assert hidden and leaks([observation], state, hidden) == []
     other = state.collections["b" if player == "a" else "a"]
-    leaky = observation._replace(own_collection=(*observation.own_collection, *other))
+    leaky = observation.replaced(own_collection=(*observation.own_collection, *other))
     assert any(f.startswith("hidden card") for f in leaks([leaky], state, hidden))
 
 
