@@ -16,10 +16,11 @@ the cards this player knows of (its own collection) besides what it has deployed
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine.effects import ONGOING_KINDS
 from realms.engine.spec import FactionAbility, MainAbility
+from simulate.engine.values import read_only
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -28,70 +29,91 @@ if TYPE_CHECKING:
     from realms.engine.units import Active, Unit
 
 
-class EffectInfo(NamedTuple):
-    """A lasting effect standing on a unit, as the Army Sheet records it."""
+class EffectInfo:
+    """A lasting effect standing on a unit, as the Army Sheet records it (a value: it never changes)."""
 
-    eid: int
-    kind: str  # buff, debuff, shield, poison, burn, regen, silence
-    stat: str  # atk, def or spd for a buff or debuff; "" otherwise
-    amount: int  # stat change, shield points left, damage or healing per tick; 0 for a silence
-    until: int  # its last round (R14): to that round's end phase, or an ongoing kind's last tick
-    src: str  # the unit that applied it
-    since: int  # the round it was applied (0: before round 1)
-    persists: bool  # it outlives its source (R17)
+    __slots__ = ("eid", "kind", "stat", "amount", "until", "src", "since", "persists")
+
+    def __init__(self, a: Active) -> None:
+        """The snapshot of the effect `a`."""
+        self.eid: Final = a.eid
+        self.kind: Final = a.kind  # buff, debuff, shield, poison, burn, regen, silence
+        self.stat: Final = a.stat  # atk, def or spd for a buff or debuff; "" otherwise
+        self.amount: Final = a.amount  # stat change, shield points left, damage or healing per tick; 0: silence
+        self.until: Final = a.until  # its last round (R14): to that round's end phase, or an ongoing kind's last tick
+        self.src: Final = a.src  # the unit that applied it
+        self.since: Final = a.since  # the round it was applied (0: before round 1)
+        self.persists: Final = a.persists  # it outlives its source (R17)
 
     def left(self, rnd: int) -> int:
         """Rounds it has left at a decision of round `rnd` (poison, burn, regeneration: ticks left)."""
         return self.until - rnd if self.kind in ONGOING_KINDS else self.until - rnd + 1
 
+    def to_dict(self) -> dict[str, Any]:
+        """The effect as plain JSON-friendly data."""
+        return {"eid": self.eid, "kind": self.kind, "stat": self.stat, "amount": self.amount, "until": self.until,
+                "src": self.src, "since": self.since, "persists": self.persists}
 
-class UnitInfo(NamedTuple):
-    """A unit's public values at one moment; stats are effective (every modifier applied, never below 0)."""
 
-    # What never changes for a unit.
-    uid: str
-    side: str
-    name: str
-    card: str | None  # card slug; None for a summon
-    summon: bool
-    character_class: str  # tank, warrior, mage, archer, assassin, support, or "summon"
-    faction: str
-    position: str  # printed position: vanguard, rearguard or flex
-    base_atk: int
-    base_def: int
-    base_spd: int
-    max_hp: int
-    cooldown: int
-    main: MainAbility | None
-    faction_ability: FactionAbility | None
-    character: CharacterCard | None  # the whole printed card (every deployed card is face up); None for a summon
-    # What changes during the battle.
-    line: str
-    alive: bool
-    hp: int
-    shield: int
-    atk: int
-    def_: int
-    spd: int
-    ready_round: int  # first round the main ability can be used (R13)
-    silenced: bool
-    debuffs: int  # standing negative effects (debuff, poison, burn, silence)
-    buffs: int  # standing positive effects (buff, shield, regen)
-    effects: tuple[EffectInfo, ...]  # every effect standing on it, oldest first
-    faction_round: int  # the last round its faction ability fired (-1: never)
-    faction_used: bool  # its faction ability has fired at least once (a once-per-battle limit is spent)
+class UnitInfo:
+    """A unit's public values at one moment (a value: it never changes); stats are effective (every modifier
+    applied, never below 0)."""
 
+    __slots__ = (
+        "uid", "side", "name", "card", "summon", "character_class", "faction", "position", "base_atk", "base_def",
+        "base_spd", "max_hp", "cooldown", "main", "faction_ability", "character", "line", "alive", "hp", "shield",
+        "atk", "def_", "spd", "ready_round", "silenced", "debuffs", "buffs", "effects", "faction_round",
+        "faction_used",
+    )
+
+    def __init__(self, u: Unit, effects: tuple[EffectInfo, ...]) -> None:
+        """The snapshot of the unit `u` now, with its standing effects' snapshots."""
+        card = u.card
+        # What never changes for a unit.
+        self.uid: Final = u.uid
+        self.side: Final = u.side
+        self.name: Final = u.name
+        self.card: Final = card.slug if card is not None else None  # card slug; None for a summon
+        self.summon: Final = u.summon
+        self.character_class: Final = u.character_class  # tank, warrior, mage, archer, assassin, support, "summon"
+        self.faction: Final = u.faction
+        self.position: Final = u.position  # printed position: vanguard, rearguard or flex
+        self.base_atk: Final = u.atk
+        self.base_def: Final = u.defense
+        self.base_spd: Final = u.spd
+        self.max_hp: Final = u.max_hp
+        self.cooldown: Final = u.cooldown
+        self.main: Final[MainAbility | None] = u.main
+        self.faction_ability: Final[FactionAbility | None] = u.faction_ability
+        self.character: Final = card  # the whole printed card (every deployed card is face up); None for a summon
+        # What changes during the battle.
+        self.line: Final = u.line
+        self.alive: Final = u.alive
+        self.hp: Final = u.hp
+        self.shield: Final = u.shield
+        self.atk: Final = u.atk_now
+        self.def_: Final = u.def_now
+        self.spd: Final = u.spd_now
+        self.ready_round: Final = u.ready  # first round the main ability can be used (R13)
+        self.silenced: Final = u.silence > 0
+        self.debuffs: Final = u.negatives  # standing negative effects (debuff, poison, burn, silence)
+        self.buffs: Final = u.positives  # standing positive effects (buff, shield, regen)
+        self.effects: Final = effects  # every effect standing on it, oldest first
+        self.faction_round: Final = u.faction_round  # the last round its faction ability fired (-1: never)
+        self.faction_used: Final = u.faction_used  # it has fired at least once (a once-per-battle limit is spent)
+
+
+read_only(EffectInfo)
+read_only(UnitInfo)
 
 # How a look-ahead match is built from an observation: the match making an observation hands it over,
 # so that what a player sees needs nothing of the match to play on.
 Lookahead = Callable[["RealmsObservation", int], "RealmsState"]
 
-_new = tuple.__new__
-
 
 def effect_info(a: Active) -> EffectInfo:
     """An effect's snapshot (kept on it until a shield's points change)."""
-    info = a.info = _new(EffectInfo, (a.eid, a.kind, a.stat, a.amount, a.until, a.src, a.since, a.persists))
+    info = a.info = EffectInfo(a)
     return info
 
 
@@ -100,13 +122,7 @@ def snapshot(u: Unit) -> UnitInfo:
     info = u.snapshot
     if info is None:
         effects = tuple([a.info or effect_info(a) for a in u.effects]) if u.effects else ()
-        info = u.snapshot = _new(
-            UnitInfo,
-            u.static + (
-                u.line, u.alive, u.hp, u.shield, u.atk_now, u.def_now, u.spd_now, u.ready, u.silence > 0,
-                u.negatives, u.positives, effects, u.faction_round, u.faction_used,
-            ),
-        )
+        info = u.snapshot = UnitInfo(u, effects)
     return info
 
 
@@ -120,9 +136,8 @@ OBSERVATION_FIELDS = (
 class RealmsObservation:
     """One player's view of the match at a decision: values only (snapshots, tuples, frozen cards).
 
-    A plain class rather than a named tuple so that the compiled engine builds it and reads it at native
-    speed (it is made at every decision); it holds nothing of the match, so whatever its holder does to it
-    changes nothing else.
+    A value class rather than a named tuple so that the compiled engine makes it and reads it at native
+    speed (it is made at every decision); its attributes are read-only, and it holds nothing of the match.
     """
 
     __slots__ = OBSERVATION_FIELDS
@@ -134,22 +149,22 @@ class RealmsObservation:
         deployments: tuple[tuple[tuple[CharacterCard, str], ...], ...], lookahead: Lookahead,
     ) -> None:
         """An observation from its values (`observe` makes them)."""
-        self.player = player
-        self.round = round  # 0 during the Formation Round and the battle-start abilities
-        self.phase = phase  # formation, flex or act at a decision (start, end or over otherwise)
-        self.max_rounds = max_rounds  # the round cap of the match (R16)
-        self.tie_break = tie_break  # the tie_break option (R9)
-        self.first_player = first_player  # the first player (R6, R9)
-        self.tie_lead = tie_lead  # with tie_break alternate, the player who leads the next tie between the players
-        self.actor = actor  # the unit whose decision this is (Flex or action)
-        self.targets = targets  # the units behind the legal Basic Attacks, in their order
-        self.units = units  # every unit fielded so far, fallen ones included, in the order they entered
-        self.order = order  # this round's attack order so far: (unit id, SPD used), summons included
-        self.acting = acting  # the acting unit's place in `order` (0 outside the action stage)
-        self.flex_done = flex_done  # Flex stage: how many of the round's Flex units have had their turn
-        self.own_collection = own_collection  # Formation Round: this player's whole collection, in its order
-        self.deployments = deployments  # Formation Round: the (card, line) pairs of a, then of b
-        self.lookahead = lookahead
+        self.player: Final = player
+        self.round: Final = round  # 0 during the Formation Round and the battle-start abilities
+        self.phase: Final = phase  # formation, flex or act at a decision (start, end or over otherwise)
+        self.max_rounds: Final = max_rounds  # the round cap of the match (R16)
+        self.tie_break: Final = tie_break  # the tie_break option (R9)
+        self.first_player: Final = first_player  # the first player (R6, R9)
+        self.tie_lead: Final = tie_lead  # with tie_break alternate, the player who leads the next tie between the players
+        self.actor: Final = actor  # the unit whose decision this is (Flex or action)
+        self.targets: Final = targets  # the units behind the legal Basic Attacks, in their order
+        self.units: Final = units  # every unit fielded so far, fallen ones included, in the order they entered
+        self.order: Final = order  # this round's attack order so far: (unit id, SPD used), summons included
+        self.acting: Final = acting  # the acting unit's place in `order` (0 outside the action stage)
+        self.flex_done: Final = flex_done  # Flex stage: how many of the round's Flex units have had their turn
+        self.own_collection: Final = own_collection  # Formation Round: this player's whole collection, in its order
+        self.deployments: Final = deployments  # Formation Round: the (card, line) pairs of a, then of b
+        self.lookahead: Final = lookahead
 
     def replaced(self, **changes: Any) -> RealmsObservation:
         """A copy with some values changed (for tools and tests)."""
@@ -223,6 +238,9 @@ class RealmsObservation:
         }
 
 
+read_only(RealmsObservation)
+
+
 def unit_dict(v: UnitInfo) -> dict[str, Any]:
     """A unit's public values as plain JSON-friendly data."""
     return {
@@ -230,7 +248,7 @@ def unit_dict(v: UnitInfo) -> dict[str, Any]:
         "class": v.character_class, "faction": v.faction, "position": v.position, "line": v.line,
         "alive": v.alive, "hp": v.hp, "max_hp": v.max_hp, "shield": v.shield, "atk": v.atk, "def": v.def_,
         "spd": v.spd, "cooldown": v.cooldown, "ready_round": v.ready_round, "silenced": v.silenced,
-        "effects": [e._asdict() for e in v.effects], "faction_round": v.faction_round,
+        "effects": [e.to_dict() for e in v.effects], "faction_round": v.faction_round,
         "faction_used": v.faction_used,
     }
 

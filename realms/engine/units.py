@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from realms.engine.vocabulary import VANGUARD
 
@@ -111,7 +111,6 @@ class Unit:
         "shield", "silence", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
         "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
         "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
-        "static",
     )
 
     def __init__(
@@ -186,10 +185,6 @@ class Unit:
             self.limit = LIMIT_CODES[fab.limit]
             self.condition = None if fab.condition.is_empty() else fab.condition
             self.counts_summons = fab.include_summons
-        self.static: tuple[Any, ...] = (
-            uid, side, name, card.slug if card is not None else None, self.summon, self.character_class,
-            self.faction, self.position, atk, defense, spd, hp, self.cooldown, self.main, self.faction_ability, card,
-        )
 
     def copy(self) -> Unit:
         """An independent copy (for look-ahead states)."""
@@ -240,7 +235,6 @@ class Unit:
         n.snapshot = self.snapshot
         n.negatives = self.negatives
         n.positives = self.positives
-        n.static = self.static
         n.effects = [a.copy() for a in self.effects] if self.effects else []
         return n
 

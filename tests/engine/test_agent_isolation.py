@@ -6,7 +6,6 @@ built-in agent, whole matches; a deliberately leaking observation is caught."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import gc
 import importlib
@@ -58,6 +57,9 @@ def referents(obj: Any) -> list[Any]:
         return [obj.func, *obj.args, *obj.keywords.values()]
     if isinstance(obj, MappingProxyType):  # a read-only view: its items, not the dict behind it
         return [*obj.keys(), *obj.values()]
+    own = getattr(obj, "__dict__", None)
+    if isinstance(own, dict):  # an object's attribute dict is part of the object: its values are what it holds
+        return [*own.values(), *(r for r in gc.get_referents(obj) if r is not own and not isinstance(r, (type, ModuleType)))]
     return [r for r in gc.get_referents(obj) if not isinstance(r, (type, ModuleType))]
 
 
@@ -76,13 +78,28 @@ def reachable(roots: Iterable[Any], skip: Iterable[Any] = ()) -> Iterator[tuple[
         stack.extend((r, f"{path} > {name}") for r in referents(obj))
 
 
+def attribute_names(obj: Any) -> list[str]:
+    """The names of an object's own attributes: its slots (compiled classes list theirs apart), its dict's."""
+    names = [n for klass in type(obj).__mro__ for n in getattr(klass, "__slots__", ()) if hasattr(obj, n)]
+    names += list(getattr(type(obj), "__mypyc_attrs__", ()))
+    names += list(getattr(obj, "__dict__", {}))
+    return names
+
+
 def is_live(obj: Any) -> bool:
-    """Whether `obj` could change (or be changed) as the match goes on: anything but immutable values."""
+    """Whether `obj` could change (or be changed) as the match goes on: a container, or an object one of
+    whose attributes can be set again (tried by setting it to the value it has: nothing changes)."""
     if isinstance(obj, (*VALUES, tuple, frozenset, MappingProxyType, FunctionType, BuiltinFunctionType, MethodType)):
         return False
-    if dataclasses.is_dataclass(obj):
-        return not type(obj).__dataclass_params__.frozen  # type: ignore[attr-defined]
-    return True
+    if isinstance(obj, (list, dict, set, bytearray)):
+        return True
+    for name in attribute_names(obj):
+        try:
+            setattr(obj, name, getattr(obj, name))
+        except (AttributeError, TypeError):  # read-only (a value, a frozen dataclass)
+            continue
+        return True
+    return False
 
 
 @functools.cache
