@@ -194,7 +194,7 @@ class Battlefield:
     def stand(self, u: Unit, a: Active) -> None:
         """Put the effect `a` on `u`: its change to the unit's values, and the counts of what stands."""
         u.effects.append(a)
-        u.snapshot = None
+        u.snapshot = u.effect_infos = None
         impl = a.impl
         if impl.positive:
             u.positives += 1
@@ -230,7 +230,7 @@ class Battlefield:
         """Remove a lasting effect and undo what it did to the unit's values; `by` and `via` name what removed
         it (a cleanse or dispel, or the fall of its source)."""
         u.effects.remove(a)
-        u.snapshot = None
+        u.snapshot = u.effect_infos = None
         impl = a.impl
         if impl.positive:
             u.positives -= 1

@@ -44,6 +44,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
                 if not left:
                     break
         tgt.shield -= absorbed
+        tgt.effect_infos = None  # a shield's points changed
     before = tgt.hp
     after = before - amount + absorbed
     if after < 0:

@@ -55,21 +55,17 @@ class EffectInfo:
                 "src": self.src, "since": self.since, "persists": self.persists}
 
 
-class UnitInfo:
-    """A unit's public values at one moment (a value: it never changes); stats are effective (every modifier
-    applied, never below 0)."""
+class UnitBasics:
+    """What never changes for a unit (a value, made once per unit and shared by all its snapshots)."""
 
     __slots__ = (
         "uid", "side", "name", "card", "summon", "character_class", "faction", "position", "base_atk", "base_def",
-        "base_spd", "max_hp", "cooldown", "main", "faction_ability", "character", "line", "alive", "hp", "shield",
-        "atk", "def_", "spd", "ready_round", "silenced", "debuffs", "buffs", "effects", "faction_round",
-        "faction_used",
+        "base_spd", "max_hp", "cooldown", "main", "faction_ability", "character",
     )
 
-    def __init__(self, u: Unit, effects: tuple[EffectInfo, ...]) -> None:
-        """The snapshot of the unit `u` now, with its standing effects' snapshots."""
+    def __init__(self, u: Unit) -> None:
+        """The unchanging values of the unit `u`."""
         card = u.card
-        # What never changes for a unit.
         self.uid: Final = u.uid
         self.side: Final = u.side
         self.name: Final = u.name
@@ -86,7 +82,20 @@ class UnitInfo:
         self.main: Final[MainAbility | None] = u.main
         self.faction_ability: Final[FactionAbility | None] = u.faction_ability
         self.character: Final = card  # the whole printed card (every deployed card is face up); None for a summon
-        # What changes during the battle.
+
+
+class UnitInfo:
+    """A unit's public values at one moment (a value: it never changes); stats are effective (every modifier
+    applied, never below 0). What never changes for the unit is in `basics`, also read as its own names."""
+
+    __slots__ = (
+        "basics", "line", "alive", "hp", "shield", "atk", "def_", "spd", "ready_round", "silenced", "debuffs",
+        "buffs", "effects", "faction_round", "faction_used",
+    )
+
+    def __init__(self, u: Unit, basics: UnitBasics, effects: tuple[EffectInfo, ...]) -> None:
+        """The snapshot of the unit `u` now, with its basics and its standing effects' snapshots."""
+        self.basics: Final = basics
         self.line: Final = u.line
         self.alive: Final = u.alive
         self.hp: Final = u.hp
@@ -102,8 +111,73 @@ class UnitInfo:
         self.faction_round: Final = u.faction_round  # the last round its faction ability fired (-1: never)
         self.faction_used: Final = u.faction_used  # it has fired at least once (a once-per-battle limit is spent)
 
+    @property
+    def uid(self) -> str:
+        return self.basics.uid
+
+    @property
+    def side(self) -> str:
+        return self.basics.side
+
+    @property
+    def name(self) -> str:
+        return self.basics.name
+
+    @property
+    def card(self) -> str | None:
+        return self.basics.card
+
+    @property
+    def summon(self) -> bool:
+        return self.basics.summon
+
+    @property
+    def character_class(self) -> str:
+        return self.basics.character_class
+
+    @property
+    def faction(self) -> str:
+        return self.basics.faction
+
+    @property
+    def position(self) -> str:
+        return self.basics.position
+
+    @property
+    def base_atk(self) -> int:
+        return self.basics.base_atk
+
+    @property
+    def base_def(self) -> int:
+        return self.basics.base_def
+
+    @property
+    def base_spd(self) -> int:
+        return self.basics.base_spd
+
+    @property
+    def max_hp(self) -> int:
+        return self.basics.max_hp
+
+    @property
+    def cooldown(self) -> int:
+        return self.basics.cooldown
+
+    @property
+    def main(self) -> MainAbility | None:
+        return self.basics.main
+
+    @property
+    def faction_ability(self) -> FactionAbility | None:
+        return self.basics.faction_ability
+
+    @property
+    def character(self) -> CharacterCard | None:
+        return self.basics.character
+
 
 read_only(EffectInfo)
+read_only(UnitBasics)
 read_only(UnitInfo)
 
 # How a look-ahead match is built from an observation: the match making an observation hands it over,
@@ -118,12 +192,21 @@ def effect_info(a: Active) -> EffectInfo:
 
 
 def snapshot(u: Unit) -> UnitInfo:
-    """The unit's current snapshot (kept on the unit until it changes)."""
+    """The unit's current snapshot (kept on the unit until it changes; its basics and its effects' snapshots are
+    kept until those change)."""
     info = u.snapshot
     if info is None:
-        effects = tuple([a.info or effect_info(a) for a in u.effects]) if u.effects else ()
-        info = u.snapshot = UnitInfo(u, effects)
+        effects = u.effect_infos
+        if effects is None:
+            effects = u.effect_infos = tuple([a.info or effect_info(a) for a in u.effects]) if u.effects else ()
+        info = u.snapshot = UnitInfo(u, u.basics or basics_of(u), effects)
     return info
+
+
+def basics_of(u: Unit) -> UnitBasics:
+    """The unit's unchanging values (made once)."""
+    basics = u.basics = UnitBasics(u)
+    return basics
 
 
 # The observation's fields, in the order the constructor takes them.

@@ -10,7 +10,7 @@ from realms.engine.vocabulary import VANGUARD
 if TYPE_CHECKING:
     from realms.engine.cards import CharacterCard
     from realms.engine.effects.base import Step
-    from realms.engine.observation import EffectInfo, UnitInfo
+    from realms.engine.observation import EffectInfo, UnitBasics, UnitInfo
     from realms.engine.spec import Condition, FactionAbility, MainAbility
 
 ATTACK = "attack"
@@ -111,6 +111,7 @@ class Unit:
         "shield", "silence", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
         "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
         "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
+        "basics", "effect_infos",
     )
 
     def __init__(
@@ -154,6 +155,8 @@ class Unit:
         self.attack_action: tuple[str, str | None] = (ATTACK, uid)
         self.ability_action: tuple[str, str | None] = (ABILITY, uid)
         self.snapshot: UnitInfo | None = None  # public snapshot, rebuilt after a change
+        self.basics: UnitBasics | None = None  # what never changes, as snapshots show it (made once)
+        self.effect_infos: tuple[EffectInfo, ...] | None = None  # its effects as snapshots show them, until they change
         self.ready = 1
         self.main_program: tuple[Step, ...] = ()  # set by the match for characters (`triggers.program`)
         self.faction_program: tuple[Step, ...] = ()
@@ -233,6 +236,8 @@ class Unit:
         n.attack_action = self.attack_action
         n.ability_action = self.ability_action
         n.snapshot = self.snapshot
+        n.basics = self.basics
+        n.effect_infos = self.effect_infos
         n.negatives = self.negatives
         n.positives = self.positives
         n.effects = [a.copy() for a in self.effects] if self.effects else []
