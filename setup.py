@@ -19,6 +19,7 @@ COMPILED = [
     "simulate/engine/errors.py",
     "simulate/engine/events.py",
     "simulate/engine/rng.py",
+    "simulate/engine/deciders.py",
     "realms/engine/vocabulary.py",
     "realms/engine/units.py",
     "realms/engine/effects/base.py",

@@ -42,6 +42,7 @@ from legends.engine.table import (
     Table,
 )
 from legends.engine.vocabulary import ALLOCATE, ATTACK, HAND_SIZE, HEAL, REDRAW
+from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import Event
 from simulate.engine.games import Decider, Outcome
@@ -161,7 +162,9 @@ class LegendsState(Table):
         player = self.current_player()
         if player is None:
             raise IllegalAction(None, [], "The match is over; no action is legal.")
-        self.apply(agents[player](self.observation(player), list(legal)))  # a copy: the agent cannot change ours
+        decide = agents[player]
+        observation = self.observation(player) if observes(decide) else None
+        self.apply(decide(observation, list(legal)))  # a copy of the legal actions: the agent cannot change ours
 
     def is_terminal(self) -> bool:
         """Whether the match is over."""

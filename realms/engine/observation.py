@@ -336,7 +336,7 @@ def unit_dict(v: UnitInfo) -> dict[str, Any]:
     }
 
 
-NO_DEPLOYMENTS: tuple[tuple[tuple[CharacterCard, str], ...], ...] = ()
+NO_DEPLOYMENTS: Final[tuple[tuple[tuple[CharacterCard, str], ...], ...]] = ()
 
 
 def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> RealmsObservation:

@@ -44,11 +44,12 @@ from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
 from realms.engine.units import T_BATTLE_START, Active, Unit
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, OTHER, PLAYERS, REARGUARD, VANGUARD
+from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.games import Outcome
 
 STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
-Decider = Callable[[RealmsObservation, list[Action]], Any]
+Decider = Callable[[RealmsObservation | None, list[Action]], Any]
 
 
 _SPECS: dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]] = {}
@@ -189,7 +190,8 @@ class RealmsState(Battlefield):
         else:
             player = self.current_player()
             assert player is not None
-            action = agents[player](self.observation(player), list(legal))
+            decide = agents[player]
+            action = decide(self.observation(player) if observes(decide) else None, list(legal))
             if action not in legal:
                 self.apply(action)  # converts a list action, or raises IllegalAction
                 return

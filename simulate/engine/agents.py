@@ -25,7 +25,8 @@ class Agent(Protocol):
     name: str
 
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
-        """One of `legal_actions`; `rng` is the agent's own generator, seeded from the match generator (G2)."""
+        """One of `legal_actions`; `rng` is the agent's own generator, seeded from the match generator (G2).
+        An agent whose class sets `observes = False` never reads `observation`, and is handed None."""
 
 
 @dataclass
@@ -83,6 +84,7 @@ class RandomAgent:
     """Uniform over the legal actions, drawn from the match generator."""
 
     name = "random"
+    observes = False  # it reads nothing but the legal actions: no observation is built for it
 
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """A uniformly random legal action."""

@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from simulate.engine.agents import Agent, get_agent
+from simulate.engine.deciders import SeatDecider, observes
 from simulate.engine.errors import InputError, OptionsError
 from simulate.engine.games import GameRules, get_game
 
@@ -102,13 +103,16 @@ def _play_decision(state: Any, agents: Mapping[str, Any]) -> None:
     """
     player = state.current_player()
     legal = state.legal_actions()
-    state.apply(legal[0] if len(legal) == 1 else agents[player](state.observation(player), legal))
+    if len(legal) == 1:
+        state.apply(legal[0])
+        return
+    decide = agents[player]
+    state.apply(decide(state.observation(player) if observes(decide) else None, list(legal)))
 
 
-def _decider(agent: Agent, rng: random.Random) -> Any:
+def _decider(agent: Agent, rng: random.Random) -> SeatDecider:
     """The agent's `act` with its own generator bound (G2: never the match generator)."""
-    act = agent.act
-    return lambda observation, legal: act(observation, legal, rng)
+    return SeatDecider(agent, rng)
 
 
 def play_match(
