@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine.units import Active, Standing, Unit
 from realms.engine.vocabulary import PLAYERS, VANGUARD
@@ -19,16 +19,21 @@ from simulate.engine.rng import seat_seeds
 if TYPE_CHECKING:
     from realms.engine.cards import CharacterCard
 
-# Stages of a match.
-FORMATION, START, FLEX, ACT, END, OVER = range(6)
-STAGE_NAMES = ("formation", "start", "flex", "act", "end", "over")
+# Stages of a match. Rule constants are Final: compiled, each use is the value itself, not a lookup.
+FORMATION: Final = 0
+START: Final = 1
+FLEX: Final = 2
+ACT: Final = 3
+END: Final = 4
+OVER: Final = 5
+STAGE_NAMES: Final = ("formation", "start", "flex", "act", "end", "over")
 
 # Where a damage, heal, move or effect came from.
-VIA_BASIC = "basic"
-VIA_ABILITY = "ability"
-VIA_FACTION = "faction"
-VIA_ONGOING = "ongoing"
-VIA_FLEX = "flex"
+VIA_BASIC: Final = "basic"
+VIA_ABILITY: Final = "ability"
+VIA_FACTION: Final = "faction"
+VIA_ONGOING: Final = "ongoing"
+VIA_FLEX: Final = "flex"
 
 # Per side, cached until a unit of it falls, arrives or moves: [targets within a vanguard unit's
 # reach, their Basic Attacks, every living unit, their Basic Attacks, Main Ability actions on the

@@ -6,6 +6,8 @@ the match is over; `act` resolves one unit's action and runs on.
 
 from __future__ import annotations
 
+from typing import Final
+
 from realms.engine import order
 from realms.engine.battlefield import (
     ACT,
@@ -25,8 +27,8 @@ from realms.engine.triggers import fire, run
 from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
 from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
 
-STAY = "stay"
-SWITCH = "switch"
+STAY: Final = "stay"
+SWITCH: Final = "switch"
 STAY_ACTION: Action = (STAY, None)
 ABILITY_NO_TARGET: Action = (ABILITY, None)
 

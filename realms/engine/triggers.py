@@ -3,18 +3,24 @@ order on the units their selectors pick (R10, R12, R18, R19)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from realms.engine.battlefield import VIA_FACTION, Battlefield
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect, Step
 from realms.engine.units import LIMIT_BATTLE, Unit
 from realms.engine.vocabulary import REARGUARD, VANGUARD
 
-MAX_TRIGGER_DEPTH = 8
+MAX_TRIGGER_DEPTH: Final = 8
 
 # How a compiled step finds its units.
-SEL_TARGET, SEL_SELF, SEL_PICK, SEL_GROUP, SEL_SUMMON = range(5)
-SINGLE_SELECTORS = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
-RANDOM_SELECTORS = frozenset({"random_ally", "random_enemy"})
+SEL_TARGET: Final = 0
+SEL_SELF: Final = 1
+SEL_PICK: Final = 2
+SEL_GROUP: Final = 3
+SEL_SUMMON: Final = 4
+SINGLE_SELECTORS: Final = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
+RANDOM_SELECTORS: Final = frozenset({"random_ally", "random_enemy"})
 _PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
 
 

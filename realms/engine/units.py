@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from realms.engine.vocabulary import VANGUARD
 
@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from realms.engine.observation import EffectInfo, UnitBasics, UnitInfo
     from realms.engine.spec import Condition, FactionAbility, MainAbility
 
-ATTACK = "attack"
-ABILITY = "ability"
+ATTACK: Final = "attack"
+ABILITY: Final = "ability"
 
 # Faction ability triggers as small ints on the unit (0: none).
 TRIGGER_CODES = {
@@ -28,13 +28,20 @@ TRIGGER_CODES = {
     "round_end": 8,
     "defeats_enemy": 9,
 }
-(
-    T_BATTLE_START, T_ROUND_START, T_BEFORE, T_AFTER, T_ON_HIT, T_ALLY_DEF, T_ENEMY_DEF, T_ROUND_END, T_DEFEATS,
-) = range(1, 10)
-TRIGGER_SLOTS = 10  # codes 0..9
-DEFEAT_TRIGGER_CODES = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
+T_BATTLE_START: Final = 1
+T_ROUND_START: Final = 2
+T_BEFORE: Final = 3
+T_AFTER: Final = 4
+T_ON_HIT: Final = 5
+T_ALLY_DEF: Final = 6
+T_ENEMY_DEF: Final = 7
+T_ROUND_END: Final = 8
+T_DEFEATS: Final = 9
+TRIGGER_SLOTS: Final = 10  # codes 0..9
+DEFEAT_TRIGGER_CODES: Final = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
 LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
-LIMIT_ROUND, LIMIT_BATTLE = 1, 2
+LIMIT_ROUND: Final = 1
+LIMIT_BATTLE: Final = 2
 
 _FRACTIONS: dict[float, tuple[int, int]] = {}
 

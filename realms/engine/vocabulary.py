@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 PLAYERS = ("a", "b")
 OTHER = {"a": "b", "b": "a"}
 
-VANGUARD = "vanguard"
-REARGUARD = "rearguard"
-FLEX = "flex"
+VANGUARD: Final = "vanguard"
+REARGUARD: Final = "rearguard"
+FLEX: Final = "flex"
 LINES = (VANGUARD, REARGUARD)  # R2: the two lines of an army
 POSITIONS = (VANGUARD, REARGUARD, FLEX)  # R3: a card's printed position
-LINE_CAPACITY = 5  # R2, R8, R15: units a line may hold
+LINE_CAPACITY: Final = 5  # R2, R8, R15: units a line may hold
 
-ARMY_SIZE = 7  # R1
+ARMY_SIZE: Final = 7  # R1
 RARITIES = ("common", "uncommon", "rare", "legendary")
 RARITY_QUOTA = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}  # R1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine.units import Standing, Unit
 
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 MAX_DURATION = 5
 MAX_AMOUNT = 50
 MAX_SCALE = 5.0
-KILL_BONUS = 0.5
-KILL = 1.0 + KILL_BONUS  # the greedy value factor of a blow that defeats its target
+KILL_BONUS: Final = 0.5
+KILL: Final = 1.0 + KILL_BONUS  # the greedy value factor of a blow that defeats its target
 
 
 @dataclass(frozen=True)
