@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import legends.engine.agents  # noqa: F401  (registers the Akin Legends agents)
-from legends.engine.events import EVENT_FIELDS, SCHEMA_VERSION
+from legends.engine.events import EVENT_FIELDS, PAST_EVENT_FIELDS, SCHEMA_VERSION
 from legends.engine.options import validate_options
 from legends.engine.playbyplay import render_events
 from legends.engine.start import normalize_setup, setup_players
@@ -38,6 +38,7 @@ class LegendsRules:
         self.schema_version = SCHEMA_VERSION
         self.players = PLAYER_IDS
         self.event_fields = EVENT_FIELDS
+        self.past_event_fields = PAST_EVENT_FIELDS
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults; OptionsError naming every bad one."""

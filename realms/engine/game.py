@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import realms.engine.agents  # noqa: F401  (registers the Echo Realms agents)
-from realms.engine.events import EVENT_FIELDS, SCHEMA_VERSION
+from realms.engine.events import EVENT_FIELDS, PAST_EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.options import validate_options
 from realms.engine.playbyplay import render_events
 from realms.engine.setup import ArmySetup, normalize_setup
@@ -21,6 +21,7 @@ class RealmsRules:
     schema_version = SCHEMA_VERSION
     players = PLAYERS
     event_fields = EVENT_FIELDS
+    past_event_fields = PAST_EVENT_FIELDS
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults; OptionsError naming every bad one."""

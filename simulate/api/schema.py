@@ -23,18 +23,27 @@ def by_game(component: str, kind: str, many: bool = False) -> PolymorphicProxySe
 
 
 def event_schemas() -> list[dict[str, Any]]:
-    """One closed object per event type of every game: its `type`, and exactly its fields (any JSON value)."""
-    schemas = []
+    """One closed object per event type of every game: its `type`, and exactly its fields (any JSON value);
+    also each other set of fields the type had in an earlier schema version, since stored matches keep the
+    log they were played with. A set of fields two games or versions share is listed once."""
+    shapes: dict[tuple[str, frozenset[str]], dict[str, Any]] = {}
     for game in sorted(services.GAME_MATCHES):
-        for kind, fields in get_game(game).event_fields.items():
-            schemas.append({
-                "type": "object",
-                "title": f"{game} {kind}",
-                "properties": {"type": {"type": "string", "enum": [kind]}, **{name: {} for name in fields}},
-                "required": ["type", *fields],
-                "additionalProperties": False,
-            })
-    return schemas
+        rules = get_game(game)
+        versions = [(rules.schema_version, rules.event_fields),
+                    *sorted(rules.past_event_fields.items(), reverse=True)]
+        for version, event_fields in versions:
+            for kind, fields in event_fields.items():
+                key = (kind, frozenset(fields))
+                if key in shapes:
+                    continue
+                shapes[key] = {
+                    "type": "object",
+                    "title": f"{game} {kind}" + ("" if version == rules.schema_version else f" (schema {version})"),
+                    "properties": {"type": {"type": "string", "enum": [kind]}, **{name: {} for name in fields}},
+                    "required": ["type", *fields],
+                    "additionalProperties": False,
+                }
+    return list(shapes.values())
 
 
 def log_page_schema() -> dict[str, Any]:

@@ -100,6 +100,7 @@ class GameRules(Protocol):
     schema_version: int
     players: Sequence[str]  # every seat a match may have, in seat order
     event_fields: Mapping[str, tuple[str, ...]]  # the fields of each event type
+    past_event_fields: Mapping[int, Mapping[str, tuple[str, ...]]]  # the same for each earlier schema version
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults filled in; raise OptionsError naming every bad one."""

@@ -5,6 +5,7 @@ import pytest
 from legends.models import TeamSetup
 from simulate.models import Match
 from tests.conftest import assert_error_shape
+from tests.simulate.logs import documented, served_log
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +115,30 @@ def test_bad_input_is_400(anon_client, catalogue, payload, field):
     body = assert_error_shape(anon_client.post(PLAY, payload, format="json"), 400, "invalid")
     assert any(key == field or key.startswith(field + ".") for key in body["fields"]), body
     assert Match.objects.count() == 0
+
+
+def test_a_log_stored_with_an_earlier_schema_is_served_as_stored_and_fits_the_documented_log(anon_client, catalogue):
+    """A match played under schema 2 (its seeds in the public match_start, redraws without their piles) keeps its
+    log, and the API documents those events too."""
+    body = play(anon_client, {"mode": "duel", "setup": DUEL, "seed": 9})
+    match = Match.objects.get(pk=body["id"])
+    events = match.events
+    seeds = next(e for e in events if e["type"] == "seeds")
+    old = []
+    for e in events:
+        if e["type"] == "seeds":
+            continue
+        e = dict(e)
+        if e["type"] == "match_start":
+            e.update(schema=2, seed=seeds["seed"], agent_seeds=seeds["agent_seeds"])
+        elif e["type"] == "redraw":
+            for key in ("short", "draw_pile", "discard_pile"):
+                del e[key]
+        old.append(e)
+    match.events = old
+    match.schema_version = 2
+    match.save()
+    served = served_log(anon_client, body["log"])
+    assert served == old and "seed" in served[0]
+    assert all(documented(event) for event in served)
+    assert not documented({**served[0], "extra": 1})

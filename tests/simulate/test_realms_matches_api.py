@@ -7,6 +7,7 @@ from realms.models import Army, Character
 from simulate.models import Match
 from tests.conftest import assert_error_shape
 from tests.factories import faction_army
+from tests.simulate.logs import documented, served_log
 
 pytestmark = pytest.mark.django_db
 
@@ -71,8 +72,8 @@ def test_armies_by_code_and_by_saved_army(user, user_client, armies):
     code = user_client.post("/api/realms/armies/validate/", armies["a"], format="json").json()["code"]
     saved = Army.objects.create(owner=user, name="Wall", slots=armies["b"]["slots"])
     body = play(user_client, {"armies": {"a": {"code": code}, "b": {"army": saved.pk}}, "seed": 1})
-    # A code holds its slots in canonical order (by card code); a saved army keeps its own order.
-    assert sorted(body["setup"]["armies"]["a"], key=str) == sorted(armies["a"]["slots"], key=str)
+    # A code holds its slots in army order (version 3), as a saved army does.
+    assert body["setup"]["armies"]["a"] == armies["a"]["slots"]
     assert body["setup"]["armies"]["b"] == armies["b"]["slots"]
     assert user_client.get("/api/simulate/matches/").json()["count"] == 1
 
@@ -166,3 +167,42 @@ def test_anonymous_matches_are_readable_by_id(anon_client, other_client, armies)
     assert other_client.get(body["url"]).status_code == 200
     assert_error_shape(anon_client.get("/api/simulate/matches/00000000-0000-0000-0000-000000000000/"), 404)
     assert_error_shape(anon_client.get("/api/simulate/matches/not-a-uuid/"), 404)
+
+
+def as_schema_2(events: list[dict]) -> list[dict]:
+    """An Echo Realms log written the way schema 2 wrote it (the seeds in match_start, the cooldown in
+    ability_used, no summon tie, no visibility on decisions)."""
+    seeds = next(e for e in events if e["type"] == "seeds")
+    ready = {e["use"]: e["ready_after"] for e in events if e["type"] == "cooldown_started"}
+    old = []
+    for e in events:
+        e = dict(e)
+        if e["type"] in ("seeds", "cooldown_started"):
+            continue
+        if e["type"] == "match_start":
+            e["schema"] = 2
+            e["seed"] = seeds["seed"]
+            e["agents"] = {p: {"agent": name, "seed": seeds["agent_seeds"][p]} for p, name in e["agents"].items()}
+        elif e["type"] == "ability_used":
+            e["ready"] = ready.get(e["use"], e["round"] + 1)
+        elif e["type"] == "decision":
+            del e["visible_to"]
+        elif e["type"] == "summon":
+            del e["tie"]
+        old.append(e)
+    return old
+
+
+def test_a_log_stored_with_an_earlier_schema_is_served_as_stored_and_fits_the_documented_log(anon_client, armies):
+    """Matches played before the event schema changed keep their log; the API documents those events too."""
+    body = play(anon_client, {"armies": armies, "seed": 3})
+    match = Match.objects.get(pk=body["id"])
+    match.events = as_schema_2(match.events)
+    match.schema_version = 2
+    match.save()
+    answer = anon_client.get(body["url"]).json()
+    assert answer["schema_version"] == 2
+    served = served_log(anon_client, body["log"])
+    assert served == match.events and any(e["type"] == "ability_used" and "ready" in e for e in served)
+    assert all(documented(event) for event in served)
+    assert not documented({**served[0], "extra": 1})  # a shape no schema version has is not documented
