@@ -18,7 +18,8 @@ def run(*args) -> str:
 
 def test_prints_who_hits_whom_and_the_result(catalogue):
     text = run("--a", "faction:arcane", "--b", "faction:shadow", "--seed", "4")
-    assert text.startswith("Match start (seed 4")
+    assert text.startswith("Match start (tie break random")  # the seeds are logged apart, for no player
+    assert "Seeds (seen by no player): match 4, agents a " in text
     assert " takes " in text and "HP " in text and "is defeated" in text
     assert "Result: " in text and text.rstrip().endswith("Seed 4.")
 
