@@ -362,45 +362,49 @@ def decode_army_code(code: str) -> tuple[int, list[tuple[int | str, str]]]:
     return CODE_VERSION, _decode_v3(data)
 
 
+def _read_count(data: bytes, pos: int, what: str, already: int = 0) -> tuple[int, int]:
+    """A count of sets or cards, bounded (with `already` counted before it), and the position after it."""
+    count, pos = _read_varint(data, pos)
+    if count + already > MAX_CODE_SLOTS:
+        raise ArmyCodeError(f"The code claims too many {what}.")
+    return count, pos
+
+
+def _at_end(data: bytes, pos: int) -> None:
+    """ArmyCodeError when the code goes on after its last slot."""
+    if pos != len(data):
+        raise ArmyCodeError("The code has trailing data.")
+
+
 def _decode_v2(data: bytes) -> list[tuple[int | str, str]]:
-    groups, pos = _read_varint(data, 1)
-    if groups > MAX_CODE_SLOTS:
-        raise ArmyCodeError("The code claims too many sets.")
+    groups, pos = _read_count(data, 1, "sets")
     entries: list[tuple[int | str, str]] = []
     for _ in range(groups):
         prefix, pos = _read_set_name(data, pos)
-        count, pos = _read_varint(data, pos)
-        if count + len(entries) > MAX_CODE_SLOTS:
-            raise ArmyCodeError("The code claims too many cards.")
+        count, pos = _read_count(data, pos, "cards", len(entries))
         for _ in range(count):
             value, pos = _read_varint(data, pos)
             entries.append(_slot_entry(prefix, value))
-    if pos != len(data):
-        raise ArmyCodeError("The code has trailing data.")
+    _at_end(data, pos)
     return entries
 
 
 def _decode_v3(data: bytes) -> list[tuple[int | str, str]]:
-    sets, pos = _read_varint(data, 1)
-    if sets > MAX_CODE_SLOTS:
-        raise ArmyCodeError("The code claims too many sets.")
+    sets, pos = _read_count(data, 1, "sets")
     prefixes = []
     for _ in range(sets):
         prefix, pos = _read_set_name(data, pos)
         if prefix in prefixes:
             raise ArmyCodeError(f"The code names the set {prefix} twice.")
         prefixes.append(prefix)
-    count, pos = _read_varint(data, pos)
-    if count > MAX_CODE_SLOTS:
-        raise ArmyCodeError("The code claims too many cards.")
+    count, pos = _read_count(data, pos, "cards")
     if count and not prefixes:
         raise ArmyCodeError("The code names cards but no set.")
     entries: list[tuple[int | str, str]] = []
     for _ in range(count):
         value, pos = _read_varint(data, pos)
         entries.append(_slot_entry(prefixes[value % sets], value // sets))
-    if pos != len(data):
-        raise ArmyCodeError("The code has trailing data.")
+    _at_end(data, pos)
     return entries
 
 
@@ -409,16 +413,13 @@ def decode_army(code: str) -> list[tuple[int, str]]:
     data = _code_bytes(code)
     if data[0] != LEGACY_CODE_VERSION:
         raise ArmyCodeError(f"Not a version-{LEGACY_CODE_VERSION} army code.")
-    count, pos = _read_varint(data, 1)
-    if count > MAX_CODE_SLOTS:
-        raise ArmyCodeError("The code claims too many cards.")
+    count, pos = _read_count(data, 1, "cards")
     entries = []
     for _ in range(count):
         value, pos = _read_varint(data, pos)
         if value // 2 > MAX_CARD_ID:
             raise ArmyCodeError(f"The code names a card id larger than {MAX_CARD_ID}.")
         entries.append((value // 2, LINES[value % 2]))
-    if pos != len(data):
-        raise ArmyCodeError("The code has trailing data.")
+    _at_end(data, pos)
     return entries
 

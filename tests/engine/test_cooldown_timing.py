@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from realms.engine.cards import CharacterCard, cards_from_fixture
 from realms.engine.state import RealmsState
 from tests.engine.helpers import acting, attack, battle, card, of_type, use
@@ -112,38 +114,29 @@ def test_vampire_nightstalker_kill_with_silent_kill_keeps_its_whole_cooldown() -
     assert (cut["unit"], cut["ready_before"], cut["ready_after"]) == ("a1", 3, 2)
 
 
-def test_apprentice_runecaster_kill_with_arcane_bolt_keeps_its_whole_cooldown() -> None:
-    st = battle([official("apprentice-runecaster")], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
-    use(st, "b1")  # Arcane Bolt defeats b1: Spark of Insight fires while the ability resolves
+# Two cards whose faction ability cuts cooldowns when an enemy is defeated: Spark of Insight (its own) and
+# Mana Siphon (every ally's, its own included).
+ON_ENEMY_DEFEATED = ["apprentice-runecaster", "runic-archer"]
+
+
+@pytest.mark.parametrize("slug", ON_ENEMY_DEFEATED)
+def test_a_kill_by_its_own_ability_leaves_the_new_cooldown_whole(slug: str) -> None:
+    st = battle([official(slug)], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
+    use(st, "b1")  # the ability defeats b1: the faction ability fires while the ability resolves
+    trigger = of_type(st, "faction_triggered")[-1]
+    assert (trigger["unit"], trigger["trigger"]) == ("a1", "enemy_defeated")
     _, cooldown = own_use_logged_in_order(st, "a1")
     assert cooldown["ready_after"] == 3
     assert not ability_offered(st, "a1") and st.round == 2
 
 
-def test_apprentice_runecaster_spark_of_insight_cuts_a_running_cooldown() -> None:
+@pytest.mark.parametrize("slug", ON_ENEMY_DEFEATED)
+def test_a_kill_while_the_cooldown_runs_cuts_it(slug: str) -> None:
     killer = card("killer", atk=20, spd=4)
-    st = battle([official("apprentice-runecaster"), killer], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
-    use(st, "b2")  # round 1: Arcane Bolt on the dummy, no kill: ready again in round 3
+    st = battle([official(slug), killer], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
+    use(st, "b2")  # round 1: the ability on the dummy, no kill: ready again in round 3
     assert started(st, "a1")["ready_after"] == 3
-    attack(st, "b1")  # the ally's kill: Spark of Insight brings the cooldown one round sooner
-    cut = next(e for e in of_type(st, "cooldown") if e["unit"] == "a1")
-    assert (cut["ready_before"], cut["ready_after"]) == (3, 2)
-    assert ability_offered(st, "a1") and st.round == 2
-
-
-def test_runic_archer_kill_with_silencing_arrow_keeps_its_whole_cooldown() -> None:
-    st = battle([official("runic-archer")], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
-    use(st, "b1")  # Silencing Arrow defeats b1: Mana Siphon fires while the ability resolves
-    _, cooldown = own_use_logged_in_order(st, "a1")
-    assert cooldown["ready_after"] == 3
-    assert not ability_offered(st, "a1") and st.round == 2
-
-
-def test_runic_archer_mana_siphon_cuts_a_running_cooldown() -> None:
-    killer = card("killer", atk=20, spd=4)
-    st = battle([official("runic-archer"), killer], [card("w", hp=5, df=0, spd=2), card("t", **DUMMY)])
-    use(st, "b2")  # round 1: Silencing Arrow on the dummy, no kill: ready again in round 3
-    attack(st, "b1")  # the ally's kill: Mana Siphon cuts every ally's cooldown by 1
+    attack(st, "b1")  # the ally's kill: the faction ability brings the cooldown one round sooner
     cut = next(e for e in of_type(st, "cooldown") if e["unit"] == "a1")
     assert (cut["ready_before"], cut["ready_after"]) == (3, 2)
     assert ability_offered(st, "a1") and st.round == 2
