@@ -11,10 +11,10 @@ protector effect kind's own reckoning (`legends.engine.effects`).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final
 
-from legends.engine.cards import ProtectorCard, SummoningCard
+from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
 from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import DefenseLike, Play, attack_points, best_allocation, marker_cap
@@ -108,7 +108,7 @@ class Targets:
 
     __slots__ = ("missing", "open_slots", "groups", "markers", "used")
 
-    def __init__(self, defenses: Sequence[DefenseLike], index: Mapping[str, int]) -> None:
+    def __init__(self, defenses: Sequence[DefenseLike], index: dict[str, int]) -> None:
         """The targets among `defenses` (destroyed ones left out)."""
         self.missing: list[list[int]] = []
         self.open_slots = [0] * len(index)
@@ -188,7 +188,7 @@ class DefenseSummary:
 
     __slots__ = ("live", "targets", "open", "held", "last")
 
-    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: Mapping[str, int]) -> None:
+    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: dict[str, int]) -> None:
         """The summary of both teams' `defenses`."""
         size = len(index)
         self.live = [[d for d in team if not d.destroyed] for team in defenses]
@@ -227,13 +227,15 @@ class Board:
     element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed.
     Counts by element are lists in catalogue order (`index` gives an element's place)."""
 
-    def __init__(self, obs: LegendsObservation, defenses: DefenseSummary, reckonings: list[Reckoning]) -> None:
+    def __init__(
+        self, obs: LegendsObservation, defenses: DefenseSummary, reckonings: list[Reckoning], index: dict[str, int]
+    ) -> None:
         """The summary of `obs`, whose defenses `defenses` sums up and whose protectors `reckonings` weigh."""
         self.obs = obs
         me = obs.team
         self.me = me
         self.elements = obs.elements
-        index = self.index = obs.catalogue.element_index
+        self.index = index
         size = len(self.elements)
         self.attacks = [[0] * size, [0] * size]
         self.boosts = [[0] * size, [0] * size]
@@ -320,12 +322,22 @@ class GreedyAgent:
         self.summary: DefenseSummary | None = None
         self.reckoned: tuple[ProtectorCard, ...] | None = None
         self.reckoning: list[Reckoning] = []
+        self.indexed: Catalogue | None = None
+        self.index: dict[str, int] = {}
+
+    def element_index(self, obs: LegendsObservation) -> dict[str, int]:
+        """Each element's place in the catalogue's order, as a dict of the agent's own (the catalogue's mapping is
+        a read-only view, slower to read in the loops of every decision): made once per catalogue."""
+        if self.indexed is not obs.catalogue:
+            self.indexed = obs.catalogue
+            self.index = dict(obs.catalogue.element_index)
+        return self.index
 
     def defense_summary(self, obs: LegendsObservation) -> DefenseSummary:
         """The summary of the observation's defenses: the one kept while the defense views are the same."""
         summary = self.summary
         if summary is None or self.summarised is not obs.defenses:
-            summary = self.summary = DefenseSummary(obs.defenses, obs.catalogue.element_index)
+            summary = self.summary = DefenseSummary(obs.defenses, self.element_index(obs))
             self.summarised = obs.defenses
         return summary
 
@@ -352,7 +364,7 @@ class GreedyAgent:
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands
         for all of them."""
-        board = Board(obs, self.defense_summary(obs), self.reckonings(obs))
+        board = Board(obs, self.defense_summary(obs), self.reckonings(obs), self.element_index(obs))
         me, opponents = board.me, 1 - board.me
         base_attack = board.score(me)
         base_threat = board.score(opponents)
