@@ -128,6 +128,9 @@ class LegendsObservation(NamedTuple):
         return self.lookahead(self, seed)
 
 
+_new = tuple.__new__
+
+
 def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     """The observation of player `pid` (G2); `lookahead` builds its sandboxes."""
     seat = table.by_pid[pid]
@@ -149,11 +152,13 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     opposing = table.known[1 - team]
     views = table.views
     plays = views.round_views(table.plays, pid, known, table.revealed)
-    return LegendsObservation(
+    # tuple.__new__ straight away: the named tuple's own __new__ is a Python function, slow to call from compiled
+    # code at every decision.
+    return _new(LegendsObservation, (
         pid, team, table.mode, table.round, table.max_rounds, table.options.get("max_actions", 0), STAGE_NAMES[stage],
-        views.player_views(table.seats), tuple(table.seats[i].pid for i in table.order), table.turn, table.passes,
+        views.player_views(table.seats), tuple([table.seats[i].pid for i in table.order]), table.turn, table.passes,
         tuple(seat.hand), len(table.draw), tuple(table.discard), plays, views.last_views(table.last_plays),
         views.defense_views(table.defenses), table.protectors, table.spirits, tuple(table.spy_used),
         tuple(sorted(known)) if known else (), tuple(sorted(opposing)) if opposing else (), allocation, heal,
         table.catalogue, table.elements, lookahead,
-    )
+    ))
