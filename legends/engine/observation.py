@@ -157,7 +157,7 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     return _new(LegendsObservation, (
         pid, team, table.mode, table.round, table.max_rounds, table.options.get("max_actions", 0), STAGE_NAMES[stage],
         views.player_views(table.seats), tuple([table.seats[i].pid for i in table.order]), table.turn, table.passes,
-        tuple(seat.hand), len(table.draw), tuple(table.discard), plays, views.last_views(table.last_plays),
+        tuple(seat.hand), len(table.draw), views.discard_view(table.discard), plays, views.last_views(table.last_plays),
         views.defense_views(table.defenses), table.protectors, table.spirits, tuple(table.spy_used),
         tuple(sorted(known)) if known else (), tuple(sorted(opposing)) if opposing else (), allocation, heal,
         table.catalogue, table.elements, lookahead,

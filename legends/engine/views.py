@@ -101,6 +101,8 @@ class KeptViews:
         self.last: tuple[PlayView, ...] = ()
         self.defenses: tuple[tuple[DefenseView, ...], ...] = ()
         self.players: tuple[PlayerView, ...] = ()
+        self.discard_source: list[SummoningCard] | None = None  # the discard pile the tuple below shows
+        self.discard: tuple[SummoningCard, ...] = ()
 
     def round_views(self, plays: Sequence[Play], pid: str, known: set[int], revealed: bool) -> tuple[PlayView, ...]:
         """This round's plays as player `pid` sees them: whole once the showdown `revealed` them, when face up,
@@ -131,6 +133,15 @@ class KeptViews:
             count = len(plays)
             del kept[count:], whole[count:], orientation_only[count:]
         return tuple(views)
+
+    def discard_view(self, pile: list[SummoningCard]) -> tuple[SummoningCard, ...]:
+        """The discard pile, face up for everyone: made again only when it changed (cards are only ever added to
+        a pile, until a refill takes it whole and a new one starts)."""
+        kept = self.discard
+        if self.discard_source is not pile or len(kept) != len(pile) or (kept and kept[-1] is not pile[-1]):
+            self.discard_source = pile
+            kept = self.discard = tuple(pile)
+        return kept
 
     def last_views(self, plays: list[Play]) -> tuple[PlayView, ...]:
         """The last round's plays, every one revealed by its showdown."""
