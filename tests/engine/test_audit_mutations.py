@@ -693,22 +693,23 @@ def _summon_ties(events: Events, tie_break: str) -> Iterator[tuple[int, dict[str
                 yield i, e
 
 
-@mutation("a summon tie led by the wrong player under alternate", "R15")
-def _summon_tie_alternate(events: Events) -> Events | None:
-    for i, e in _summon_ties(events, "alternate"):
+def _flip_summon_tie(events: Events, tie_break: str) -> Events | None:
+    """The first summon tie of a log of that tie_break option, led by the other player."""
+    for i, e in _summon_ties(events, tie_break):
         ev = copy.deepcopy(events)
         ev[i]["tie"][1] = foe(e["tie"][1])
         return ev
     return None
+
+
+@mutation("a summon tie led by the wrong player under alternate", "R15")
+def _summon_tie_alternate(events: Events) -> Events | None:
+    return _flip_summon_tie(events, "alternate")
 
 
 @mutation("a summon tie coin that is not the seeded one", "R15")
 def _summon_tie_random(events: Events) -> Events | None:
-    for i, e in _summon_ties(events, "random"):
-        ev = copy.deepcopy(events)
-        ev[i]["tie"][1] = foe(e["tie"][1])
-        return ev
-    return None
+    return _flip_summon_tie(events, "random")
 
 
 @mutation("a summon tied with enemy units put after them without a tie", "R15")
