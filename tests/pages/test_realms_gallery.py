@@ -76,6 +76,16 @@ def test_a_query_that_cannot_be_run_is_explained(site, page):
     expect(page.locator(".card-tile")).to_have_count(0)
 
 
+def test_a_search_that_matches_nothing_says_so(site, page):
+    assert not Character.objects.filter(attack__gte=999).exists()
+    page.goto("/realms/cards/")
+    page.get_by_label("Query").fill("atk>=999")
+    page.get_by_label("Query").press("Enter")
+    expect(page.locator(".result-count")).to_have_text("0 cards.")
+    expect(page.locator("#gallery-results")).to_contain_text("No card matches these filters.")
+    expect(page.locator(".card-tile")).to_have_count(0)
+
+
 def test_stat_range_and_order_filter_like_the_api(site, page):
     names = _names_in_order(health__gte=25)
     page.goto("/realms/cards/")
