@@ -297,6 +297,16 @@ def test_the_builder_works_without_javascript(site, browser, live_server):
     context.close()
 
 
+def test_the_builder_ends_with_its_footer(site, page):
+    # The list of characters scrolls in its own box: nothing of it may lengthen the page below the footer.
+    page.goto(BUILDER)
+    expect(page.locator(".pick")).to_have_count(min(Character.objects.count(), 100))
+    height, footer_bottom = page.evaluate(
+        "[document.documentElement.scrollHeight, document.querySelector('footer').getBoundingClientRect().bottom"
+        " + window.scrollY]")
+    assert height <= max(footer_bottom + 1, page.viewport_size["height"])
+
+
 def test_the_builder_at_phone_width_has_no_sideways_scroll(site, page):
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(f"{BUILDER}?code={_code(faction_army('arcane'))}")
