@@ -18,6 +18,18 @@ each from the same number of concurrent clients, none waiting between requests:
                each collection must hold exactly what the successful adds added
   matches      POST /api/simulate/realms/matches/, greedy against greedy
 
+Then two attacks (--attacks, or a short slow-client run in --smoke):
+
+  slow clients  80 sockets that send a request a byte every 5 s (half of them its headers, half a
+                body announced by Content-Length) while 8 other clients ask for /healthz and
+                /api/rarities/; prints those clients' answers, median and p99, and how many of the
+                slow sockets the server had closed by the end
+  throttles     `make serve` started again on the same database with the documented rates and
+                NUM_PROXIES=1 (each attack from an address of its own in X-Forwarded-For): 2,000
+                anonymous requests from 50 parallel clients against `anon`, 40 parallel password
+                guesses at /api/auth/token/ and 40 at the admin login against `auth`, 700 search
+                pages against `anon`; prints the requests let through against each bound
+
 Each scenario stops after --seconds or --max-requests, whichever comes first. It prints
 requests per second, p50 and p99 (ms), the ratios to /healthz, the errors (any unexpected
 answer, plus tracebacks in the server's log), lost updates, and the most database connections
@@ -67,6 +79,9 @@ DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/test"
 WORKERS, THREADS = 5, 4  # what `make serve` starts unless WEB_CONCURRENCY / GUNICORN_THREADS say otherwise
 ACCOUNTS = 8  # collections scenario: clients share these accounts, so adds race on the same rows
 UNLIMITED = "1000000/minute"
+# The documented rates (README, Throttling): the throttle attacks run against these.
+DOCUMENTED_RATES = {"anon": "600/minute", "user": "3000/minute", "auth": "10/minute", "simulate": "60/minute",
+                    "batches": "10/hour"}
 # The proxy in front of the service says the client spoke HTTPS (SECURE_SSL_REDIRECT is on).
 HEADERS = {"X-Forwarded-Proto": "https"}
 
@@ -129,26 +144,32 @@ class Server:
                 self.process.wait(timeout=10)
 
 
-def start_server(db_url: str, workdir: Path, cache_url: str | None, startup_timeout: float) -> Server:
+def start_server(db_url: str, workdir: Path, cache_url: str | None, startup_timeout: float,
+                 rates: dict[str, str] | None = None, num_proxies: int = 0, tag: str = "") -> Server:
+    """`make serve` on a free port; the throttle rates raised to UNLIMITED unless `rates` says otherwise."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in {"CACHE_URL", "REDIS_URL", "DEBUG", "NUM_PROXIES"}}
     env.update(
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
         DATABASE_URL=db_url,
-        GUNICORN_ACCESS_LOG=str(workdir / "access.log"),
-        # One address sends all the load: the rates are raised, the throttles still run.
-        THROTTLE_ANON=UNLIMITED, THROTTLE_USER=UNLIMITED, THROTTLE_AUTH=UNLIMITED,
-        THROTTLE_SIMULATE=UNLIMITED, THROTTLE_BATCHES=UNLIMITED,
+        GUNICORN_ACCESS_LOG=str(workdir / f"access{tag}.log"),
     )
+    env = {k: v for k, v in env.items() if not k.startswith("THROTTLE_")}
+    if rates is None:
+        # One address sends all the load: the rates are raised, the throttles still run.
+        rates = dict.fromkeys(("anon", "user", "auth", "simulate", "batches"), UNLIMITED)
+    env.update({f"THROTTLE_{scope.upper()}": rate for scope, rate in rates.items()})
+    if num_proxies:
+        env["NUM_PROXIES"] = str(num_proxies)
     if cache_url:
         env["CACHE_URL"] = cache_url
-    log_path = workdir / "serve.log"
+    log_path = workdir / f"serve{tag}.log"
     process = subprocess.Popen(
         ["make", "--no-print-directory", "serve", f"HOST=127.0.0.1:{port}"],
         cwd=ROOT, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT, start_new_session=True,
     )
-    server = Server(f"http://127.0.0.1:{port}", env, process, log_path, workdir / "access.log")
+    server = Server(f"http://127.0.0.1:{port}", env, process, log_path, workdir / f"access{tag}.log")
     deadline = time.monotonic() + startup_timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -369,6 +390,186 @@ class ConnectionSampler:
         self.connection.close()
 
 
+# --- the attacks ------------------------------------------------------------------------------
+
+SLOW_PERIOD = 5.0  # a slow client sends one byte this often
+OTHER_TIMEOUT = 10.0  # an answer later than this counts as none
+
+
+@dataclass
+class SlowFigures:
+    sockets: int
+    answered: int
+    failed: int
+    p50: float
+    p99: float
+    closed_by_server: int
+    failures: Counter[str]
+
+
+def slow_socket(port: int, kind: str, stop_at: float, closed: list[str]) -> None:
+    """One slow client: its request line and first headers at once, then a byte every SLOW_PERIOD (more of its
+    headers, or of a body announced by Content-Length) until `stop_at` or until the server closes on it."""
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    except OSError:
+        closed.append(kind)
+        return
+    if kind == "headers":
+        head = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Forwarded-Proto: https\r\nX-Slow: ".encode()
+    else:
+        head = (f"POST /api/realms/armies/validate/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                "X-Forwarded-Proto: https\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n").encode()
+    try:
+        sock.sendall(head)
+        while time.monotonic() < stop_at:
+            gevent.sleep(min(SLOW_PERIOD, max(0.0, stop_at - time.monotonic())))
+            sock.settimeout(0.01)
+            try:
+                sock.recv(4096)  # an answer (408) or the end of the stream: the server is done with it
+                closed.append(kind)
+                return
+            except TimeoutError:
+                pass
+            sock.settimeout(10)
+            if time.monotonic() < stop_at:
+                sock.sendall(b"a" if kind == "headers" else b" ")
+    except OSError:
+        closed.append(kind)
+    finally:
+        sock.close()
+
+
+def other_client(server: Server, stop_at: float, times: list[float], failures: Counter[str]) -> None:
+    """A client asking for /healthz and /api/rarities/ in turn, each answer timed (a failure at its timeout)."""
+    paths = ["/healthz", "/api/rarities/"]
+    n = 0
+    while time.monotonic() < stop_at:
+        path = paths[n % 2]
+        n += 1
+        began = time.monotonic()
+        try:
+            request = urllib.request.Request(server.base_url + path, headers=HEADERS)
+            with urllib.request.urlopen(request, timeout=OTHER_TIMEOUT) as answer:
+                answer.read()
+                ok = answer.status == 200
+                if not ok:
+                    failures[f"{path}: HTTP {answer.status}"] += 1
+        except urllib.error.HTTPError as exc:
+            ok = False
+            failures[f"{path}: HTTP {exc.code}"] += 1
+        except (urllib.error.URLError, OSError) as exc:
+            ok = False
+            failures[f"{path}: {type(getattr(exc, 'reason', exc)).__name__}"] += 1
+        times.append((time.monotonic() - began) * 1000 if ok else OTHER_TIMEOUT * 1000)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def slow_clients_run(server: Server, sockets: int, seconds: float, others: int = 8) -> SlowFigures:
+    """`sockets` slow clients (half slow headers, half slow bodies) open while `others` clients are timed."""
+    port = int(server.base_url.rsplit(":", 1)[1])
+    closed: list[str] = []
+    stop_at = time.monotonic() + seconds + 1.0
+    slow = [gevent.spawn(slow_socket, port, "headers" if i % 2 == 0 else "body", stop_at, closed)
+            for i in range(sockets)]
+    gevent.sleep(1.0)  # every slow client connected and started
+    times: list[float] = []
+    failures: Counter[str] = Counter()
+    clients = [gevent.spawn(other_client, server, stop_at, times, failures) for _ in range(others)]
+    gevent.joinall(clients + slow, timeout=seconds + OTHER_TIMEOUT + 15)
+    gevent.killall(clients + slow)
+    failed = sum(failures.values())
+    return SlowFigures(sockets, len(times) - failed, failed, percentile(times, 0.5), percentile(times, 0.99),
+                       len(closed), failures)
+
+
+@dataclass
+class Let:
+    name: str
+    sent: int
+    through: int
+    bound: int
+    statuses: Counter[int]
+
+
+def status_of(request: urllib.request.Request) -> int:
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            answer.read()
+            return answer.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except (urllib.error.URLError, OSError):
+        return 0
+
+
+def in_parallel(clients: int, requests: list[urllib.request.Request]) -> Counter[int]:
+    """Every request sent, `clients` at a time; the statuses answered (0: no answer)."""
+    from gevent.pool import Pool
+
+    return Counter(Pool(clients).map(status_of, requests))
+
+
+def admin_login_form(server: Server, address: str) -> tuple[str, str]:
+    """The admin login page's CSRF cookie and form token, as a browser would get them."""
+    request = urllib.request.Request(server.base_url + "/admin/login/",
+                                     headers={**HEADERS, "X-Forwarded-For": address})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        cookies = answer.headers.get_all("Set-Cookie") or []
+        page = answer.read().decode()
+    cookie = next(c.split(";")[0] for c in cookies if c.startswith("csrftoken="))
+    token = page.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
+    return cookie, token
+
+
+def throttle_runs(server: Server, rates: dict[str, str]) -> list[Let]:
+    """Requests fired in parallel, each attack from an address of its own (X-Forwarded-For, NUM_PROXIES=1); how
+    many got through against the bound of its rate."""
+    def bound(scope: str) -> int:
+        return int(rates[scope].split("/")[0])
+
+    run = secrets.token_hex(2)
+    address = {name: f"2001:db8:{run}::{n + 1}" for n, name in enumerate(["anon", "token", "admin", "pages"])}
+    results = []
+
+    def headers(name: str, **more: str) -> dict[str, str]:
+        return {**HEADERS, "X-Forwarded-For": address[name], **more}
+
+    api = [urllib.request.Request(server.base_url + "/api/rarities/", headers=headers("anon")) for _ in range(2000)]
+    statuses = in_parallel(50, api)
+    results.append(Let("anonymous API reads (anon)", len(api), statuses[200], bound("anon"), statuses))
+
+    guess = json.dumps({"username": "load0", "password": "not-the-password"}).encode()
+    token = [urllib.request.Request(server.base_url + "/api/auth/token/", data=guess, method="POST",
+                                    headers=headers("token", **{"Content-Type": "application/json"}))
+             for _ in range(40)]
+    statuses = in_parallel(20, token)
+    results.append(Let("token password guesses (auth)", len(token), sum(c for s, c in statuses.items() if s != 429),
+                       bound("auth"), statuses))
+
+    cookie, csrf = admin_login_form(server, address["admin"])
+    form = urllib.parse.urlencode({"username": "load0", "password": "not-the-password",
+                                   "csrfmiddlewaretoken": csrf, "next": "/admin/"}).encode()
+    admin = [urllib.request.Request(
+        server.base_url + "/admin/login/", data=form, method="POST",
+        headers=headers("admin", **{"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie,
+                                    "Referer": server.base_url.replace("http://", "https://") + "/admin/login/"}))
+        for _ in range(40)]
+    statuses = in_parallel(20, admin)
+    results.append(Let("admin login guesses (auth)", len(admin), sum(c for s, c in statuses.items() if s != 429),
+                       bound("auth"), statuses))
+
+    pages = [urllib.request.Request(server.base_url + "/search/?q=fire", headers=headers("pages"))
+             for _ in range(700)]
+    statuses = in_parallel(20, pages)
+    results.append(Let("search pages (anon)", len(pages), statuses[200], bound("anon"), statuses))
+    return results
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -382,9 +583,17 @@ def main() -> int:
                         help="a PostgreSQL database to connect to; the load database is created beside it")
     parser.add_argument("--cache-url", default=None, help="Redis for the cache (default: the database cache)")
     parser.add_argument("--startup-timeout", type=float, default=900.0)
+    parser.add_argument("--attacks", action="store_true",
+                        help="after the scenarios, the slow-client run and the throttle runs")
+    parser.add_argument("--attacks-only", action="store_true", help="the attacks without the scenarios")
+    parser.add_argument("--slow-sockets", type=int, default=80)
+    parser.add_argument("--slow-seconds", type=float, default=30.0)
     args = parser.parse_args()
     if args.smoke:
         args.clients, args.seconds, args.max_requests = 8, 10.0 / len(SCENARIOS), 5_000
+        args.slow_sockets, args.slow_seconds = 20, 4.0
+    args.attacks = args.attacks or args.attacks_only
+    scenarios = [] if args.attacks_only else SCENARIOS
     if not args.database_url.startswith(("postgres://", "postgresql://")):
         print(f"The load test needs PostgreSQL; DATABASE_URL is {args.database_url}", file=sys.stderr)
         return 2
@@ -399,6 +608,9 @@ def main() -> int:
     workdir = Path(tempfile.mkdtemp(prefix="cardsdb-load-"))
     server: Server | None = None
     sampler: ConnectionSampler | None = None
+    slow: SlowFigures | None = None
+    let: list[Let] = []
+    results: list[Figures] = []
     try:
         print(f"== make serve on a fresh database {name} (migrations, official sets, static files)", flush=True)
         began = time.monotonic()
@@ -414,10 +626,9 @@ def main() -> int:
         SHARED.cards = [card["slug"] for card in cards]
 
         sampler = ConnectionSampler(args.database_url, name)
-        print(f"== {len(SCENARIOS)} scenarios, {args.clients} concurrent clients, "
+        print(f"== {len(scenarios)} scenarios, {args.clients} concurrent clients, "
               f"at most {args.seconds:g} s or {args.max_requests} requests each", flush=True)
-        results = []
-        for scenario, user_class in SCENARIOS:
+        for scenario, user_class in scenarios:
             figures = run_scenario(scenario, user_class, server, args.clients, args.seconds, args.max_requests)
             results.append(figures)
             print(f"   {scenario:<12} {figures.requests:>6} requests, {figures.errors} errors", flush=True)
@@ -430,6 +641,19 @@ def main() -> int:
         # Copies added by successful requests that the collections do not hold (or hold extra).
         lost = sum(abs(SHARED.added[c] - held[c]) for c in held)
         tracebacks = server.tracebacks()
+
+        if args.smoke or args.attacks:
+            print(f"== slow clients: {args.slow_sockets} sockets sending a byte every {SLOW_PERIOD:g} s for "
+                  f"{args.slow_seconds:g} s, 8 other clients timed meanwhile", flush=True)
+            slow = slow_clients_run(server, args.slow_sockets, args.slow_seconds)
+            tracebacks = server.tracebacks()
+        if args.attacks:
+            server.stop()
+            print("== throttles: make serve again with the documented rates, NUM_PROXIES=1", flush=True)
+            server = start_server(database_url(args.database_url, name), workdir, args.cache_url,
+                                  args.startup_timeout, rates=DOCUMENTED_RATES, num_proxies=1, tag="-rates")
+            let = throttle_runs(server, DOCUMENTED_RATES)
+            tracebacks += server.tracebacks()
     finally:
         if sampler is not None and not sampler.greenlet.dead:
             sampler.stop()
@@ -438,7 +662,7 @@ def main() -> int:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
 
-    base = results[0]
+    base = results[0] if results else Figures("healthz", 0, 0, 0.0, 0.0, 0.0, {})
     print()
     print(f"{'scenario':<12} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
           f"{'req/s ÷ healthz':>15} {'p50 ÷ healthz':>13} {'errors':>6}")
@@ -459,6 +683,19 @@ def main() -> int:
             print(f"   {count} x {kind}")
 
     failed = errors or tracebacks or lost or sampler.peak > bound
+    if slow is not None:
+        print(f"slow clients: {slow.sockets} open; the other clients had {slow.answered} answers and {slow.failed} "
+              f"failures (none within {OTHER_TIMEOUT:g} s, or not 200), median {slow.p50:.0f} ms, "
+              f"p99 {slow.p99:.0f} ms (a failure counted at {OTHER_TIMEOUT:g} s); "
+              f"{slow.closed_by_server} slow sockets closed by the server")
+        for kind, count in slow.failures.most_common():
+            print(f"   {count} x {kind}")
+        failed = failed or slow.failed
+    for entry in let:
+        answered = ", ".join(f"{status or 'none'}: {count}" for status, count in sorted(entry.statuses.items()))
+        print(f"throttles: {entry.name}: {entry.through} of {entry.sent} let through, bound {entry.bound} "
+              f"({answered})")
+        failed = failed or entry.through > entry.bound
     print("== load test " + ("FAILED" if failed else "passed"))
     return 1 if failed else 0
 
