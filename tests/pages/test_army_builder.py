@@ -217,6 +217,16 @@ def test_paste_a_decklist_lists_the_lines_not_read_and_loads_the_rest(site, page
                                  + [cards[s["card"]].name for s in slots if s["line"] == "rearguard"])
 
 
+def test_a_misspelt_card_of_a_pasted_decklist_gets_one_suggestion(site, page):
+    card = Character.objects.order_by("pk").first()
+    misspelt = card.name[:-1] + card.name[-1].swapcase() * 2
+    page.goto(BUILDER)
+    page.get_by_label("An army code, or a decklist").fill(misspelt)
+    page.get_by_role("button", name="Load it").click()
+    expect(page.locator(".decklist-problems li")).to_have_text(
+        [f"Line 1: No character card '{misspelt}'; did you mean '{card.name}'?"])
+
+
 def test_paste_a_code_loads_its_army(site, page):
     slots = faction_army("arcane")
     page.goto(BUILDER)
