@@ -61,6 +61,11 @@ class Violation:
         return data
 
 
+def cards_of(count: int, rarity: str) -> str:
+    """`count` cards of a rarity, in words: "1 legendary card", "3 common cards"."""
+    return f"{count} {rarity} card{'' if count == 1 else 's'}"
+
+
 def army_counts(slots: list[Slot], cards: dict[str, ArmyCard]) -> dict[str, Any]:
     """Cards per rarity (known cards only) and per line."""
     rarity = Counter(cards[s.card].rarity for s in slots if s.card in cards)
@@ -89,7 +94,9 @@ def validate_army(
             continue
         if slot.card in seen:
             violations.append(Violation(
-                "duplicate_card", f"'{slot.card}' is already in the army (slot {seen[slot.card]}); each card is a unique unit.",
+                "duplicate_card",
+                f"'{slot.card}' is already in the army (number {seen[slot.card] + 1} in army order); each card is a "
+                "unique unit.",
                 slot=index, card=slot.card,
             ))
         else:
@@ -108,7 +115,7 @@ def validate_army(
         actual = counts["rarity"][rarity]
         if actual != expected:
             violations.append(Violation(
-                "rarity_count", f"An army has {expected} {rarity} card(s); this one has {actual}.",
+                "rarity_count", f"An army has {cards_of(expected, rarity)}; this one has {actual}.",
                 expected=expected, actual=actual, extra={"rarity": rarity},
             ))
     for line in LINES:
@@ -147,7 +154,7 @@ def _deployment_violation(code: str, army: list[_Deployed], slot: Slot, card: Ar
     if code == "rarity_count":
         quota = RARITY_QUOTA.get(card.rarity, 0)
         held = sum(1 for s in army if s.rarity == card.rarity) + 1
-        return Violation(code, f"An army has only {quota} {card.rarity} card(s); this would be number {held}.",
+        return Violation(code, f"An army has only {cards_of(quota, card.rarity)}; this would be number {held}.",
                          card=slot.card, expected=quota, actual=held, extra={"rarity": card.rarity})
     if code == "line_full":
         in_line = sum(1 for s in army if s.line == slot.line) + 1

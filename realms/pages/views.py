@@ -20,6 +20,7 @@ from rest_framework.exceptions import ValidationError
 from cardsdb.api.filters import query_parameter_errors
 from cardsdb.choices import Game
 from cardsdb.models import CardSet, Faction, Rarity
+from cardsdb.pages.wording import named_violations
 from realms import selectors, services
 from realms.api.serializers import (
     MAX_SLOTS,
@@ -419,6 +420,7 @@ def _builder_context(request, builder: Builder) -> dict:
         moved = f"{entry['name']} is now number {entry['number']} of {len(entries)} in the army order."
     return {
         "nav": "army-builder", "builder": builder, "report": report, "army_size": ARMY_SIZE,
+        "violations": named_violations(report["violations"]),
         "lines": [{"line": line, "label": line.title(), "capacity": LINE_CAPACITY, "count": counts["line"][line]}
                   for line in LINES],
         "entries": entries, "moved": moved,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from cardsdb.api.errors import field_errors, input_error_fields
+from cardsdb.pages.wording import named_violations
 from simulate.engine.errors import InputError
 from simulate.pages.games import game_pages
 from simulate.services import IllegalMatchSetup, game_matches, new_seed
@@ -62,7 +63,7 @@ class MatchForm:
     def refused(self, exc: InputError | IllegalMatchSetup) -> None:
         """A refusal of `play_match` (an input error at request paths, or rule violations) by the fields."""
         if isinstance(exc, IllegalMatchSetup):
-            for violation in exc.violations:
+            for violation in named_violations(exc.violations):
                 self.violations.setdefault(self.violation_field(violation), []).append(violation)
             self.add(NON_FIELD, str(exc))
             return

@@ -18,6 +18,7 @@ from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.errors import exception_handler, page_error
 from cardsdb.pages.throttles import refused_page
+from cardsdb.pages.wording import named_violations
 from simulate import background, batches, selectors
 from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
@@ -103,7 +104,7 @@ def refusal_of(exc: Exception, form: StudyForm) -> dict[str, Any]:
                 form.add_error(field, reason)
         else:
             fields.extend({"path": path, "reason": reason} for reason in reasons)
-    return {"message": answer["message"], "fields": fields, "violations": answer.get("violations", [])}
+    return {"message": answer["message"], "fields": fields, "violations": named_violations(answer.get("violations", []))}
 
 
 # ------------------------------------------------------------------------------------ reading

@@ -66,8 +66,9 @@ def test_an_illegal_army_shows_its_violations_live_and_turns_valid_when_fixed(si
     expect(page.get_by_role("button", name=f"Add {extra.name} to {extra.position.title()}", exact=True)).to_be_focused()
     violations = page.locator("#army-status .violations")
     common_quota, legendary_quota = RARITY_QUOTA["common"], RARITY_QUOTA["legendary"]
-    expect(violations).to_contain_text(f"An army has {common_quota} common card(s); this one has {common_quota + 1}.")
-    expect(violations).to_contain_text(f"An army has {legendary_quota} legendary card(s); this one has 0.")
+    assert (common_quota, legendary_quota) == (3, 1)
+    expect(violations).to_contain_text(f"An army has 3 common cards; this one has {common_quota + 1}.")
+    expect(violations).to_contain_text("An army has 1 legendary card; this one has 0.")
     expect(_verdict(page)).to_have_text("Not valid")
     expect(page.locator('[data-rarity="common"] .rarity-count')).to_have_text(f"{common_quota + 1} / {common_quota}")
 
@@ -86,11 +87,21 @@ def test_a_card_in_a_line_it_cannot_stand_in_is_named_and_moving_it_fixes_that(s
     card = Character.objects.filter(position="vanguard").order_by("pk").first()
     page.goto(BUILDER)
     _add(page, card, "rearguard")
-    message = f"'{card.slug}' is a vanguard card and cannot stand in the rearguard."
+    message = f"{card.name} is a vanguard card and cannot stand in the rearguard."
     expect(page.locator("#army-status .violations")).to_contain_text(message)
     page.get_by_role("button", name=f"Move {card.name} to Vanguard", exact=True).click()
     expect(page.locator("#army-status .violations")).not_to_contain_text(message)
     expect(page.locator('#army-builder .army-slot[data-line="vanguard"] .slot-line')).to_have_text(["Vanguard"])
+
+
+def test_a_card_added_twice_is_named_with_its_place_in_army_order(site, page):
+    card = Character.objects.filter(position="vanguard").order_by("pk").first()
+    page.goto(BUILDER)
+    _add(page, card, "vanguard")
+    _add(page, card, "vanguard")
+    expect(page.locator("#army-status .violations")).to_contain_text(
+        f"{card.name} is already in the army (number 1 in army order); each card is a unique unit.")
+    expect(page.locator("#army-status .violations")).not_to_contain_text(card.slug)
 
 
 def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, browser, live_server):
