@@ -200,6 +200,11 @@ def team_as_dict(team: Team) -> dict[str, Any]:
     }
 
 
+def _count(count: int, noun: str) -> str:
+    """`count` things in words: "1 player", "3 players"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _violation(code: str, message: str, team: int | None = None, player: int | None = None,
                card: str | None = None) -> Violation:
     return {"code": code, "message": message, "team": team, "player": player, "card": card}
@@ -209,13 +214,13 @@ def _check_spirits(teams: Sequence[Team], catalogue: SetupCatalogue, out: list[V
     holders: dict[str, int] = {}
     for index, team in enumerate(teams):
         if team.spirit is None:
-            out.append(_violation("spirit_missing", f"Team {index + 1} has no spirit card (Akin or Yulin).", index))
+            out.append(_violation("spirit_missing", f"Team {index} has no spirit card (Akin or Yulin).", index))
         elif team.spirit not in catalogue.spirits:
             out.append(_violation("unknown_card", f"{team.spirit!r} is not a spirit card.", index, card=team.spirit))
         elif team.spirit in holders:
             out.append(_violation(
                 "spirit_duplicate",
-                f"Team {index + 1} takes the spirit {team.spirit!r}, already taken by team {holders[team.spirit] + 1}; "
+                f"Team {index} takes the spirit {team.spirit!r}, already taken by team {holders[team.spirit]}; "
                 "the two teams protect different spirits.",
                 index, card=team.spirit,
             ))
@@ -240,7 +245,7 @@ def _check_protectors(mode: str, teams: Sequence[Team], catalogue: SetupCatalogu
         if slug in holders:
             out.append(_violation(
                 "protector_duplicate",
-                f"Team {index + 1} takes the protector {slug!r}, already taken by team {holders[slug] + 1}; "
+                f"Team {index} takes the protector {slug!r}, already taken by team {holders[slug]}; "
                 "protectors are unique.",
                 index, card=slug,
             ))
@@ -256,7 +261,7 @@ def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCat
         if len(team.defenses) != rules.defenses_per_team:
             out.append(_violation(
                 "defense_count",
-                f"Team {index + 1} has {len(team.defenses)} defense cards; each team has "
+                f"Team {index} has {_count(len(team.defenses), 'defense card')}; each team has "
                 f"exactly {rules.defenses_per_team} (or none given, to draw them).",
                 index,
             ))
@@ -264,7 +269,7 @@ def _check_defenses(rules: ModeRules, teams: Sequence[Team], catalogue: SetupCat
             if slug not in catalogue.defenses:
                 out.append(_violation("unknown_card", f"{slug!r} is not a defense card.", index, card=slug))
             elif slug in holders:
-                where = "this team" if holders[slug] == index else f"team {holders[slug] + 1}"
+                where = "this team" if holders[slug] == index else f"team {holders[slug]}"
                 out.append(_violation(
                     "defense_duplicate",
                     f"The defense {slug!r} is already used by {where}; no card is used twice in a match.",
@@ -279,7 +284,7 @@ def _check_players(rules: ModeRules, teams: Sequence[Team], out: list[Violation]
         if len(team.players) != rules.players_per_team:
             out.append(_violation(
                 "player_count",
-                f"Team {index + 1} has {len(team.players)} players; each team has {rules.players_per_team}.",
+                f"Team {index} has {_count(len(team.players), 'player')}; each team has {rules.players_per_team}.",
                 index,
             ))
 

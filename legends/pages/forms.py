@@ -104,11 +104,17 @@ def _with_current(choices: list[tuple[Any, str]], value: Any, note: str = "not o
     return [*choices, (value, f"{value} ({note})")]
 
 
+def player_number(team: int, index: int, per_team: int) -> int:
+    """A player's number in setup order, team 0 first (Player 1 to 4; a duel's Player 1 and 2): the order the
+    API takes their agents in, and the names a random setup gives them."""
+    return team * per_team + index + 1
+
+
 @dataclass
 class TeamFields:
     """The bound fields of one team, in the order the builder shows them."""
 
-    number: int
+    number: int  # the team's index, as the API, the replays and the rules' messages name it: Team 0, Team 1
     spirit: BoundField
     protector: BoundField
     defenses: list[BoundField] = field(default_factory=list)
@@ -133,6 +139,7 @@ class SetupForm(forms.Form):
         protectors = [(c.slug, c.name if c.duel_legal else f"{c.name} (teams only)") for c in selectors.protector_list()]
         defenses = [(c.slug, f"{c.name} ({c.element_1.name} + {c.element_2.name})") for c in selectors.defense_list()]
         counters = max(rules.counters for rules in MODES.values())
+        per_team = MODES[self.current_mode].players_per_team
         for t in range(TEAM_COUNT):
             self.fields[f"t{t}_spirit"] = self._card_field("Spirit", [("", "(none)"), *spirits], f"t{t}_spirit")
             self.fields[f"t{t}_protector"] = self._card_field(
@@ -141,11 +148,12 @@ class SetupForm(forms.Form):
                 self.fields[f"t{t}_defense_{d}"] = self._card_field(
                     f"Defense {d + 1}", [("", "(draw)"), *defenses], f"t{t}_defense_{d}")
             for p in range(MAX_PLAYERS_SHOWN):
+                number = player_number(t, p, per_team)
                 self.fields[f"t{t}_player_{p}_name"] = forms.CharField(
-                    max_length=MAX_NAME, required=False, label=f"Player {p + 1} name")
+                    max_length=MAX_NAME, required=False, label=f"Player {number} name")
                 key = f"t{t}_player_{p}_counter"
                 self.fields[key] = forms.IntegerField(
-                    min_value=-MAX_INTEGER, max_value=MAX_INTEGER, required=False, label=f"Player {p + 1} counter",
+                    min_value=-MAX_INTEGER, max_value=MAX_INTEGER, required=False, label=f"Player {number} counter",
                     widget=forms.Select(choices=_with_current([(n, str(n)) for n in range(1, counters + 1)],
                                                               self._current(key))))
 
@@ -175,7 +183,7 @@ class SetupForm(forms.Form):
         rules = MODES[self.current_mode]
         return [
             TeamFields(
-                number=t + 1,
+                number=t,
                 spirit=self[f"t{t}_spirit"],
                 protector=self[f"t{t}_protector"],
                 defenses=[self[f"t{t}_defense_{d}"] for d in range(rules.defenses_per_team)],
@@ -186,10 +194,10 @@ class SetupForm(forms.Form):
         ]
 
     def field_title(self, name: str) -> str:
-        """A field's label with its team (`Team 2: Player 1 counter`): labels repeat from team to team."""
+        """A field's label with its team (`Team 1: Spirit`): labels repeat from team to team."""
         label = str(self.fields[name].label) if name in self.fields else name
         if name.startswith("t") and name[1:2].isdigit():
-            return f"Team {int(name[1]) + 1}: {label}"
+            return f"Team {int(name[1])}: {label}"
         return label
 
     def labelled_errors(self) -> list[str]:
@@ -228,9 +236,9 @@ def default_setup_initial(mode: str) -> dict[str, Any]:
         if t < len(spirits):
             initial[f"t{t}_spirit"] = spirits[t]
         for p in range(rules.players_per_team):
-            seat = t + p * TEAM_COUNT
-            initial[f"t{t}_player_{p}_name"] = f"Player {seat + 1}"
-            initial[f"t{t}_player_{p}_counter"] = seat + 1
+            # Named in setup order, as a random setup names them; counters dealt so that teammates alternate.
+            initial[f"t{t}_player_{p}_name"] = f"Player {player_number(t, p, rules.players_per_team)}"
+            initial[f"t{t}_player_{p}_counter"] = t + p * TEAM_COUNT + 1
     return initial
 
 
@@ -251,7 +259,7 @@ def setup_initial(mode: str, teams: tuple[Team, ...] | list[Team]) -> tuple[dict
             initial[f"t{t}_player_{p}_counter"] = player.counter
         extra_defenses = len(team.defenses or ()) - rules.defenses_per_team
         if extra_defenses > 0:
-            cut.append(f"team {t + 1}'s defenses past the first {rules.defenses_per_team}")
+            cut.append(f"team {t}'s defenses past the first {rules.defenses_per_team}")
         if len(team.players) > rules.players_per_team:
-            cut.append(f"team {t + 1}'s players past the first {rules.players_per_team}")
+            cut.append(f"team {t}'s players past the first {rules.players_per_team}")
     return initial, cut

@@ -30,6 +30,7 @@ from cardsdb.api.filters import query_parameter_errors
 from cardsdb.api.serializers import share_url
 from cardsdb.choices import Game
 from cardsdb.models import Card
+from cardsdb.pages.wording import named_violations
 from legends import selectors, services, setup_codes
 from legends.api.serializers import SetupCodeQuerySerializer, SetupInputSerializer, TeamSetupSerializer
 from legends.api.urls import router
@@ -323,7 +324,8 @@ def setup_report(request, form: SetupForm) -> dict[str, Any] | None:
         return {"input_errors": [f"{path}: {m}" for path, found in field_errors(data.errors).items() for m in found]}
     report = services.setup_validate(**data.validated_data)
     link = share_url(None, "setup-builder", report["code"])
-    return {**report, "share_url": share_url(request, "setup-builder", report["code"]), "builder_link": link}
+    return {**report, "violations": named_violations(report["violations"]),
+            "share_url": share_url(request, "setup-builder", report["code"]), "builder_link": link}
 
 
 def own_setup(request, raw: str):

@@ -82,7 +82,7 @@ def test_player_count():
     setup[1]["players"].pop()  # Dan leaves: counter 4 is not dealt
     violation = only(check("teams", setup))
     assert violation["code"] == "player_count" and violation["team"] == 1
-    assert "has 1 players; each team has 2" in violation["message"]
+    assert "Team 1 has 1 player; each team has 2" in violation["message"]
 
 
 def test_player_count_in_a_duel():
@@ -149,7 +149,7 @@ def test_defense_duplicate_across_teams():
     violation = only(check("teams", setup))
     assert violation["code"] == "defense_duplicate"
     assert (violation["team"], violation["card"]) == (1, "d1")
-    assert "team 1" in violation["message"]
+    assert "already used by team 0" in violation["message"]
 
 
 def test_defense_duplicate_within_a_team():

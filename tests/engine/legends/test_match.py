@@ -170,7 +170,7 @@ def test_an_illegal_setup_lists_every_violation():
     codes = [code for code, _ in info.value.errors]
     assert codes == ["spirit_duplicate", "protector_duplicate", "defense_duplicate", "counter_adjacent",
                      "counter_adjacent"]
-    assert "already taken by team 1" in str(info.value)
+    assert "already taken by team 0" in str(info.value)
 
 
 def test_names_and_counters_are_checked_like_the_setup_validator():
