@@ -73,6 +73,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Before anything reads a body: method, length, charset and files checked against the view.
+    "cardsdb.request_checks.RequestChecksMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # request.htmx: a page view answers a fragment to htmx, the whole page otherwise.

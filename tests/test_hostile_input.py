@@ -6,7 +6,9 @@ Run on SQLite and on PostgreSQL (DATABASE_URL), whose refusals differ.
 """
 
 import base64
+import bz2
 import json
+import zlib
 from unittest import mock
 
 import pytest
@@ -22,6 +24,7 @@ from cardsdb.models import Collection, CollectionEntry
 from realms.api.serializers import RaceSerializer
 from realms.engine.army import LEGACY_CODE_VERSION, _write_varint, encode_army
 from realms.models import Race
+from simulate.models import Match
 from tests.conftest import assert_error_shape
 from tests.factories import make_card
 
@@ -438,3 +441,96 @@ def test_booleans_must_be_booleans(staff_client):
     protector = make_protector("Sentinel")
     response = staff_client.patch(f"/api/legends/protectors/{protector.slug}/", {"duel_legal": "yes"}, format="json")
     assert assert_error_shape(response, 400, "invalid")["fields"] == {"duel_legal": ["Must be true or false."]}
+
+
+# --- charsets: text encodings of JSON only ------------------------------------------------------------
+
+MATCH_URL = "/api/simulate/realms/matches/"
+# A 20 MiB JSON body, compressed by bz2 into a few dozen bytes (a bytes-to-bytes codec, not a text encoding).
+BZ2_BOMB = bz2.compress(b'{"seed": 1, "x": "' + b"a" * (20 * 1024 * 1024) + b'"}')
+
+
+@pytest.mark.parametrize("charset, body", [
+    ("bz2", BZ2_BOMB),
+    ("zlib", zlib.compress(b'{"seed": 1}')),
+    ("rot13", b'{"seed": 1}'),
+    ("base64", base64.b64encode(b'{"seed": 1}')),
+    ("hex", b'{"seed": 1}'.hex().encode()),
+    ("latin-1", b'{"seed": 1}'),
+    ("no-such-charset", b'{"seed": 1}'),
+])
+def test_json_in_anything_but_a_unicode_encoding_is_415(anon_client, charset, body):
+    response = anon_client.generic("POST", MATCH_URL, body, content_type=f"application/json; charset={charset}")
+    error = assert_error_shape(response, 415, "unsupported_media_type")
+    assert charset in error["message"] and "UTF-8" in error["message"]
+    assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("url, content_type, body", [
+    ("/api/auth/token/", "application/x-www-form-urlencoded; charset=bz2", bz2.compress(b"username=a&password=b")),
+    ("/api/auth/token/", "multipart/form-data; boundary=B; charset=zlib", zlib.compress(b"--B--")),
+    ("/api/auth/token/", "application/json; charset=zlib", zlib.compress(b'{"username": "a"}')),
+    ("/api/collections/", "application/json; charset=bz2", bz2.compress(b'{"name": "Binder"}')),
+])
+def test_every_parser_refuses_codecs_that_are_no_text_encoding(user_client, url, content_type, body):
+    response = user_client.generic("POST", url, body, content_type=content_type)
+    assert_error_shape(response, 415, "unsupported_media_type")
+    assert not Collection.objects.exists()
+
+
+@pytest.mark.parametrize("charset", ["utf-8", "UTF8", "utf-16", "utf-16-le", "utf-32"])
+def test_json_in_utf_8_16_and_32_is_read(user_client, charset):
+    body = json.dumps({"name": "Bücher ♠"}, ensure_ascii=False).encode(charset)
+    response = user_client.generic("POST", "/api/collections/", body,
+                                   content_type=f"application/json; charset={charset}")
+    assert response.status_code == 201, response.content
+    assert Collection.objects.get().name == "Bücher ♠"
+
+
+def test_a_body_that_is_not_its_charset_is_400(user_client):
+    response = user_client.generic("POST", "/api/collections/", b'{"name": "\xff\xfe"}',
+                                   content_type="application/json")
+    assert "not valid UTF-8" in assert_error_shape(response, 400, "parse_error")["message"]
+
+
+# --- numbers past what a float holds ------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, body, field", [
+    (MATCH_URL, '{"seed": 1e400}', "seed"),
+    (MATCH_URL, '{"seed": -1e400}', "seed"),
+    (MATCH_URL, '{"options": {"max_rounds": 1e400}}', "options.max_rounds"),
+    (MATCH_URL, '{"armies": {"a": {"army": 1e400}, "b": {"army": 1}}}', "armies.a.army"),
+    (MATCH_URL, '{"seed": NaN}', "seed"),
+    (MATCH_URL, '{"options": {"max_rounds": Infinity}}', "options.max_rounds"),
+    (MATCH_URL, '{"seed": -Infinity}', "seed"),
+    ("/api/simulate/realms/batches/", '{"kind": "matchup", "count": 1e400}', "count"),
+    ("/api/simulate/legends/matches/", '{"seed": 1e999}', "seed"),
+    ("/api/realms/armies/validate/", '{"slots": [], "collection": 1e400}', "collection"),
+    ("/api/realms/formations/validate/", '{"first": "a", "deployments": [], "collections": {"a": 1e400}}',
+     "collections.a"),
+    ("/api/legends/setups/validate/", '{"mode": "teams", "teams": [{"players": [{"counter": 1e400}]}]}',
+     "teams.0.players.0.counter"),
+])
+def test_numbers_no_float_holds_are_400_naming_the_field(anon_client, url, body, field):
+    response = anon_client.generic("POST", url, body, content_type="application/json")
+    error = assert_error_shape(response, 400, "invalid")
+    assert error["fields"] == {field: ["A finite number is required."]}, error
+    assert error["message"] == f"{field}: A finite number is required."
+    assert not Match.objects.exists()
+
+
+def test_non_finite_quantities_and_staff_edits_are_400(user, user_client, staff_client):
+    card = make_card("Finite")
+    collection = Collection.objects.create(owner=user, name="Binder")
+    for action in ("add", "remove", "set-quantity"):
+        response = user_client.generic("POST", f"/api/collections/{collection.pk}/{action}/",
+                                       f'{{"card": "{card.slug}", "quantity": 1e400}}', content_type="application/json")
+        assert assert_error_shape(response, 400, "invalid")["fields"] == {"quantity": ["A finite number is required."]}
+    assert not CollectionEntry.objects.exists()
+    response = staff_client.generic("POST", "/api/rarities/", '{"slug": "x", "name": "X", "order": 1e400}',
+                                    content_type="application/json")
+    assert assert_error_shape(response, 400, "invalid")["fields"] == {"order": ["A finite number is required."]}
+    response = staff_client.generic("POST", "/api/rarities/", '{"slug": "x", "name": "X", "order": NaN, "x": [Infinity]}',
+                                    content_type="application/json")
+    assert assert_error_shape(response, 400, "invalid")["fields"] == {
+        "order": ["A finite number is required."], "x.0": ["A finite number is required."]}

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
@@ -237,6 +238,13 @@ def page_error(request, status_code: int, message: str):
     return render(request, template, {"status": status_code, "message": message}, status=status_code)
 
 
+def refusal(request, status_code: int, code: str, message: str):
+    """A request refused before any view read it: the common shape under the API, the site's page elsewhere."""
+    if for_pages(request):
+        return page_error(request, status_code, message)
+    return JsonResponse(error_body(message, code), status=status_code)
+
+
 def not_found_view(request, exception=None):
     """Django-level 404 (unrouted URLs) in the common shape, or as a page outside the API."""
     if for_pages(request):
@@ -278,6 +286,9 @@ def bad_request_view(request, exception=None):
         if for_pages(request):
             return page_error(request, 413, message)
         return JsonResponse(error_body(message, "too_large"), status=413)
+    if isinstance(exception, MultiPartParserError):
+        # A multipart body Django could not read, or a file sent to a form that takes none.
+        return refusal(request, 400, "parse_error", str(exception) or "The form data could not be read.")
     if for_pages(request):
         return page_error(request, 400, "The request could not be read.")
     return JsonResponse(error_body("Bad request.", "bad_request"), status=400)
