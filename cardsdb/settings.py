@@ -73,6 +73,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # Pages count against the API's rates (anon/user, and a view's throttle_scope on POST) before anything
+    # else looks at the request. The API's views are throttled by DRF, with the same classes.
+    "cardsdb.pages.throttles.PageThrottleMiddleware",
     # Before anything reads a body: method, length, charset and files checked against the view.
     "cardsdb.request_checks.RequestChecksMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -206,19 +209,22 @@ REST_FRAMEWORK = {
         "rest_framework.filters.SearchFilter",
         "rest_framework.filters.OrderingFilter",
     ],
+    # Counted atomically (cardsdb/api/throttling.py), for the API and, through the same classes, for the
+    # pages (cardsdb.pages.throttles.PageThrottleMiddleware). `anon` per address; `user` per account and
+    # per address; the scope of a view (`throttle_scope`) per address, and per account when signed in.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "cardsdb.api.throttling.AnonThrottle",
+        "cardsdb.api.throttling.UserThrottle",
+        "cardsdb.api.throttling.ScopedThrottle",
     ],
-    # Anonymous clients are counted per address, signed-in users per account. The address is
-    # REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front, the address the farthest of
-    # them saw in X-Forwarded-For; a client cannot choose it by sending that header itself.
+    # The address is REMOTE_ADDR, or with NUM_PROXIES trusted proxies in front, the address the
+    # farthest of them saw in X-Forwarded-For; a client cannot choose it by sending that header itself.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", 0)),
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "600/minute"),
         "user": os.environ.get("THROTTLE_USER", "3000/minute"),
-        # Scopes (ScopedRateThrottle with a view's throttle_scope), per user when signed in,
-        # per address otherwise, on top of anon/user. Password guessing at /api/auth/token/:
+        # Scopes (a view's throttle_scope; a page's applies to its POST), on top of anon/user. Every way
+        # to sign in or up (token endpoint, /accounts/login/, sign-up, the admin's login) is `auth`:
         "auth": os.environ.get("THROTTLE_AUTH", "10/minute"),
         # Playing one match: tens of milliseconds of CPU each.
         "simulate": os.environ.get("THROTTLE_SIMULATE", "60/minute"),

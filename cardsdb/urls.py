@@ -7,10 +7,10 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
 
 from cardsdb.api.errors import api_not_found_view
 from cardsdb.health import healthz
+from cardsdb.pages.throttles import scoped
 
 handler400 = "cardsdb.api.errors.bad_request_view"
 handler403 = "cardsdb.api.errors.permission_denied_view"
@@ -19,13 +19,16 @@ handler500 = "cardsdb.api.errors.server_error_view"
 
 
 class ThrottledObtainAuthToken(ObtainAuthToken):
-    """DRF's token view, with its own rate (scope `auth`, per address) against password guessing."""
+    """DRF's token view (which has no throttles of its own), with the service's rates and scope `auth`, the
+    one every way to sign in shares, against password guessing."""
 
-    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopedRateThrottle]
+    throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
     throttle_scope = "auth"
 
 
 urlpatterns = [
+    # The admin's sign-in form: its posts count against `auth`, as every other way to sign in.
+    path("admin/login/", scoped(admin.site.login, "auth")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/auth/token/", ThrottledObtainAuthToken.as_view(), name="api-token"),

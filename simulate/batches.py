@@ -46,6 +46,17 @@ class TooManyBatches(Exception):
     """A client with MAX_UNFINISHED batches not yet over asked for another (answered 429)."""
 
 
+UNFINISHED = (Batch.Status.QUEUED, Batch.Status.RUNNING)
+
+
+def studies_using_card(card) -> list[Batch]:
+    """The queued or running studies of the card's game. A study reads its game's catalogue again on every
+    worker that plays a chunk of it, and may draw any card of it (a field study) or name it through a code or
+    a saved army: while one is unfinished, deleting a card of its game could change or break what is left."""
+    return list(Batch.objects.filter(game=card.game, status__in=UNFINISHED).select_related("owner")
+                .order_by("created_at"))
+
+
 def uses_broker() -> bool:
     return bool(settings.CELERY_BROKER_URL)
 
@@ -60,6 +71,19 @@ def batch_limit(*, searching: bool) -> int:
 
 def _refuse(path: str, message: str) -> InputError:
     return InputError(message, [(path, message)])
+
+
+def unfinished_of(client: str) -> int:
+    """The queued or running batches of `client`'s account or of its address, whichever has more. `client` is
+    "user:<id>@<address>" signed in, "address:<address>" anonymously (simulate.api.views.client_ident)."""
+    unfinished = Batch.objects.filter(status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING])
+    account, at, address = client.rpartition("@")
+    if not at:
+        account, address = "", client.removeprefix("address:")
+    counts = [unfinished.filter(Q(client=f"address:{address}") | Q(client__endswith=f"@{address}")).count()]
+    if account:
+        counts.append(unfinished.filter(Q(client=account) | Q(client__startswith=f"{account}@")).count())
+    return max(counts)
 
 
 def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "matchup", seed: int | None = None,
@@ -91,10 +115,9 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "
     if seed + count - 1 > SEED_LIMIT:
         raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
                               f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
-    if client and Batch.objects.filter(client=client, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]) \
-            .count() >= MAX_UNFINISHED:
-        raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running; wait for one to end or "
-                             "cancel one.")
+    if client and unfinished_of(client) >= MAX_UNFINISHED:
+        raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running (of your account or from your "
+                             "address); wait for one to end or cancel one.")
     size = studies.chunk_units(study)
     return Batch.objects.create(
         game=game, kind=kind, client=client[:100],

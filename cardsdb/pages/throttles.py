@@ -1,35 +1,97 @@
-"""The API's rates for the pages that cost CPU (a match, a study): the same DRF throttles, so a form posted
-from a page counts against the same budget as a request to the API."""
+"""The API's rates for the pages, through the API's own throttle classes and counters
+(cardsdb/api/throttling.py), so a page and an API request draw on one budget.
 
+- Every page request counts against `anon` (per address) or `user` (per account and per address):
+  PageThrottleMiddleware, for every view that is not one of DRF's (those are throttled by DRF itself)
+  and not the health check.
+- A view that costs more declares its scope: `throttle_scope` on the view (see `scoped`), counted on its
+  POSTs by the middleware, or `refused_page(request, scope)` called by the view where it starts the work.
+"""
+
+import functools
 import math
 
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from cardsdb.api.throttling import ScopedThrottle
+
+# Views no rate applies to: load balancers probe the health check.
+EXEMPT_URL_NAMES = frozenset({"healthz"})
 
 
 class _Scoped:
     """What a DRF throttle reads of its view: the scope."""
 
-    def __init__(self, scope: str):
+    def __init__(self, scope: str | None):
         self.throttle_scope = scope
 
 
-def wait_seconds(request, scope: str) -> int | None:
-    """None when `request` is within the service's rates and those of `scope` (recording it, as the API
-    does); otherwise the seconds to wait before trying again."""
+def _wait(request, throttles, scope: str | None) -> int | None:
+    """None when `request` is within every throttle (each counts it); else the seconds to wait."""
     view = _Scoped(scope)
-    throttles = [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES] + [ScopedRateThrottle()]
     waits = [throttle.wait() or 1 for throttle in throttles if not throttle.allow_request(request, view)]
     return max(1, math.ceil(max(waits))) if waits else None
 
 
-def refused_page(request, scope: str):
-    """The 429 page (with Retry-After) when `request` is over its rates, else None (the request is counted)."""
-    from cardsdb.api.errors import page_error
+def wait_seconds(request, scope: str | None = None) -> int | None:
+    """The service's rates (anon/user) and those of `scope`, as the API applies them to a view of that scope."""
+    return _wait(request, [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES], scope)
 
-    wait = wait_seconds(request, scope)
-    if wait is None:
-        return None
-    response = page_error(request, 429, f"Too many requests; try again in {wait} second{'s' if wait != 1 else ''}.")
+
+def too_many(request, wait: int):
+    """The 429 answer (with Retry-After): the site's page, or the common shape under /api/."""
+    from cardsdb.api.errors import error_body, for_pages, page_error
+
+    message = f"Too many requests; try again in {wait} second{'s' if wait != 1 else ''}."
+    if for_pages(request):
+        response = page_error(request, 429, message)
+    else:
+        from django.http import JsonResponse
+
+        response = JsonResponse(error_body(message, "throttled", retry_after=wait), status=429)
     response["Retry-After"] = str(wait)
     return response
+
+
+def refused_page(request, scope: str):
+    """The 429 page when `request` is over the rate of `scope`, else None (the request is counted). The
+    middleware has already counted the request against anon/user."""
+    wait = _wait(request, [ScopedThrottle()], scope)
+    return None if wait is None else too_many(request, wait)
+
+
+def scoped(view, scope: str):
+    """`view` with `throttle_scope`: its POSTs count against that scope's rate as well (the admin's login)."""
+
+    @functools.wraps(view)
+    def throttled(request, *args, **kwargs):
+        return view(request, *args, **kwargs)
+
+    throttled.throttle_scope = scope  # type: ignore[attr-defined]
+    return throttled
+
+
+def _is_drf_view(view_func) -> bool:
+    view_class = getattr(view_func, "cls", None)
+    return isinstance(view_class, type) and issubclass(view_class, APIView)
+
+
+class PageThrottleMiddleware:
+    """Every page request against anon/user, a form post against its view's `throttle_scope` too."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if _is_drf_view(view_func):
+            return None
+        match = request.resolver_match
+        if match is not None and match.url_name in EXEMPT_URL_NAMES:
+            return None
+        scope = getattr(view_func, "throttle_scope", None) if request.method == "POST" else None
+        wait = wait_seconds(request, scope)
+        return None if wait is None else too_many(request, wait)

@@ -13,11 +13,10 @@ from rest_framework import exceptions, filters, mixins, permissions, serializers
 from rest_framework.decorators import action
 from rest_framework.metadata import SimpleMetadata
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
 from simulate import background, batches, selectors, services
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
@@ -44,11 +43,12 @@ def play_requested_match(*, game: str, body: Mapping, data: serializers.Serializ
 
 
 def client_ident(request) -> str:
-    """Who a batch counts against (MAX_UNFINISHED): the account, or anonymously the address as the throttles
-    see it."""
+    """Who a batch counts against (MAX_UNFINISHED, per account and per address): the account and the address
+    as the throttles see it, or anonymously the address alone."""
+    address = ScopedThrottle().get_ident(request)
     if request.user.is_authenticated:
-        return f"user:{request.user.pk}"
-    return f"address:{ScopedRateThrottle().get_ident(request)}"
+        return f"user:{request.user.pk}@{address}"
+    return f"address:{address}"
 
 
 def start_batch(*, game: str, body: Mapping, data: serializers.Serializer, request):
@@ -84,10 +84,9 @@ def hand_over(batch_id) -> None:
 
 class GameRequestView(ResumesBatches, APIView):
     """A request to play one game: `game` is set by each game's route. Throttled twice: the service's
-    rates, then the rate of its own scope (`throttle_scope`), per user or, anonymously, per address."""
+    rates, then the rate of its own scope (`throttle_scope`), per address and, signed in, per account."""
 
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopedRateThrottle]
     schema = GameRequestSchema()
     game = ""
     request_schema = answer = ""  # the GameMatches attributes of its request's schema and of its answer

@@ -210,6 +210,8 @@ def test_matches_and_batches_are_throttled_per_user(strict_rates, user_client, o
     for _ in range(2):
         assert user_client.post("/api/simulate/realms/matches/", play, format="json").status_code == 201
     assert_error_shape(user_client.post("/api/simulate/realms/matches/", play, format="json"), 429, "throttled")
+    # Another account from another address has its own counts (the same address shares them: test_throttling).
+    other_client.defaults["REMOTE_ADDR"] = "10.1.2.4"
     assert other_client.post("/api/simulate/realms/matches/", play, format="json").status_code == 201
     # Queueing batches is counted apart from playing matches.
     batch = {**play, "count": 2}
