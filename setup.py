@@ -20,6 +20,7 @@ COMPILED = [
     "simulate/engine/events.py",
     "simulate/engine/rng.py",
     "simulate/engine/deciders.py",
+    "simulate/engine/budget.py",
     "realms/engine/vocabulary.py",
     "realms/engine/units.py",
     "realms/engine/effects/base.py",

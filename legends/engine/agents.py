@@ -23,11 +23,16 @@ from legends.engine.table import Action
 from legends.engine.views import DefenseView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent
+from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
 DESTROY_WEIGHT: Final = 3.0
 MARKER_WEIGHT: Final = 1.0
 REDRAW_BASE: Final = 0.3
+# The search agent's budget, in decisions simulated in its look-ahead (never in time, G1): for one decision,
+# and for one seat over a whole match.
+DECISION_BUDGET: Final = 600
+MATCH_BUDGET: Final = 10_000
 
 
 def default_allocation(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
@@ -483,22 +488,38 @@ class GreedyAgent:
 class SearchAgent:
     """Determinised Monte Carlo: candidates (the best greedy actions) played out on sampled matches.
 
-    Budget: `determinisations` samples of the hidden cards (other hands, draw pile, face-down
+    Its reach: `determinisations` samples of the hidden cards (other hands, draw pile, face-down
     cards) drawn from the unseen cards, each shared by every candidate (common random numbers);
     from each, a greedy playout for every player through `horizon` showdowns (1: to the end of the
     current round) or the end of the match, scored by defenses and markers. Only the observation
     is read (G2); the samples' seeds come only from the generator the agent is handed (its seat's
     own, G2), so a match stays reproducible from its seed.
+
+    Its budget, in simulated decisions (`simulate.engine.budget`): at most `budget` for one decision,
+    shared equally by the playouts (each cut off and scored where it stands when its share is spent;
+    fewer samples when the budget cannot give every candidate one decision in each), and at most
+    `match_budget` over a seat's whole match. When the budget left cannot try every candidate, it
+    plays greedy's choice.
     """
 
     name = "search"
 
-    def __init__(self, determinisations: int = 10, max_candidates: int = 6, horizon: int = 1) -> None:
-        """The search budget."""
+    def __init__(
+        self, determinisations: int = 10, max_candidates: int = 6, horizon: int = 1, budget: int = DECISION_BUDGET,
+        match_budget: int = MATCH_BUDGET,
+    ) -> None:
+        """The search's reach (samples, candidates, showdowns looked ahead) and its budget (decisions simulated
+        for one decision, and for a seat's match)."""
         self.determinisations = determinisations
         self.max_candidates = max_candidates
         self.horizon = horizon
+        self.budget = LookaheadBudget(budget, match_budget)
         self.greedy = GreedyAgent()
+
+    @property
+    def simulated(self) -> int:
+        """Decisions simulated so far, over every decision and match of this agent."""
+        return self.budget.simulated
 
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The candidate with the best mean playout value."""
@@ -511,33 +532,46 @@ class SearchAgent:
         candidates = [a for _, a in scored[: self.max_candidates]]
         if len(candidates) == 1:
             return candidates[0]
-        seeds = [child_seed(rng) for _ in range(self.determinisations)]
-        totals = [0.0] * len(candidates)
+        allowance = self.budget.allowance(rng)
+        n = len(candidates)
+        if allowance < n:  # not one simulated decision for each candidate: greedy's choice
+            return self.greedy.act(observation, legal_actions, rng)
+        samples = min(self.determinisations, allowance // n)
+        share = allowance // (n * samples)  # decisions of one playout, the candidate's own included
+        seeds = [child_seed(rng) for _ in range(samples)]
+        totals = [0.0] * n
+        spent = 0
         for seed in seeds:
             world = observation.sandbox(seed)
             for i, action in enumerate(candidates):
                 sim = world.clone(seed + i + 1)
                 sim.apply(action)
-                totals[i] += self.playout(sim, observation.team, observation.round)
+                value, steps = self.playout(sim, observation.team, observation.round, share - 1)
+                totals[i] += value
+                spent += 1 + steps
+        self.budget.spend(rng, spent)
         best = 0
-        for i in range(1, len(candidates)):
+        for i in range(1, n):
             if totals[i] > totals[best] + 1e-9:
                 best = i
         return candidates[best]
 
-    def playout(self, sim: LegendsState, team: int, start_round: int) -> float:
-        """Greedy play for every player to the horizon; a win is worth 100, else defenses and markers."""
+    def playout(self, sim: LegendsState, team: int, start_round: int, limit: int) -> tuple[float, int]:
+        """Greedy play for every player to the horizon, the end or `limit` decisions; the position's value (a win
+        is worth 100, else defenses and markers) and the decisions applied."""
         greedy = self.greedy
         rng = sim.rng
         stop = start_round + self.horizon
-        while not sim.is_terminal() and sim.round < stop:
+        steps = 0
+        while steps < limit and not sim.is_terminal() and sim.round < stop:
             legal = sim.legal_actions()
             player = sim.current_player()
             if len(legal) == 1 or player is None:
                 sim.apply(legal[0])
             else:
                 sim.apply(greedy.act(sim.observation(player), legal, rng))
-        return evaluate(sim, team)
+            steps += 1
+        return evaluate(sim, team), steps
 
 
 def evaluate(sim: LegendsState, team: int) -> float:

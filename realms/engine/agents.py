@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from realms.engine.cards import CharacterCard
 from realms.engine.combat import damage_dealt
@@ -20,10 +20,15 @@ from realms.engine.observation import RealmsObservation, UnitInfo
 from realms.engine.spec import MainAbility
 from realms.engine.units import scaled
 from simulate.engine.agents import register_agent
+from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
 RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
 PLAN_CACHE_SIZE = 4096
+# The search agent's budget, in decisions simulated in its look-ahead (never in time, G1): for one decision,
+# and for one seat over a whole match.
+DECISION_BUDGET: Final = 600
+MATCH_BUDGET: Final = 25_000
 
 
 def card_value(card: CharacterCard) -> float:
@@ -335,20 +340,36 @@ def _averages(actor: UnitInfo, enemies: list[UnitInfo], allies: list[UnitInfo]) 
 class SearchAgent:
     """Monte Carlo look-ahead: each promising action is played out with greedy play for both sides.
 
-    Budget: the `max_candidates` best actions by the greedy heuristic (greedy's own choice always
+    Its reach: the `max_candidates` best actions by the greedy heuristic (greedy's own choice always
     among them), each played out `rollouts` times to the end of the match (or `horizon` rounds,
-    then judged on remaining strength). Playouts run on sandbox copies seeded from the match
-    generator, so a match stays reproducible from its seed (G1).
+    then judged on remaining strength). Playouts run on sandbox copies seeded from the seat's own
+    generator, so a match stays reproducible from its seed (G1, G2).
+
+    Its budget, in simulated decisions (`simulate.engine.budget`): at most `budget` for one decision,
+    shared equally by the playouts (each cut off and judged when its share is spent; fewer rollouts
+    when the budget cannot give every candidate one decision each of them), and at most
+    `match_budget` over a seat's whole match. When the budget left cannot try every candidate, it
+    plays greedy's choice.
     """
 
     name = "search"
 
-    def __init__(self, rollouts: int = 3, max_candidates: int = 6, horizon: int = 3) -> None:
-        """A search agent with its budget (playouts per candidate, candidates, rounds looked ahead)."""
+    def __init__(
+        self, rollouts: int = 3, max_candidates: int = 6, horizon: int = 3, budget: int = DECISION_BUDGET,
+        match_budget: int = MATCH_BUDGET,
+    ) -> None:
+        """A search agent with its reach (playouts per candidate, candidates, rounds looked ahead) and its budget
+        (decisions simulated for one decision, and for a seat's match)."""
         self.rollouts = rollouts
         self.max_candidates = max_candidates
         self.horizon = horizon
+        self.budget = LookaheadBudget(budget, match_budget)
         self.greedy = GreedyAgent()
+
+    @property
+    def simulated(self) -> int:
+        """Decisions simulated so far, over every decision and match of this agent."""
+        return self.budget.simulated
 
     def act(self, observation: RealmsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """The candidate action with the best mean playout value."""
@@ -361,32 +382,45 @@ class SearchAgent:
             scored = self.greedy.scores(observation, legal_actions)
             order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
             candidates = [scored[i][1] for i in order[: self.max_candidates]]
+        allowance = self.budget.allowance(rng)
+        n = len(candidates)
+        if allowance < n:  # not one simulated decision for each candidate: greedy's choice
+            return self.greedy.act(observation, legal_actions, rng)
+        rollouts = min(self.rollouts, allowance // n)
+        share = allowance // (n * rollouts)  # decisions of one playout, the candidate's own included
         me = observation.player
         # Common random numbers: every candidate is played out under the same seeds.
-        seeds = [child_seed(rng) for _ in range(self.rollouts)]
+        seeds = [child_seed(rng) for _ in range(rollouts)]
         best = candidates[0]
         best_value = float("-inf")
+        spent = 0
         for action in candidates:
             value = 0.0
             for seed in seeds:
                 sim = observation.sandbox(seed)
                 sim.apply(action)
-                value += self._playout(sim, me)
+                outcome, steps = self._playout(sim, me, share - 1)
+                value += outcome
+                spent += 1 + steps
             if value > best_value + 1e-9:
                 best, best_value = action, value
+        self.budget.spend(rng, spent)
         return best
 
-    def _playout(self, sim: Any, me: str) -> float:
-        """Greedy play for both sides to the end or the horizon; a win is worth 1, a draw 0.5, else material."""
+    def _playout(self, sim: Any, me: str, limit: int) -> tuple[float, int]:
+        """Greedy play for both sides to the end, the horizon or `limit` decisions; its value (a win is worth 1,
+        a draw 0.5, else material) and the decisions it applied."""
         greedy = self.greedy
         stop_round = sim.round + self.horizon
         rng = sim.rng
-        while not sim.is_terminal() and sim.round < stop_round:
+        steps = 0
+        while steps < limit and not sim.is_terminal() and sim.round < stop_round:
             legal = sim.legal_actions()
             if len(legal) == 1:
                 sim.apply(legal[0])
             else:
                 sim.apply(greedy.act(sim.observation(sim.current_player()), legal, rng))
+            steps += 1
         view = sim.observation(me)
         mine = material(view.allies())
         theirs = material(view.enemies())
@@ -394,9 +428,9 @@ class SearchAgent:
         if sim.is_terminal():
             winner = sim.outcome().winner
             if winner is None:
-                return 0.5
-            return (1.0 if winner == me else 0.0) + 0.1 * share
-        return 0.1 + 0.8 * share
+                return 0.5, steps
+            return (1.0 if winner == me else 0.0) + 0.1 * share, steps
+        return 0.1 + 0.8 * share, steps
 
 
 def material(units: Sequence[UnitInfo]) -> float:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -187,3 +189,119 @@ def test_a_formation_look_ahead_lends_the_other_player_this_players_cards() -> N
     while not look.is_terminal():
         look.apply(look.legal_actions()[0])
     assert look.outcome().reason in ("elimination", "mutual_elimination", "max_rounds")
+
+
+# ---------------------------------------------------------------- the search agent's budget
+
+WALL = card("wall", cls="tank", atk=4, df=9, hp=34, spd=3, main=main(
+    {"kind": "shield", "target": "ally_vanguard", "flat": 4, "duration": 2}, choose="none", name="Raise Shields"))
+MEDIC = card("medic", cls="support", atk=3, df=4, hp=18, spd=6, cooldown=1, main=HEAL)
+
+
+def _stalling_armies() -> dict[str, object]:
+    """Walls and medics on both sides: blows of 1 damage that heals undo, so matches run to their round cap."""
+    army = [(WALL, "vanguard"), (WALL, "vanguard"), (MEDIC, "rearguard"), (MEDIC, "rearguard")]
+    return {"armies": {"a": army, "b": army}}
+
+
+class CountedSearch:
+    """A search agent whose look-ahead is counted from outside: its observation builds every sandbox through a
+    hook that keeps it, and after each decision the decisions applied to those sandboxes (each state's own step
+    count) are summed. The agent plays exactly as it would uncounted."""
+
+    name = "search"
+
+    def __init__(self, agent: SearchAgent) -> None:
+        self.agent = agent
+        self.per_decision: list[int] = []
+        self.reported: list[int] = []  # what the agent says it simulated, decision by decision
+
+    def act(self, observation: RealmsObservation, legal: Sequence[object], rng: random.Random) -> object:
+        built: list[Any] = []
+        build = observation.lookahead
+
+        def counting(obs: RealmsObservation, seed: int) -> Any:
+            world = build(obs, seed)
+            built.append((world, world.steps))
+            return world
+
+        before = self.agent.simulated
+        choice = self.agent.act(observation.replaced(lookahead=counting), legal, rng)
+        self.per_decision.append(sum(world.steps - start for world, start in built))
+        self.reported.append(self.agent.simulated - before)
+        return choice
+
+
+@pytest.mark.parametrize("budget", [7, 40, 150])
+def test_search_never_simulates_more_decisions_than_its_budget_for_one_decision(budget: int) -> None:
+    seats = [CountedSearch(SearchAgent(budget=budget, match_budget=10**9)) for _ in range(2)]
+    result = play_match("realms", setup=_stalling_armies(), agents=seats, seed=3, options={"max_rounds": 6},
+                        keep_log=False)
+    assert result.reason == "max_rounds"
+    counts = [n for seat in seats for n in seat.per_decision]
+    assert len(counts) > 30
+    assert max(counts) <= budget
+    assert max(counts) > budget // 2  # the budget is what bounds these playouts, not their horizon
+    assert [seat.reported for seat in seats] == [seat.per_decision for seat in seats]  # its own count is true
+
+
+def test_the_default_search_budget_bounds_every_decision() -> None:
+    from realms.engine.agents import DECISION_BUDGET
+
+    seat = CountedSearch(SearchAgent())
+    cards = all_cards()
+    rng = random.Random(12)
+    for seed in range(3):
+        play_match("realms", setup={"armies": {"a": random_army(cards, rng), "b": random_army(cards, rng)}},
+                   agents=[seat, "greedy"], seed=seed, keep_log=False)
+    assert 0 < max(seat.per_decision) <= DECISION_BUDGET
+
+
+def test_search_never_simulates_more_decisions_than_its_budget_for_a_match() -> None:
+    seats = [CountedSearch(SearchAgent(budget=60, match_budget=700)) for _ in range(2)]
+    result = play_match("realms", setup=_stalling_armies(), agents=seats, seed=4, options={"max_rounds": 12},
+                        keep_log=False)
+    assert result.reason == "max_rounds"
+    for seat in seats:
+        assert sum(seat.per_decision) <= 700
+        assert sum(seat.per_decision) > 700 - 60  # spent to what cannot try every candidate
+        assert seat.per_decision[-1] == 0  # the rest of the match is greedy play
+        assert seat.reported == seat.per_decision
+
+
+def test_a_spent_budget_plays_greedys_choice() -> None:
+    greedy = GreedyAgent()
+    searched = 0
+    for budget, match_budget in ((0, 10**9), (1, 10**9), (600, 0)):
+        agent = SearchAgent(budget=budget, match_budget=match_budget)
+        st = new_match(_stalling_armies(), seed=5, options={"max_rounds": 4})
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            if len(legal) > 1:
+                obs = st.observation(st.current_player())
+                assert agent.act(obs, legal, random.Random(1)) == greedy.act(obs, legal, random.Random(1))
+                searched += 1
+            st.apply(legal[0])
+        assert agent.simulated == 0
+    assert searched > 30
+
+
+def test_the_same_seed_gives_the_same_match_under_a_binding_budget() -> None:
+    def logs(agents: list[SearchAgent]) -> list[object]:
+        return play_match("realms", setup=_stalling_armies(), agents=agents, seed=8, options={"max_rounds": 10},
+                          keep_log=True).events or []
+
+    first = [SearchAgent(budget=45, match_budget=900) for _ in range(2)]
+    reference = logs(first)
+    assert logs([SearchAgent(budget=45, match_budget=900) for _ in range(2)]) == reference
+    # The same agent objects again: each seat's count starts anew with the match's generator.
+    assert logs(first) == reference
+    assert all(a.simulated > 900 for a in first)  # both matches were counted, each up to its own budget
+
+
+def test_a_budget_is_a_whole_number_of_decisions() -> None:
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="whole number of decisions"):
+            SearchAgent(budget=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="whole number of decisions"):
+            SearchAgent(match_budget=bad)  # type: ignore[arg-type]
