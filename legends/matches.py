@@ -140,10 +140,14 @@ class LegendsOptionsSerializer(StrictSerializer):
 
 
 class LegendsMatchInputSerializer(StrictSerializer):
-    """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`."""
+    """`setup` is a setup as in `POST /api/legends/setups/validate/`, or `{"setup": <saved id>}`; without one, a
+    random setup of `mode` (default teams): spirits Akin and Yulin, players with legal counters, protectors and
+    defenses drawn with the match seed."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices, required=False, help_text="May be given here, in the setup, or both (then alike).")
-    setup = LegendsSetupSerializer()
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False,
+                                   help_text="May be given here, in the setup, or both (then alike); without a setup, "
+                                             "the mode of the random setup (default teams).")
+    setup = LegendsSetupSerializer(required=False, help_text="The teams; absent: a random setup of `mode`.")
     agents = AgentsField(required=False)
     seed = seed_field(required=False, help_text="0 to 2^63 - 1; generated and returned when absent.")
     options = LegendsOptionsSerializer(required=False)
@@ -154,8 +158,10 @@ class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer
     kind but a matchup, a ladder and a what-if of a matchup gives the `mode` here."""
 
     matchup_keys = ("setup",)
+    matchup_optional = True  # no setup: a random setup of `mode`, its cards drawn with each match's seed
 
-    setup = LegendsSetupSerializer(required=False, help_text="matchup, ladder, whatif: the two teams.")
+    setup = LegendsSetupSerializer(required=False, help_text="matchup, ladder, whatif: the two teams; absent: a random "
+                                                             "setup of `mode` (default teams).")
     subject = LegendsTeamSerializer(required=False, help_text="gauntlet: the team (team 0) that meets every opponent.")
     opponents = LegendsTeamSerializer(
         many=True, required=False, min_length=1, max_length=MAX_OPPONENTS,
@@ -230,7 +236,7 @@ class LegendsInputsSerializer(serializers.Serializer):
     """The request as given, but its seed (and a batch's count and swap_sides)."""
 
     mode = serializers.ChoiceField(choices=Mode.choices, required=False)
-    setup = LegendsSetupSerializer()
+    setup = LegendsSetupSerializer(required=False, help_text="Absent for a random setup.")
     agents = AgentsField(required=False)
     options = LegendsOptionsSerializer(required=False)
 
@@ -292,8 +298,23 @@ class LegendsBatchSerializer(BatchResultSerializer):
 # ------------------------------------------------------------------------------- preparation
 
 
-def setup_from_request(*, mode: str | None, setup: Mapping[str, Any], user) -> tuple[str, list]:
-    """The mode and raw teams of a setup given inline or as one of the user's saved setups."""
+RANDOM_SPIRITS = ("akin", "yulin")
+
+
+def random_teams(mode: str) -> list[dict[str, Any]]:
+    """The teams of a random setup (as the match page and `manage.py simulate legends` play one): spirits Akin and
+    Yulin, players with legal counters, protectors and defenses left out, so that the match draws them from its
+    seed (L6)."""
+    return [{"spirit": spirit, "players": players}
+            for spirit, players in zip(RANDOM_SPIRITS, legal_players(mode), strict=True)]
+
+
+def setup_from_request(*, mode: str | None, setup: Mapping[str, Any] | None, user) -> tuple[str, list]:
+    """The mode and raw teams of a setup given inline or as one of the user's saved setups; without a setup, a
+    random setup of `mode` (default teams)."""
+    if setup is None:
+        mode = mode or Mode.TEAMS
+        return mode, random_teams(mode)
     if "setup" in setup:
         saved = selectors.team_setup_list(user=user).filter(pk=setup["setup"]).first()
         if saved is None:
@@ -323,7 +344,7 @@ class LegendsMatches(LegendsStudies):
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """The setup checked (its shape, then every rule violation), options, one agent per player."""
-        mode, teams = setup_from_request(mode=inputs.get("mode"), setup=inputs["setup"], user=user)
+        mode, teams = setup_from_request(mode=inputs.get("mode"), setup=inputs.get("setup"), user=user)
         parsed = parse_teams(teams)  # a malformed setup is a SetupError naming every bad path
         report = setup_validate(mode=mode, teams=parsed)
         if not report["valid"]:
@@ -352,8 +373,7 @@ class LegendsMatches(LegendsStudies):
     def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
         """Spirits Akin and Yulin, players with legal counters, the round cap; one agent name plays every seat."""
         mode = arguments["mode"]
-        teams = [{"spirit": spirit, "players": players}
-                 for spirit, players in zip(("akin", "yulin"), legal_players(mode), strict=True)]
+        teams = random_teams(mode)
         options = {} if arguments["max_rounds"] is None else {"max_rounds": arguments["max_rounds"]}
         agents = arguments["agents"]
         if agents is not None and len(agents) == 1:

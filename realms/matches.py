@@ -16,7 +16,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from cardsdb.api.serializers import StrictSerializer
-from cardsdb.models import Collection
+from cardsdb.models import Collection, Faction
 from realms import selectors, services
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Line, Player
@@ -27,11 +27,13 @@ from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_L
 from realms.snapshot import DEFAULT_AGENTS, character_snapshot
 from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies, command_army
 from simulate.api.serializers import (
+    DRAWN,
     BatchOptionsMixin,
     BatchResultSerializer,
     BatchSummarySerializer,
     MatchResultSerializer,
     TextField,
+    TrueFalseField,
     WholeNumberField,
     batch_figures,
     id_field,
@@ -41,7 +43,7 @@ from simulate.api.serializers import (
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
-from simulate.services import IllegalMatchSetup, PreparedMatch
+from simulate.services import IllegalMatchSetup, PreparedMatch, new_seed
 from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 
 SIDES = ("a", "b")
@@ -52,6 +54,7 @@ SIDES = ("a", "b")
 # serializers that each admit one of them (armies or a formation; an army as slots, a code or a saved id).
 
 AGENT_NAMES = agent_names("realms")
+MAX_FACTION_SLUG = Faction._meta.get_field("slug").max_length
 REASONS = ("elimination", "mutual_elimination", "max_rounds", "max_actions")
 
 
@@ -75,34 +78,69 @@ class RealmsArmyBySavedSerializer(StrictSerializer):
 ARMY_SHAPES = [RealmsArmyBySlotsSerializer, RealmsArmyByCodeSerializer, RealmsArmyBySavedSerializer]
 
 
+class RealmsArmyByRandomSerializer(StrictSerializer):
+    random = TrueFalseField(help_text="true: a random legal army of the whole catalogue, drawn from the study's seed.")
+
+
+class RealmsArmyByFactionSerializer(StrictSerializer):
+    faction = TextField(max_length=MAX_FACTION_SLUG, help_text="A faction's slug: a random legal army of its cards, drawn from "
+                                                       "the study's seed.")
+
+
+# A study may also draw an army: random, or of one faction (as `manage.py simulate_batch` and the pages do).
+STUDY_ARMY_SHAPES = [*ARMY_SHAPES, RealmsArmyByRandomSerializer, RealmsArmyByFactionSerializer]
+
+
 @extend_schema_field(PolymorphicProxySerializer(component_name="RealmsArmy", resource_type_field_name=None,
                                                 serializers=ARMY_SHAPES))
 class RealmsArmySerializer(StrictSerializer):
     """One side's army: `{"slots": [...]}`, `{"code": "..."}` or `{"army": <saved army id>}`."""
+
+    shapes: tuple[str, ...] = ("slots", "code", "army")
 
     slots = RealmsMatchSlotSerializer(many=True, required=False, max_length=MAX_SLOTS)
     code = TextField(required=False, max_length=200)
     army = id_field(required=False)
 
     def validate(self, attrs):
-        given = [key for key in ("slots", "code", "army") if key in attrs]
+        given = [key for key in self.shapes if key in attrs]
         if len(given) != 1:
-            raise serializers.ValidationError("Give exactly one of `slots`, `code` or `army`.")
+            named = [f"`{key}`" for key in self.shapes]
+            raise serializers.ValidationError(f"Give exactly one of {', '.join(named[:-1])} or {named[-1]}.")
+        if attrs.get("random") is False:
+            raise serializers.ValidationError({"random": ["Give true for a random army (or another way to give one)."]})
         return attrs
 
 
-@extend_schema_field(PolymorphicProxySerializer(component_name="RealmsArmy", resource_type_field_name=None,
-                                                serializers=ARMY_SHAPES, many=True))
+@extend_schema_field(PolymorphicProxySerializer(component_name="RealmsStudyArmy", resource_type_field_name=None,
+                                                serializers=STUDY_ARMY_SHAPES))
+class RealmsStudyArmySerializer(RealmsArmySerializer):
+    """An army of a study: as a match takes one, or `{"random": true}`, or `{"faction": "<slug>"}` (a random legal
+    army of the catalogue or of one faction, drawn from the study's seed when the study is created)."""
+
+    shapes = ("slots", "code", "army", "random", "faction")
+
+    random = TrueFalseField(required=False)
+    faction = TextField(required=False, max_length=MAX_FACTION_SLUG)
+
+
+@extend_schema_field(PolymorphicProxySerializer(component_name="RealmsStudyArmy", resource_type_field_name=None,
+                                                serializers=STUDY_ARMY_SHAPES, many=True))
 class RealmsArmyListField(serializers.ListField):
-    """A list of armies, each as RealmsArmySerializer takes one."""
+    """A list of a study's armies, each as RealmsStudyArmySerializer takes one."""
 
     def __init__(self, **kwargs):
-        super().__init__(child=RealmsArmySerializer(), **kwargs)
+        super().__init__(child=RealmsStudyArmySerializer(), **kwargs)
 
 
 class RealmsArmiesSerializer(StrictSerializer):
     a = RealmsArmySerializer()
     b = RealmsArmySerializer()
+
+
+class RealmsStudyArmiesSerializer(StrictSerializer):
+    a = RealmsStudyArmySerializer()
+    b = RealmsStudyArmySerializer()
 
 
 class RealmsFormationCollectionsSerializer(StrictSerializer):
@@ -162,9 +200,10 @@ class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsRequestSerializer):
 
     matchup_keys = ("armies", "formation")
 
-    armies = RealmsArmiesSerializer(required=False, help_text="matchup, ladder, whatif: the two armies.")
+    armies = RealmsStudyArmiesSerializer(required=False, help_text="matchup, ladder, whatif: the two armies.")
     formation = RealmsFormationSerializer(required=False, help_text="matchup, ladder, whatif: a Formation Round instead.")
-    subject = RealmsArmySerializer(required=False, help_text="gauntlet: the army (side a) that meets every opponent.")
+    subject = RealmsStudyArmySerializer(required=False,
+                                        help_text="gauntlet: the army (side a) that meets every opponent.")
     opponents = RealmsArmyListField(required=False, min_length=1,
                                       max_length=MAX_OPPONENTS, help_text="gauntlet: the armies it meets, one pairing each.")
     entrants = RealmsArmyListField(required=False, max_length=MAX_ENTRANTS,
@@ -172,6 +211,63 @@ class RealmsBatchInputSerializer(BatchOptionsMixin, RealmsRequestSerializer):
     pool = RealmsPoolSerializer(required=False, help_text="field (and a field what-if): where its random armies come from.")
     patch = RealmsPatchSerializer(many=True, required=False, max_length=MAX_PATCH,
                                   help_text="whatif: new values of cards, played in a sandbox copy of the catalogue.")
+
+    def validate(self, attrs):
+        """The kind's inputs checked, then the armies to draw drawn from the seed (one is chosen when none is
+        given, so that the study can be played again from what it records)."""
+        attrs = super().validate(attrs)
+        draw_armies(attrs)
+        return attrs
+
+
+def drawn_spec(army: Mapping[str, Any]) -> str | None:
+    """`random` or `faction:<slug>` for an army to draw, as `manage.py simulate_batch` names it; None otherwise."""
+    if army.get("random"):
+        return "random"
+    if "faction" in army:
+        return f"faction:{army['faction']}"
+    return None
+
+
+def draw_armies(attrs: dict[str, Any]) -> None:
+    """Draw a study's random armies, as `manage.py simulate_batch` draws them: one generator seeded with the
+    study's seed, side a then side b, then a gauntlet's subject and its opponents, then a matrix's entrants, each
+    in order. Each drawn army becomes its slots, and what was drawn is kept under `drawn` (the study records the
+    armies it plays); a seed is chosen when none was given. ValidationError at the army no legal army fits."""
+    places: list[tuple[str, str | int | None]] = []
+    if "armies" in attrs:
+        places += [("armies", side) for side in SIDES]
+    if "subject" in attrs:
+        places.append(("subject", None))
+    for key in ("opponents", "entrants"):
+        places += [(key, index) for index in range(len(attrs.get(key) or []))]
+
+    def army_at(key: str, at: str | int | None) -> dict[str, Any]:
+        return attrs[key] if at is None else attrs[key][at]
+
+    wanted = [(key, at) for key, at in places if drawn_spec(army_at(key, at))]
+    if not wanted:
+        return
+    if attrs.get("seed") is None:
+        attrs["seed"] = new_seed()
+    rng = random.Random(attrs["seed"])
+    errors: dict[str, list[str]] = {}
+    for key, at in wanted:
+        army = army_at(key, at)
+        shape = "random" if army.get("random") else "faction"
+        path = ".".join(str(part) for part in (key, at, shape) if part is not None)
+        try:
+            slots = command_army(drawn_spec(army) or "", rng)
+        except InputError as exc:
+            errors[path] = [str(exc)]
+            continue
+        if at is None:
+            attrs[key] = {"slots": slots}
+        else:
+            attrs[key][at] = {"slots": slots}
+    if errors:
+        raise serializers.ValidationError(errors)
+    attrs[DRAWN] = {key: attrs[key] for key in dict.fromkeys(key for key, _ in wanted)}
 
 
 MATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(

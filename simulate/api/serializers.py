@@ -128,6 +128,7 @@ class BatchOptionsMixin(serializers.Serializer):
 
     # The request keys that give one matchup (each game's own), and what every kind needs or refuses.
     matchup_keys: tuple[str, ...] = ()
+    matchup_optional = False  # a game whose matchup may give none of them (then a random setup of its own)
     kind_keys = {
         "matchup": set(), "ladder": {"levels"}, "gauntlet": {"subject", "opponents"},
         "matrix": {"entrants", "factions"}, "field": {"pool"}, "whatif": {"patch", "base", "pool"},
@@ -142,7 +143,7 @@ class BatchOptionsMixin(serializers.Serializer):
         if needs_matchup:
             allowed |= set(self.matchup_keys)
             given = [key for key in self.matchup_keys if key in attrs]
-            if len(given) != 1:
+            if len(given) > 1 or (not given and not self.matchup_optional):
                 raise serializers.ValidationError(f"A {kind} gives one of {', '.join(f'`{k}`' for k in self.matchup_keys)}.")
         study_keys = {"subject", "opponents", "entrants", "factions", "pool", "patch", "base", "levels",
                       "until_ci_width", *self.matchup_keys}
@@ -170,11 +171,16 @@ class BatchOptionsMixin(serializers.Serializer):
         return attrs
 
 
+DRAWN = "drawn"  # what a batch request's validation drew (random armies), by request key, as it will be played
+
+
 def study_inputs(validated: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """What a batch keeps as its `inputs`: the request as given, but the batch's own fields; a matrix of
-    factions keeps `entrants: "factions"` until they are chosen."""
+    """What a batch keeps as its `inputs`: the request as given, but the batch's own fields, and the armies its
+    validation drew as drawn (so that every chunk plays them); a matrix of factions keeps
+    `entrants: "factions"` until they are chosen."""
     left_out = {"seed", "count", "swap_sides", "until_ci_width", "kind"}
     inputs = {key: value for key, value in given.items() if key in validated and key not in left_out}
+    inputs.update(validated.get(DRAWN) or {})
     if validated.get("factions"):
         inputs.pop("factions", None)
         inputs["entrants"] = "factions"

@@ -109,7 +109,7 @@ def test_an_illegal_setup_answers_every_violation(anon_client, catalogue):
     ({"setup": {"setup": "x"}}, "setup"),
     ({"setup": {"mode": "duel", "teams": [{"spirit": "akin", "players": "x"}, {}]}}, "setup.teams"),
     ({"setup": {"teams": DUEL["teams"]}}, "mode"),
-    ({}, "setup"),
+    ({"setup": None}, "setup"),  # no setup is a random one; a null one is refused
 ])
 def test_bad_input_is_400(anon_client, catalogue, payload, field):
     body = assert_error_shape(anon_client.post(PLAY, payload, format="json"), 400, "invalid")
