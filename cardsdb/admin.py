@@ -6,6 +6,7 @@ from django.db.models import Sum
 from django.utils.html import format_html
 
 from cardsdb import services
+from cardsdb.card_uses import protected_uses
 from cardsdb.models import (
     Card,
     CardSet,
@@ -37,6 +38,19 @@ class CardImagePreviewMixin:
         return image_preview(obj.image, size=320)
 
 
+class ProtectedCardAdminMixin:
+    """A card that saved armies, saved setups or unfinished studies use cannot be deleted, as one collections
+    hold cannot (PROTECT): the delete page and the delete action list each of them as keeping it, and delete
+    nothing, as they do for a rarity that cards carry."""
+
+    def get_deleted_objects(self, objs, request):
+        to_delete, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        protected = list(protected)  # collection entries are there already, as Django found them
+        for card in objs:
+            protected.extend(protected_uses(card, leave_out=("collections",)))
+        return to_delete, model_count, perms_needed, protected
+
+
 @admin.register(Rarity)
 class RarityAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "order", "color"]
@@ -61,7 +75,7 @@ class CardSetAdmin(admin.ModelAdmin):
 
 
 @admin.register(Card)
-class CardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
+class CardAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, admin.ModelAdmin):
     list_display = ["thumbnail_preview", "code", "name", "slug", "game", "card_set", "rarity", "updated_at"]
     list_display_links = ["name"]
     list_filter = ["game", "card_set", "rarity"]

@@ -5,13 +5,16 @@ from collections.abc import Iterable
 from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max
 
 from cardsdb import card_codes
 from cardsdb.choices import Game
 from cardsdb.images import make_thumbnail, validate_card_image
+
+# Copies of one card in one collection: the API refuses more, and the database holds no more (a CHECK).
+MAX_QUANTITY = 1_000_000
 
 hex_color = RegexValidator(r"^#[0-9a-fA-F]{6}$", "Use a colour like #a1b2c3.")
 
@@ -38,6 +41,10 @@ class Rarity(models.Model):
         return self.name
 
 
+MAX_CHARACTERISTICS = 20  # keywords of a faction
+MAX_CHARACTERISTIC = 60  # characters of one
+
+
 class Faction(models.Model):
     """An Echo Realms faction: who a character serves and how it fights."""
 
@@ -54,6 +61,21 @@ class Faction(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "characteristics" in update_fields:
+            self.clean()  # a row the API and the pages could not read back is never stored
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        super().clean()
+        value = self.characteristics
+        if not (isinstance(value, list) and len(value) <= MAX_CHARACTERISTICS
+                and all(isinstance(item, str) and 0 < len(item) <= MAX_CHARACTERISTIC for item in value)):
+            raise ValidationError({"characteristics": [
+                f"A list of at most {MAX_CHARACTERISTICS} texts of 1 to {MAX_CHARACTERISTIC} characters is required."
+            ]})
 
 
 class CardSet(models.Model):
@@ -239,9 +261,15 @@ class Collection(TimestampedModel):
 
 
 class CollectionEntry(models.Model):
+    """Copies of a card held in a collection. A card held by a collection cannot be deleted (PROTECT): its
+    entries belong to the collection's owner, not to staff."""
+
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="entries")
-    card = models.ForeignKey(Card, on_delete=models.CASCADE, related_name="collection_entries")
-    quantity = models.PositiveIntegerField(default=0, validators=[MinValueValidator(0)])
+    card = models.ForeignKey(Card, on_delete=models.PROTECT, related_name="collection_entries")
+    quantity = models.PositiveIntegerField(
+        default=0, validators=[MinValueValidator(0), MaxValueValidator(MAX_QUANTITY)],
+        help_text=f"0 to {MAX_QUANTITY:,}.",
+    )
 
     class Meta:
         ordering = ["card__name"]
@@ -249,6 +277,7 @@ class CollectionEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["collection", "card"], name="unique_collection_card"),
             models.CheckConstraint(condition=models.Q(quantity__gte=0), name="quantity_not_negative"),
+            models.CheckConstraint(condition=models.Q(quantity__lte=MAX_QUANTITY), name="quantity_at_most_max"),
         ]
 
     def __str__(self) -> str:

@@ -26,7 +26,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from cardsdb import signals
-from cardsdb.models import Card, Collection, CollectionEntry, OfficialRecord, record_issued_codes
+from cardsdb.models import (
+    MAX_QUANTITY,
+    Card,
+    Collection,
+    CollectionEntry,
+    OfficialRecord,
+    record_issued_codes,
+)
 
 
 class InsufficientQuantity(Exception):
@@ -35,6 +42,34 @@ class InsufficientQuantity(Exception):
     def __init__(self, held: int):
         super().__init__(f"The collection holds only {held} of this card.")
         self.held = held
+
+
+class TooManyCopies(Exception):
+    """Adding copies past MAX_QUANTITY of a card in one collection."""
+
+    def __init__(self, held: int):
+        super().__init__(
+            f"A collection holds at most {MAX_QUANTITY:,} copies of a card; this one holds {held:,}, so at most "
+            f"{MAX_QUANTITY - held:,} more can be added."
+        )
+        self.held = held
+
+
+class CollectionGone(Exception):
+    """The collection was deleted while the change waited for it."""
+
+
+class CardGone(Exception):
+    """The card was deleted while the change waited for it."""
+
+
+def _lock_collection(collection: Collection, *, card: Card | None = None) -> None:
+    """Lock the collection's row (and the card's) for the rest of the transaction: a delete of either waits
+    for this change, or this change waits for the delete and then finds the row gone."""
+    if not Collection.objects.select_for_update(no_key=True).filter(pk=collection.pk).values_list("pk").first():
+        raise CollectionGone(f"Collection {collection.pk} no longer exists.")
+    if card is not None and not Card.objects.select_for_update(no_key=True).filter(pk=card.pk).values_list("pk").first():
+        raise CardGone(f"Card {card.slug!r} no longer exists.")
 
 
 def _entry_for_update(collection: Collection, card: Card) -> CollectionEntry:
@@ -49,19 +84,31 @@ def _entry_for_update(collection: Collection, card: Card) -> CollectionEntry:
     return entry
 
 
+def _touch(collection: Collection) -> None:
+    Collection.objects.filter(pk=collection.pk).update(updated_at=timezone.now())
+
+
 @transaction.atomic
 def collection_add_card(*, collection: Collection, card: Card, quantity: int = 1) -> CollectionEntry:
-    """Add copies of a card; the increment happens in the database, so none is lost."""
+    """Add copies of a card; the check and the increment are one conditional update in the database, so no
+    addition is lost and none takes the entry past MAX_QUANTITY (a CHECK constraint holds it there too).
+    TooManyCopies, CollectionGone or CardGone change nothing."""
+    _lock_collection(collection, card=card)
     entry = _entry_for_update(collection, card)
-    CollectionEntry.objects.filter(pk=entry.pk).update(quantity=F("quantity") + quantity)
-    Collection.objects.filter(pk=collection.pk).update(updated_at=timezone.now())
+    added = CollectionEntry.objects.filter(pk=entry.pk, quantity__lte=MAX_QUANTITY - quantity).update(
+        quantity=F("quantity") + quantity
+    )
     entry.refresh_from_db()
+    if not added:
+        raise TooManyCopies(entry.quantity)
+    _touch(collection)
     return entry
 
 
 @transaction.atomic
 def collection_remove_card(*, collection: Collection, card: Card, quantity: int = 1) -> CollectionEntry:
     """Remove copies of a card; refuses to go below zero."""
+    _lock_collection(collection, card=card)
     entry = _entry_for_update(collection, card)
     changed = CollectionEntry.objects.filter(pk=entry.pk, quantity__gte=quantity).update(
         quantity=F("quantity") - quantity
@@ -69,18 +116,28 @@ def collection_remove_card(*, collection: Collection, card: Card, quantity: int 
     entry.refresh_from_db()
     if not changed:
         raise InsufficientQuantity(entry.quantity)
-    Collection.objects.filter(pk=collection.pk).update(updated_at=timezone.now())
+    _touch(collection)
     return entry
 
 
 @transaction.atomic
 def collection_set_quantity(*, collection: Collection, card: Card, quantity: int) -> CollectionEntry:
     """Set the number of copies of a card held."""
+    _lock_collection(collection, card=card)
     entry = _entry_for_update(collection, card)
     CollectionEntry.objects.filter(pk=entry.pk).update(quantity=quantity)
-    Collection.objects.filter(pk=collection.pk).update(updated_at=timezone.now())
+    _touch(collection)
     entry.refresh_from_db()
     return entry
+
+
+@transaction.atomic
+def collection_delete(*, collection: Collection) -> None:
+    """Delete a collection and its entries once the changes under way are done (CollectionGone when another
+    request deleted it first)."""
+    if not Collection.objects.select_for_update().filter(pk=collection.pk).values_list("pk").first():
+        raise CollectionGone(f"Collection {collection.pk} no longer exists.")
+    collection.delete()
 
 
 # --- Official content: load what is missing, update what nobody edited ------------------------------------

@@ -13,7 +13,7 @@ from django.apps import apps
 from django.core.files.storage import default_storage
 from django.db import router, transaction
 from django.db.models import Q
-from django.db.models.signals import post_delete, post_save, pre_save
+from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 
 from cardsdb.models import Card, record_issued_code
 
@@ -93,3 +93,8 @@ def connect() -> None:
         post_save.connect(drop_replaced_files, sender=model, dispatch_uid=f"{uid}.post_save")
         post_save.connect(keep_issued_code, sender=model, dispatch_uid=f"{uid}.issued_code")
         post_delete.connect(drop_files_of_deleted_card, sender=model, dispatch_uid=f"{uid}.post_delete")
+    # A card something uses (a saved army, a setup, a study) is never deleted, whatever deletes it; deleting a
+    # card of either game deletes its `Card` row too, so one handler on `Card` sees every card.
+    from cardsdb.card_uses import refuse_deleting_used_card
+
+    pre_delete.connect(refuse_deleting_used_card, sender=Card, dispatch_uid="cardsdb.signals.card_in_use")

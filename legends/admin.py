@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from cardsdb.admin import CardImagePreviewMixin
+from cardsdb.admin import CardImagePreviewMixin, ProtectedCardAdminMixin
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
 
 
@@ -16,7 +16,7 @@ class ElementAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
-class LegendsCardAdmin(CardImagePreviewMixin, admin.ModelAdmin):
+class LegendsCardAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, admin.ModelAdmin):
     """Shared columns and fields of every Akin Legends card; `game` and `rarity` are fixed by the model."""
 
     face_route = ""

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, TextField
+from django.db.models.functions import Cast
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, TimestampedModel, hex_color
@@ -218,7 +219,10 @@ class SummoningCard(LegendsCard, Card):
 
 
 class TeamSetup(TimestampedModel):
-    """A saved team setup; its legality is computed whenever it is shown, never stored."""
+    """A saved team setup; its legality is computed whenever it is shown, never stored.
+
+    Its teams are checked whenever it is saved, by the admin, the API or any code: a row whose teams cannot
+    be read back is never stored."""
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="legends_setups"
@@ -238,9 +242,31 @@ class TeamSetup(TimestampedModel):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "teams" in update_fields:
+            self.clean()
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         super().clean()
         try:
             parse_teams(self.teams)
         except SetupFormatError as exc:
             raise ValidationError({"teams": [f"{path}: {reason}" for path, reason in exc.errors]}) from exc
+
+
+def setups_using_card(card: Card) -> list[TeamSetup]:
+    """The saved setups (of every user) with a team naming the card as its spirit, protector or a defense."""
+    # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
+    candidates = (TeamSetup.objects.annotate(teams_text=Cast("teams", TextField()))
+                  .filter(teams_text__contains=f'"{card.slug}"').select_related("owner").order_by("pk"))
+    found = []
+    for setup in candidates:
+        try:
+            teams = parse_teams(setup.teams)
+        except SetupFormatError:
+            continue
+        if any(card.slug in (team.spirit, team.protector, *(team.defenses or ())) for team in teams):
+            found.append(setup)
+    return found

@@ -4,7 +4,7 @@ ability texts are generated from the specs (`Character.generate_ability_texts`).
 from django.contrib import admin
 from django.utils.html import format_html
 
-from cardsdb.admin import CardImagePreviewMixin
+from cardsdb.admin import CardImagePreviewMixin, ProtectedCardAdminMixin
 from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
 
 
@@ -16,7 +16,7 @@ class RaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Character)
-class CharacterAdmin(CardImagePreviewMixin, admin.ModelAdmin):
+class CharacterAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, admin.ModelAdmin):
     list_display = [
         "thumbnail_preview", "code", "name", "character_class", "faction", "rarity", "position",
         "attack", "defense", "speed", "health", "cooldown",

@@ -4,10 +4,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import TextField
+from django.db.models.functions import Cast
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, Collection, Faction, TimestampedModel
-from realms.choices import CLASS_POSITIONS, CharacterClass, Position
+from realms.choices import CLASS_POSITIONS, CharacterClass, Line, Position
 from realms.engine.spec import SpecError, cooldown_never_matters, parse_faction_ability, parse_main_ability
 from realms.engine.text import faction_text, main_text
 
@@ -162,8 +164,45 @@ def _with_text(spec: dict, text: str) -> dict:
     return copy
 
 
+# A saved army may be a draft of any size up to this many slots (seven make an army).
+MAX_SLOTS = 50
+SLOT_KEYS = ("card", "line")
+CARD_SLUG_LENGTH = Card._meta.get_field("slug").max_length
+
+
+def slot_errors(slots) -> dict[str, list[str]]:
+    """Why stored slots could not be read back, by dotted path (`slots.3.line`); empty when they can: a list of
+    at most MAX_SLOTS objects, each exactly a `card` slug and a `line`. What the slots mean (legality, cards
+    the catalogue lacks) is the army validator's, on every read."""
+    if not isinstance(slots, list):
+        return {"slots": ["A list of slots is required."]}
+    if len(slots) > MAX_SLOTS:
+        return {"slots": [f"An army has at most {MAX_SLOTS} slots; this one has {len(slots)}."]}
+    errors: dict[str, list[str]] = {}
+    for index, slot in enumerate(slots):
+        path = f"slots.{index}"
+        if not isinstance(slot, dict):
+            errors[path] = ['A slot is an object {"card": "<slug>", "line": "vanguard"}.']
+            continue
+        for key in sorted(set(slot) - set(SLOT_KEYS)):
+            errors[f"{path}.{key}"] = ["Unknown field."]
+        card, line = slot.get("card"), slot.get("line")
+        if "card" not in slot:
+            errors[f"{path}.card"] = ["This field is required."]
+        elif not isinstance(card, str) or not card or len(card) > CARD_SLUG_LENGTH:
+            errors[f"{path}.card"] = [f"A card slug of 1 to {CARD_SLUG_LENGTH} characters is required."]
+        if "line" not in slot:
+            errors[f"{path}.line"] = ["This field is required."]
+        elif line not in Line.values:
+            errors[f"{path}.line"] = [f"{line!r} is not a valid choice: {' or '.join(Line.values)}."]
+    return errors
+
+
 class Army(TimestampedModel):
-    """A saved army; may be an incomplete draft, and is re-validated whenever it is shown."""
+    """A saved army; may be an incomplete draft, and is re-validated whenever it is shown.
+
+    Its slots are checked whenever it is saved, by the admin, the API or any code: a row whose slots cannot
+    be read back is never stored."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="armies")
     name = models.CharField(max_length=100)
@@ -178,3 +217,25 @@ class Army(TimestampedModel):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "slots" in update_fields:
+            self.clean()
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        super().clean()
+        errors = slot_errors(self.slots)
+        if errors:
+            raise ValidationError({"slots": [f"{path}: {messages[0]}" if path != "slots" else messages[0]
+                                             for path, messages in errors.items()]})
+
+
+def armies_using_card(card: Card) -> list[Army]:
+    """The saved armies (of every user) with a slot naming the card."""
+    # The slots are JSON: a text match narrows the rows in the database, the parsed slots decide.
+    candidates = (Army.objects.annotate(slots_text=Cast("slots", TextField()))
+                  .filter(slots_text__contains=f'"{card.slug}"').select_related("owner").order_by("pk"))
+    return [army for army in candidates
+            if any(isinstance(slot, dict) and slot.get("card") == card.slug for slot in army.slots)]

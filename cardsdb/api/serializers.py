@@ -3,6 +3,7 @@
 - StrictFieldsMixin: a JSON object with a key the serializer does not know is refused (400 naming it).
 - ValidatedModelSerializer: the model's full_clean() runs, as in the admin; ids are bounded to what the
   database stores; a save that loses a race on a unique value answers 400 like the check it raced.
+- WholeListSerializer: a nested list of objects is validated whole in a partial update (PATCH) too.
 """
 
 from collections.abc import Mapping
@@ -20,12 +21,20 @@ from cardsdb import card_codes
 from cardsdb.autocomplete import LIMIT as AUTOCOMPLETE_LIMIT
 from cardsdb.autocomplete import MAX_QUERY_LENGTH as MAX_AUTOCOMPLETE_LENGTH
 from cardsdb.choices import Game
-from cardsdb.models import Card, CardSet, Collection, CollectionEntry, Faction, Rarity
+from cardsdb.models import (
+    MAX_CHARACTERISTIC,
+    MAX_CHARACTERISTICS,
+    MAX_QUANTITY,
+    Card,
+    CardSet,
+    Collection,
+    CollectionEntry,
+    Faction,
+    Rarity,
+)
 
 # Ids are 64-bit (BigAutoField): larger numbers name no row, and no database takes them.
 MAX_ID = 2**63 - 1
-# Copies of one card in one collection; `add` past it and `set-quantity` above it answer 400.
-MAX_QUANTITY = 1_000_000
 
 UNKNOWN_FIELD = "Unknown field."
 RACE_LOST = "Another request saved a conflicting row at the same time; try again."
@@ -71,6 +80,30 @@ class StrictFieldsMixin:
 
 class StrictSerializer(StrictFieldsMixin, serializers.Serializer):
     """An input serializer that refuses unknown keys."""
+
+
+class WholeInPartialUpdates:
+    """A nested serializer validated whole, even inside a partial update (PATCH).
+
+    DRF lets a PATCH leave out any field at every depth: `{"slots": [{"line": "rearguard"}]}` would pass with
+    the slot's required `card` missing, and the half slot be stored. Partial means "the top-level fields not
+    given are kept"; a nested value that is given replaces the stored one, so it is checked as when created.
+    """
+
+    def run_validation(self, data=empty):
+        root = self.root
+        if data is empty or root is self or not getattr(root, "partial", False):
+            return super().run_validation(data)
+        root.partial = False  # read by every field below this one through `self.root`
+        try:
+            return super().run_validation(data)
+        finally:
+            root.partial = True
+
+
+class WholeListSerializer(WholeInPartialUpdates, serializers.ListSerializer):
+    """The list serializer of `many=True` nested objects that a partial update still checks whole
+    (`Meta.list_serializer_class` of the item serializer)."""
 
 
 def id_field(**kwargs) -> serializers.IntegerField:
@@ -157,7 +190,7 @@ class RaritySerializer(ValidatedModelSerializer):
 
 class FactionSerializer(ValidatedModelSerializer):
     characteristics = serializers.ListField(
-        child=serializers.CharField(max_length=60), max_length=20, required=False,
+        child=serializers.CharField(max_length=MAX_CHARACTERISTIC), max_length=MAX_CHARACTERISTICS, required=False,
         help_text="Keywords of the faction.",
     )
 

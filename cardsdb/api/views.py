@@ -1,8 +1,7 @@
 """Views of the shared catalogue: thin wrappers over selectors and services."""
 
-from django.db import transaction
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.response import Response
@@ -12,7 +11,6 @@ from cardsdb.api.errors import error_response
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.parsers import MultiPartParser
 from cardsdb.api.serializers import (
-    MAX_QUANTITY,
     AutocompleteQuerySerializer,
     AutocompleteSerializer,
     CardImageSerializer,
@@ -25,11 +23,12 @@ from cardsdb.api.serializers import (
     FactionSerializer,
     RaritySerializer,
 )
+from cardsdb.api.writes import AtomicWritesMixin
 from cardsdb.filtersets import CardFilter, CardSetFilter, CollectionFilter
-from cardsdb.models import CollectionEntry, Faction, Rarity
+from cardsdb.models import Faction, Rarity
 
 
-class RarityViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class RarityViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Rarity.objects.all()
     serializer_class = RaritySerializer
     lookup_field = "slug"
@@ -37,7 +36,7 @@ class RarityViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     ordering_fields = ["order", "name"]
 
 
-class FactionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class FactionViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Faction.objects.all()
     serializer_class = FactionSerializer
     lookup_field = "slug"
@@ -45,7 +44,7 @@ class FactionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     ordering_fields = ["name"]
 
 
-class CardSetViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class CardSetViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = selectors.card_set_list()
     serializer_class = CardSetSerializer
     filterset_class = CardSetFilter
@@ -100,7 +99,7 @@ class CardViewSet(CheckedFiltersMixin, viewsets.ReadOnlyModelViewSet):
         return Response(CardSerializer(card, context={"request": request}).data)
 
 
-class CollectionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class CollectionViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your own collections. Another user's collection answers 404."""
 
     serializer_class = CollectionSerializer
@@ -115,40 +114,30 @@ class CollectionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     def perform_create(self, serializer):
         serializer.save(owner=self.request.user)
 
-    def _change_entry(self, request, input_serializer, service, adds=False):
+    def _change_entry(self, request, input_serializer, service):
         collection = self.get_object()
         change = input_serializer(data=request.data)
         change.is_valid(raise_exception=True)
-        with transaction.atomic():
-            if adds:
-                self._check_room(collection, **change.validated_data)
-            try:
-                entry = service(collection=collection, **change.validated_data)
-            except services.InsufficientQuantity as exc:
-                return error_response(
-                    str(exc), "insufficient_quantity", status.HTTP_400_BAD_REQUEST,
-                    fields={"quantity": [str(exc)]},
-                )
+        try:
+            entry = service(collection=collection, **change.validated_data)
+        except services.CollectionGone as exc:
+            # Deleted by another request while this one waited for it.
+            raise exceptions.NotFound(str(exc)) from exc
+        except services.CardGone as exc:
+            raise serializers.ValidationError({"card": [str(exc)]}) from exc
+        except services.TooManyCopies as exc:
+            raise serializers.ValidationError({"quantity": [str(exc)]}) from exc
+        except services.InsufficientQuantity as exc:
+            return error_response(
+                str(exc), "insufficient_quantity", status.HTTP_400_BAD_REQUEST, fields={"quantity": [str(exc)]},
+            )
         return Response(CollectionEntrySerializer(entry).data)
-
-    @staticmethod
-    def _check_room(collection, *, card, quantity):
-        """Refuse an addition that would hold more than MAX_QUANTITY copies (the entry locked meanwhile)."""
-        held = (
-            CollectionEntry.objects.select_for_update().filter(collection=collection, card=card)
-            .values_list("quantity", flat=True).first()
-        ) or 0
-        if held + quantity > MAX_QUANTITY:
-            raise serializers.ValidationError({"quantity": [
-                f"A collection holds at most {MAX_QUANTITY:,} copies of a card; this one holds {held:,}, "
-                f"so at most {MAX_QUANTITY - held:,} more can be added."
-            ]})
 
     @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
     @action(detail=True, methods=["post"])
     def add(self, request, pk=None):
         """Add `quantity` (default 1) copies of `card` (a slug); a collection holds at most 1,000,000 of a card."""
-        return self._change_entry(request, EntryDeltaSerializer, services.collection_add_card, adds=True)
+        return self._change_entry(request, EntryDeltaSerializer, services.collection_add_card)
 
     @extend_schema(request=EntryDeltaSerializer, responses=CollectionEntrySerializer)
     @action(detail=True, methods=["post"])
@@ -162,6 +151,8 @@ class CollectionViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
         """Set the number of copies of `card` held (0 or more)."""
         return self._change_entry(request, EntryChangeSerializer, services.collection_set_quantity)
 
-    @transaction.atomic
     def perform_destroy(self, instance):
-        instance.delete()
+        try:
+            services.collection_delete(collection=instance)
+        except services.CollectionGone as exc:
+            raise exceptions.NotFound(str(exc)) from exc

@@ -13,6 +13,7 @@ from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
 from cardsdb.api.pagination import QueryPagination
 from cardsdb.api.renderers import PNGRenderer
+from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
 from legends import selectors, services
 from legends.api.serializers import (
     DefenseCardSerializer,
@@ -44,7 +45,7 @@ CARD_SEARCH = ["name", "slug", "rules_text", "flavor_text"]
 CARD_ORDERING = ["name", "created_at", "updated_at"]
 
 
-class ElementViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class ElementViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = selectors.element_list()
     serializer_class = ElementSerializer
     filterset_class = ElementFilter
@@ -53,7 +54,7 @@ class ElementViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     ordering_fields = ["order", "name"]
 
 
-class LegendsCardViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class LegendsCardViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
 
     lookup_field = "slug"
@@ -104,7 +105,7 @@ class SummoningCardViewSet(LegendsCardViewSet):
     ]
 
 
-class TeamSetupViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class TeamSetupViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your saved team setups, each shown with its current legality; another user's answer 404."""
 
     serializer_class = TeamSetupSerializer

@@ -9,6 +9,7 @@ from cardsdb.api.serializers import (
     RenamedFieldsMixin,
     StrictSerializer,
     ValidatedModelSerializer,
+    WholeListSerializer,
     card_code_field,
     id_field,
     share_url,
@@ -18,10 +19,9 @@ from realms import selectors, services
 from realms.choices import ArmyExportFormat, Line, Player
 from realms.decklists import MAX_LINES, MAX_TEXT_CHARS
 from realms.engine.army import ArmyCodeError
-from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
+from realms.models import GENERATED_TEXT_HELP, MAX_SLOTS, Army, Character, Race
 from simulate.api.serializers import SimulatedSerializer, simulated_block
 
-MAX_SLOTS = 50
 ARMY_ORDER_HELP = ("The army's characters and lines, in army order: the order settles the player's own SPD ties "
                    "(R9), and codes, decklists and saved armies keep it.")
 
@@ -83,6 +83,10 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
 class SlotSerializer(StrictSerializer):
     card = serializers.CharField(max_length=140, help_text="Character slug.")
     line = serializers.ChoiceField(choices=Line.choices)
+
+    class Meta:
+        # Slots given in a PATCH replace the stored ones: each is checked whole, as when the army is created.
+        list_serializer_class = WholeListSerializer
 
 
 class ArmyInputSerializer(StrictSerializer):

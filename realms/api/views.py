@@ -13,6 +13,7 @@ from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
 from cardsdb.api.pagination import QueryPagination
 from cardsdb.api.renderers import PNGRenderer
+from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
 from realms import selectors, services
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
@@ -36,7 +37,7 @@ from realms.models import Race
 from realms.rendering import render_character_card
 
 
-class RaceViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class RaceViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     queryset = Race.objects.all()
     serializer_class = RaceSerializer
     filterset_class = RaceFilter
@@ -45,7 +46,7 @@ class RaceViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
     ordering_fields = ["name"]
 
 
-class CharacterViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class CharacterViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Echo Realms characters: read for all, write for staff. `q` takes the query language."""
 
     queryset = selectors.character_list()
@@ -86,7 +87,7 @@ def _collection_or_error(request, collection_id):
     return collection, None
 
 
-class ArmyViewSet(CheckedFiltersMixin, viewsets.ModelViewSet):
+class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Your saved armies (drafts allowed), each shown with its current validity."""
 
     serializer_class = ArmySerializer

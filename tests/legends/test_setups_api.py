@@ -190,7 +190,10 @@ def test_a_draft_may_be_saved_and_shows_what_is_wrong(catalogue, user_client):
 
 def test_validity_follows_the_catalogue(saved, user_client, staff_client):
     assert user_client.get(f"{SETUPS}{saved.pk}/").json()["valid"] is True
-    staff_client.delete("/api/legends/defenses/dust-tower/")
+    # A card a saved setup names cannot be deleted (409), but staff may still edit it.
+    assert_error_shape(staff_client.delete("/api/legends/defenses/dust-tower/"), 409, "protected")
+    response = staff_client.patch("/api/legends/defenses/dust-tower/", {"slug": "dust-tower-2"}, format="json")
+    assert response.status_code == 200, response.content
     body = user_client.get(f"{SETUPS}{saved.pk}/").json()
     assert body["valid"] is False and body["violations"][0]["card"] == "dust-tower"
 
