@@ -16,11 +16,12 @@ run: migrate load
 
 # The service as it faces the public: DEBUG off, the deploy checks (SECRET_KEY, ALLOWED_HOSTS),
 # migrations and the official sets, static files collected for WhiteNoise, then gunicorn:
-# WEB_CONCURRENCY processes (default 5, for 2 cores) of GUNICORN_THREADS threads (default 4),
-# so at most 5 x 4 = 20 database connections, far below PostgreSQL's 100.
+# WEB_CONCURRENCY processes (default 5, for 2 cores), each reading requests in an event loop (uvicorn,
+# cardsdb/server.py: header and body deadlines, so slow clients hold no thread) and running Django on
+# GUNICORN_THREADS threads (default 4), so at most 5 x 4 = 20 database connections, far below PostgreSQL's 100.
 serve: export DEBUG := 0
 serve: serve-check migrate load $(STATIC_MANIFEST)
-	exec $(VENV)/bin/gunicorn cardsdb.wsgi:application --bind $(HOST) \
+	exec $(VENV)/bin/gunicorn 'cardsdb.server:front()' --worker-class cardsdb.server.Worker --bind $(HOST) \
 		--workers $${WEB_CONCURRENCY:-5} --threads $${GUNICORN_THREADS:-4} \
 		--timeout $${GUNICORN_TIMEOUT:-60} --graceful-timeout 30 \
 		--max-requests 5000 --max-requests-jitter 500 --access-logfile $${GUNICORN_ACCESS_LOG:--} --no-control-socket
