@@ -26,9 +26,10 @@ from simulate.engine.rng import child_seed
 RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
 PLAN_CACHE_SIZE = 4096
 # The search agent's budget, in decisions simulated in its look-ahead (never in time, G1): for one decision,
-# and for one seat over a whole match.
+# and for one seat over a whole match (above what the longest ordinary matches spend: at most 40,214 in 40 seats of
+# random legal armies, so that the budget binds only in matches that stall).
 DECISION_BUDGET: Final = 600
-MATCH_BUDGET: Final = 25_000
+MATCH_BUDGET: Final = 60_000
 
 
 def card_value(card: CharacterCard) -> float:
