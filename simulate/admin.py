@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from simulate.models import Batch, BatchChunk, Match
+from simulate.models import Batch, BatchChunk, Match, StudyClient
 
 
 @admin.register(Match)
@@ -47,6 +47,21 @@ class BatchChunkAdmin(admin.ModelAdmin):
     search_fields = ["batch__id", "runner"]
     list_select_related = ["batch"]
     readonly_fields = [f.name for f in BatchChunk._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(StudyClient)
+class StudyClientAdmin(admin.ModelAdmin):
+    """The accounts and addresses that queued studies (what their bound counts against), read-only."""
+
+    list_display = ["key", "created_at"]
+    search_fields = ["key"]
+    readonly_fields = [f.name for f in StudyClient._meta.fields]
 
     def has_add_permission(self, request) -> bool:
         return False

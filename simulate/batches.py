@@ -17,13 +17,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from simulate import studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
-from simulate.models import Batch
+from simulate.models import Batch, StudyClient
 from simulate.services import SEED_LIMIT, game_matches, new_runner_name, new_seed, seat_agent_names
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,15 @@ def _refuse(path: str, message: str) -> InputError:
     return InputError(message, [(path, message)])
 
 
+def client_keys(client: str) -> list[str]:
+    """What a client's studies count against: its account and its address signed in ("user:<id>@<address>"),
+    its address alone anonymously ("address:<address>"); nothing for the service's own (the command line)."""
+    account, at, address = client.rpartition("@")
+    if not at:
+        return [client] if client else []
+    return [account, f"address:{address}"]
+
+
 def unfinished_of(client: str) -> int:
     """The queued or running batches of `client`'s account or of its address, whichever has more. `client` is
     "user:<id>@<address>" signed in, "address:<address>" anonymously (simulate.api.views.client_ident)."""
@@ -84,6 +94,18 @@ def unfinished_of(client: str) -> int:
     if account:
         counts.append(unfinished.filter(Q(client=account) | Q(client__startswith=f"{account}@")).count())
     return max(counts)
+
+
+def hold_clients(keys: list[str]) -> dict[str, StudyClient]:
+    """Lock the rows of these clients (made if new) until the transaction ends, in the order of their keys so
+    that two requests never wait for each other. On SQLite the transaction itself holds the database's write
+    lock (IMMEDIATE), which serializes it all the same."""
+    keys = sorted(set(keys))
+    while True:
+        StudyClient.objects.bulk_create([StudyClient(key=key) for key in keys], ignore_conflicts=True)
+        held = {row.key: row for row in StudyClient.objects.select_for_update().filter(key__in=keys).order_by("key")}
+        if len(held) == len(keys):  # else a row was deleted in between (expired): made again
+            return held
 
 
 def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "matchup", seed: int | None = None,
@@ -115,18 +137,22 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "
     if seed + count - 1 > SEED_LIMIT:
         raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
                               f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
-    if client and unfinished_of(client) >= MAX_UNFINISHED:
-        raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running (of your account or from your "
-                             "address); wait for one to end or cancel one.")
     size = studies.chunk_units(study)
-    return Batch.objects.create(
-        game=game, kind=kind, client=client[:100],
-        owner=user if user is not None and user.is_authenticated else None,
-        inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
-        until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
-        plan={"units": study.units, "matches_per_unit": study.matches_per_unit, "pairings": len(study.pairings),
-              "names": names},
-    )
+    # Counted and stored while the client's rows are locked: requests of one client arriving together are
+    # counted one after another, each seeing the studies the others stored.
+    with transaction.atomic():
+        hold_clients(client_keys(client))
+        if client and unfinished_of(client) >= MAX_UNFINISHED:
+            raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running (of your account or from "
+                                 "your address); wait for one to end or cancel one.")
+        return Batch.objects.create(
+            game=game, kind=kind, client=client[:100],
+            owner=user if user is not None and user.is_authenticated else None,
+            inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
+            until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
+            plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
+                  "pairings": len(study.pairings), "names": names},
+        )
 
 
 # ------------------------------------------------------------------------------------- playing

@@ -52,6 +52,21 @@ class Match(TimestampedModel):
         self.log = compress(events)
 
 
+class StudyClient(models.Model):
+    """Who queues studies, as the bound on unfinished studies counts them: an account ("user:<id>") or an
+    address ("address:<address>"). A study is stored while the rows of its client are locked, so that
+    requests arriving together are counted one after another (batches.MAX_UNFINISHED)."""
+
+    key = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return self.key
+
+
 class Batch(TimestampedModel):
     """A study of many matches (`kind`), played in the background in chunks: chunk tasks on as many Celery
     workers as run, or a thread of the service when no broker is set. Each chunk's counts are stored once

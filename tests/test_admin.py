@@ -30,7 +30,8 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
     assert admin_client.get(base, {"q": "a"}).status_code == 200
     # Stored matches, batches and their chunks, and issued card codes, are records of what happened: they
     # have no add form.
-    records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk"), ("cardsdb", "issuedcardcode")}
+    records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk"), ("simulate", "studyclient"),
+               ("cardsdb", "issuedcardcode")}
     expected = 403 if (app_label, model_name) in records else 200
     assert admin_client.get(f"{base}add/").status_code == expected
 
