@@ -15,6 +15,7 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextChoiceField, TextField
 from cardsdb.api.serializers import StrictSerializer
 from legends import selectors
 from legends.choices import Mode
@@ -33,7 +34,6 @@ from simulate.api.serializers import (
     BatchResultSerializer,
     BatchSummarySerializer,
     MatchResultSerializer,
-    TextField,
     WholeNumberField,
     batch_figures,
     id_field,
@@ -73,7 +73,7 @@ class LegendsTeamSerializer(StrictSerializer):
 class LegendsInlineSetupSerializer(StrictSerializer):
     """A setup as in `POST /api/legends/setups/validate/`."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    mode = TextChoiceField(choices=Mode.choices, required=False)
     teams = LegendsTeamSerializer(many=True, max_length=MAX_TEAMS, help_text="The two teams, team 0 first.")
 
 
@@ -88,7 +88,7 @@ class LegendsSavedSetupSerializer(StrictSerializer):
 class LegendsSetupSerializer(StrictSerializer):
     """`{"mode": ..., "teams": [...]}`, or `{"setup": <id of one of your saved setups>}` alone."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    mode = TextChoiceField(choices=Mode.choices, required=False)
     teams = LegendsTeamSerializer(many=True, max_length=MAX_TEAMS, required=False)
     setup = id_field(required=False)
 
@@ -144,8 +144,8 @@ class LegendsMatchInputSerializer(StrictSerializer):
     random setup of `mode` (default teams): spirits Akin and Yulin, players with legal counters, protectors and
     defenses drawn with the match seed."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices, required=False,
-                                   help_text="May be given here, in the setup, or both (then alike); without a setup, "
+    mode = TextChoiceField(choices=Mode.choices, required=False,
+                           help_text="May be given here, in the setup, or both (then alike); without a setup, "
                                              "the mode of the random setup (default teams).")
     setup = LegendsSetupSerializer(required=False, help_text="The teams; absent: a random setup of `mode`.")
     agents = AgentsField(required=False)

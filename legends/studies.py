@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextField
 from cardsdb.api.serializers import StrictSerializer
 from legends import selectors
 from legends.engine.cards import Catalogue, parse_catalogue
@@ -22,7 +23,7 @@ from legends.engine.start import MatchStart, normalize_setup
 from legends.engine.vocabulary import MODES
 from legends.models import Element, Protector, SummoningCard
 from legends.snapshot import catalogue_raw, design_entry, legal_players, protector_entry, seat_agents
-from simulate.api.serializers import TextField, TrueFalseField, WholeNumberField
+from simulate.api.serializers import TrueFalseField, WholeNumberField
 from simulate.engine.errors import InputError, SetupError
 from simulate.engine.runner import validate_options
 from simulate.services import PreparedMatch, seat_agent_names

@@ -15,6 +15,7 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextChoiceField, TextField
 from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import Collection, Faction
 from realms import selectors, services
@@ -32,7 +33,6 @@ from simulate.api.serializers import (
     BatchResultSerializer,
     BatchSummarySerializer,
     MatchResultSerializer,
-    TextField,
     TrueFalseField,
     WholeNumberField,
     batch_figures,
@@ -60,7 +60,7 @@ REASONS = ("elimination", "mutual_elimination", "max_rounds", "max_actions")
 
 class RealmsMatchSlotSerializer(SlotSerializer):
     card = TextField(max_length=140, help_text="Character slug.")
-    line = serializers.ChoiceField(choices=Line.choices)
+    line = TextChoiceField(choices=Line.choices)
 
 
 class RealmsArmyBySlotsSerializer(StrictSerializer):
@@ -152,7 +152,7 @@ class RealmsFormationSerializer(StrictSerializer):
     """Armies built in a Formation Round from two collections (absent: the whole catalogue)."""
 
     collections = RealmsFormationCollectionsSerializer(required=False)
-    first = serializers.ChoiceField(choices=Player.choices, required=False, help_text="Who deploys first (default: a seeded coin flip).")
+    first = TextChoiceField(choices=Player.choices, required=False, help_text="Who deploys first (default: a seeded coin flip).")
 
 
 class RealmsAgentsSerializer(StrictSerializer):

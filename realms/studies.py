@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextField
 from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import CardSet, OfficialRecord
 from realms import selectors, services
 from realms.engine.cards import CharacterCard
 from realms.engine.formation import legal_deployments, random_army
 from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
-from simulate.api.serializers import TextField, WholeNumberField, id_field
+from simulate.api.serializers import WholeNumberField, id_field
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
 

@@ -16,17 +16,18 @@ from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django_filters import NumberFilter
+from rest_framework import serializers
 
 from cardsdb.api.parsers import MAX_JSON_DEPTH
 from cardsdb.api.serializers import MAX_QUANTITY, RACE_LOST, CollectionSerializer
 from cardsdb.filtersets import IntegerFilter
-from cardsdb.models import Collection, CollectionEntry
+from cardsdb.models import Collection, CollectionEntry, Faction
 from realms.api.serializers import RaceSerializer
 from realms.engine.army import LEGACY_CODE_VERSION, _write_varint, encode_army
 from realms.models import Race
 from simulate.models import Match
 from tests.conftest import assert_error_shape
-from tests.factories import make_card
+from tests.factories import make_card, make_character
 
 pytestmark = pytest.mark.django_db
 
@@ -534,3 +535,95 @@ def test_non_finite_quantities_and_staff_edits_are_400(user, user_client, staff_
                                     content_type="application/json")
     assert assert_error_shape(response, 400, "invalid")["fields"] == {
         "order": ["A finite number is required."], "x.0": ["A finite number is required."]}
+
+
+# --- strings are strings, at every depth ----------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0, 7.5, True, False])
+def test_a_card_slug_must_be_a_string(user, user_client, value):
+    card = make_card("Typed")
+    collection = Collection.objects.create(owner=user, name="Binder")
+    for action in ("add", "remove", "set-quantity"):
+        response = user_client.post(f"/api/collections/{collection.pk}/{action}/", {"card": value, "quantity": 1},
+                                    format="json")
+        assert assert_error_shape(response, 400, "invalid")["fields"] == {"card": ["Not a valid string."]}
+    assert not CollectionEntry.objects.exists() and card.pk
+
+
+@pytest.mark.parametrize("items, field", [([0], "characteristics.0"), (["ok", True], "characteristics.1"),
+                                          (["ok", 1.5, "fine"], "characteristics.1")])
+def test_strings_in_lists_must_be_strings(staff_client, items, field):
+    body = {"slug": "x", "name": "X", "icon": "*", "identity": "x", "description": "x", "characteristics": items}
+    response = staff_client.post("/api/factions/", body, format="json")
+    assert assert_error_shape(response, 400, "invalid")["fields"] == {field: ["Not a valid string."]}
+    assert not Faction.objects.filter(slug="x").exists()
+
+
+def test_numbers_in_lists_and_dicts_keep_their_type(staff_client):
+    body = {"slug": "x", "name": "X", "icon": "*", "identity": "x", "description": "x", "characteristics": ["ok"]}
+    assert staff_client.post("/api/factions/", body, format="json").status_code == 201
+    assert Faction.objects.get(slug="x").characteristics == ["ok"]
+
+
+def input_serializers() -> list[type]:
+    """Every serializer that reads a request body (those refusing unknown keys), of every app."""
+    import legends.matches  # noqa: F401  (the simulate requests of each game)
+    import realms.matches  # noqa: F401
+    from cardsdb.api.serializers import StrictFieldsMixin
+
+    found, todo = set(), [StrictFieldsMixin]
+    while todo:
+        for subclass in todo.pop().__subclasses__():
+            todo.append(subclass)
+            model_serializer = issubclass(subclass, serializers.ModelSerializer)
+            if not model_serializer or getattr(getattr(subclass, "Meta", None), "model", None):
+                found.add(subclass)
+    return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+
+
+def text_fields(serializer, path=""):
+    """(dotted path, field) of every writable field reading text, at any depth."""
+    for name, field in serializer.fields.items():
+        if field.read_only:
+            continue
+        if isinstance(field, serializers.ListSerializer):
+            field = field.child
+        while isinstance(field, (serializers.ListField, serializers.DictField)):
+            field, name = field.child, f"{name}.*"
+        if isinstance(field, serializers.Serializer):
+            yield from text_fields(field, f"{path}{name}.")
+        elif isinstance(field, (serializers.CharField, serializers.ChoiceField, serializers.SlugRelatedField)):
+            yield f"{path}{name}", field
+
+
+def test_every_string_field_of_every_request_takes_strings_only():
+    from cardsdb.api.fields import StringOnly, TextChoiceField
+    from simulate.api.serializers import OneOfField
+
+    checked = 0
+    for serializer_class in input_serializers():
+        for path, field in text_fields(serializer_class()):
+            checked += 1
+            assert isinstance(field, (StringOnly, TextChoiceField, OneOfField)), (serializer_class, path, field)
+    assert checked > 60
+
+
+@pytest.mark.parametrize("url, body, field", [
+    ("/api/realms/armies/validate/", {"slots": [{"card": "a", "line": 1}]}, "slots.0.line"),
+    ("/api/realms/armies/validate/", {"slots": [{"card": "a", "line": True}]}, "slots.0.line"),
+    ("/api/realms/armies/export/", {"code": "x", "format": 0}, "format"),
+    ("/api/realms/formations/validate/", {"first": 1, "deployments": []}, "first"),
+    ("/api/legends/setups/validate/", {"mode": 2, "teams": []}, "mode"),
+    ("/api/simulate/realms/matches/", {"formation": {"first": 0}}, "formation.first"),
+    ("/api/simulate/legends/matches/", {"mode": 1}, "mode"),
+])
+def test_choices_and_nested_strings_must_be_strings(anon_client, url, body, field):
+    response = anon_client.post(url, body, format="json")
+    assert assert_error_shape(response, 400)["fields"][field] == ["Not a valid string."]
+
+
+@pytest.mark.parametrize("body, field", [({"position": 1}, "position"), ({"race": 0}, "race"), ({"class": 2}, "class")])
+def test_model_text_and_choice_fields_take_strings_only(staff_client, body, field):
+    character = make_character("Typed")
+    response = staff_client.patch(f"/api/realms/characters/{character.slug}/", body, format="json")
+    assert assert_error_shape(response, 400, "invalid")["fields"] == {field: ["Not a valid string."]}

@@ -1,6 +1,7 @@
 """Serializers of the shared catalogue and collections, and the base classes of every API serializer.
 
-- StrictFieldsMixin: a JSON object with a key the serializer does not know is refused (400 naming it).
+- StrictFieldsMixin: a JSON object with a key the serializer does not know is refused (400 naming it), and
+  so is a number or a boolean where the field takes the other (strings: cardsdb.api.fields, at every depth).
 - ValidatedModelSerializer: the model's full_clean() runs, as in the admin; ids are bounded to what the
   database stores; a save that loses a race on a unique value answers 400 like the check it raced.
 - WholeListSerializer: a nested list of objects is validated whole in a partial update (PATCH) too.
@@ -18,6 +19,7 @@ from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
 from cardsdb import card_codes
+from cardsdb.api.fields import MODEL_FIELD_MAPPING, SlugTextRelatedField, TextChoiceField, TextField
 from cardsdb.autocomplete import LIMIT as AUTOCOMPLETE_LIMIT
 from cardsdb.autocomplete import MAX_QUERY_LENGTH as MAX_AUTOCOMPLETE_LENGTH
 from cardsdb.choices import Game
@@ -41,12 +43,10 @@ RACE_LOST = "Another request saved a conflicting row at the same time; try again
 
 
 def _json_type_error(field: serializers.Field, value) -> str | None:
-    """Why a JSON value is not of the field's JSON type, or None. DRF would read `0` as the string "0",
-    "5" as the number 5 and "yes" as true; the schema says string, integer and boolean."""
+    """Why a JSON value is not of the field's JSON type, or None. DRF would read "5" as the number 5 and
+    "yes" as true; the schema says integer and boolean. (Strings are the string fields' own check.)"""
     if value is None or field.read_only:
         return None
-    if isinstance(field, serializers.CharField) and not isinstance(value, str):
-        return "Not a valid string."
     if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
         return "Must be true or false."
     if isinstance(field, serializers.IntegerField) and (
@@ -58,7 +58,7 @@ def _json_type_error(field: serializers.Field, value) -> str | None:
 
 class StrictFieldsMixin:
     """Refuse keys the serializer has no field for (read-only fields are known, and ignored), and JSON
-    values of another type than the field's (strings, whole numbers, booleans)."""
+    values of another type than the field's (whole numbers, booleans; strings: cardsdb.api.fields)."""
 
     def to_internal_value(self, data):
         if not isinstance(data, Mapping):
@@ -132,6 +132,9 @@ class ValidatedModelSerializer(StrictFieldsMixin, serializers.ModelSerializer):
     """Run the model's full_clean() so that the API enforces the same rules as the admin."""
 
     serializer_related_field = BoundedPrimaryKeyRelatedField
+    # The fields made from the model's text fields and choices take JSON strings only.
+    serializer_field_mapping = MODEL_FIELD_MAPPING
+    serializer_choice_field = TextChoiceField
 
     def save(self, **kwargs):
         """Save in a savepoint; a unique value another request saved meanwhile is validated again (400)."""
@@ -190,7 +193,7 @@ class RaritySerializer(ValidatedModelSerializer):
 
 class FactionSerializer(ValidatedModelSerializer):
     characteristics = serializers.ListField(
-        child=serializers.CharField(max_length=MAX_CHARACTERISTIC), max_length=MAX_CHARACTERISTICS, required=False,
+        child=TextField(max_length=MAX_CHARACTERISTIC), max_length=MAX_CHARACTERISTICS, required=False,
         help_text="Keywords of the faction.",
     )
 
@@ -212,9 +215,9 @@ class CardSetSerializer(ValidatedModelSerializer):
         fields = ["id", "code", "name", "game", "release_date", "description", "card_count"]
 
 
-def card_code_field() -> serializers.CharField:
+def card_code_field() -> TextField:
     """A card's stable public code: optional when creating (the next free number of its set), never blank."""
-    return serializers.CharField(
+    return TextField(
         required=False, allow_blank=False, max_length=card_codes.MAX_CODE_LENGTH,
         help_text="Stable public code, the same on every server: set prefix and collector number (ER-CORE-017). "
                   "Left out when creating, the next free number of the card's set; a code once used, even by a "
@@ -294,7 +297,7 @@ class CollectionSerializer(ValidatedModelSerializer):
 class EntryChangeSerializer(StrictSerializer):
     """Input of the set-quantity action on a collection."""
 
-    card = serializers.SlugRelatedField(slug_field="slug", queryset=Card.objects.all(), help_text="Card slug.")
+    card = SlugTextRelatedField(slug_field="slug", queryset=Card.objects.all(), help_text="Card slug.")
     quantity = serializers.IntegerField(
         min_value=0, max_value=MAX_QUANTITY, help_text=f"Copies held, 0 to {MAX_QUANTITY:,}."
     )
@@ -312,11 +315,11 @@ class EntryDeltaSerializer(EntryChangeSerializer):
 class AutocompleteQuerySerializer(serializers.Serializer):
     """The query parameters of name autocomplete."""
 
-    q = serializers.CharField(
+    q = TextField(
         max_length=MAX_AUTOCOMPLETE_LENGTH,
         help_text=f"The start of a name, a word of it, or a close misspelling; 1 to {MAX_AUTOCOMPLETE_LENGTH} characters.",
     )
-    game = serializers.ChoiceField(choices=Game.choices, required=False, help_text="Only the cards of this game.")
+    game = TextChoiceField(choices=Game.choices, required=False, help_text="Only the cards of this game.")
 
 
 class SuggestionSerializer(serializers.Serializer):

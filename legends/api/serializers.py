@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from cardsdb.api.fields import SlugTextRelatedField, TextChoiceField, TextField
 from cardsdb.api.serializers import StrictSerializer, ValidatedModelSerializer, card_code_field, share_url
 from cardsdb.models import CardSet
 from legends import selectors, services, setup_codes
@@ -110,7 +111,7 @@ CARD_READ_ONLY = ["game", "image", "thumbnail", "created_at", "updated_at"]
 class LegendsCardSerializer(ValidatedModelSerializer):
     """Fields every Akin Legends card shows; model errors are reported under the API's field names."""
 
-    set = serializers.SlugRelatedField(source="card_set", slug_field="code", queryset=CardSet.objects.all())
+    set = SlugTextRelatedField(source="card_set", slug_field="code", queryset=CardSet.objects.all())
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
 
     code = card_code_field()
@@ -259,7 +260,7 @@ class TeamsField(serializers.JSONField):
 class SetupInputSerializer(StrictSerializer):
     """Input of `POST /api/legends/setups/validate/`."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices)
+    mode = TextChoiceField(choices=Mode.choices)
     teams = TeamsField(help_text="The teams (docs/legends-catalogue.md).")
 
     def validate_teams(self, value):
@@ -292,7 +293,7 @@ class SetupValidationSerializer(serializers.Serializer):
 
 
 class SetupCodeQuerySerializer(serializers.Serializer):
-    code = serializers.CharField(max_length=4000, help_text="A setup code (URL-safe base64, at most 4000 characters).")
+    code = TextField(max_length=4000, help_text="A setup code (URL-safe base64, at most 4000 characters).")
 
 
 class SetupDecodeSerializer(serializers.Serializer):
@@ -313,10 +314,10 @@ def setup_share_url(request, code: str | None) -> str | None:
 class SetupExportInputSerializer(StrictSerializer):
     """Input of `POST /api/legends/setups/export/`: a setup as for validate (`mode` and `teams`) or its `code`."""
 
-    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    mode = TextChoiceField(choices=Mode.choices, required=False)
     teams = TeamsField(required=False, help_text="The teams (docs/legends-catalogue.md), as for validate.")
-    code = serializers.CharField(required=False, max_length=setup_codes.MAX_SETUP_CODE_LENGTH,
-                                 help_text="A setup code (URL-safe base64, at most 4000 characters).")
+    code = TextField(required=False, max_length=setup_codes.MAX_SETUP_CODE_LENGTH,
+                     help_text="A setup code (URL-safe base64, at most 4000 characters).")
 
     def validate_teams(self, value):
         return _teams_or_error(value)

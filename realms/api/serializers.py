@@ -5,6 +5,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.fields import SlugTextRelatedField, TextChoiceField, TextField
 from cardsdb.api.serializers import (
     RenamedFieldsMixin,
     StrictSerializer,
@@ -46,10 +47,10 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
         "card_set": "set",
     }
 
-    race = serializers.SlugRelatedField(slug_field="slug", queryset=Race.objects.all())
-    faction = serializers.SlugRelatedField(slug_field="slug", queryset=Faction.objects.all())
-    rarity = serializers.SlugRelatedField(slug_field="slug", queryset=Rarity.objects.all())
-    card_set = serializers.SlugRelatedField(slug_field="code", queryset=CardSet.objects.all())
+    race = SlugTextRelatedField(slug_field="slug", queryset=Race.objects.all())
+    faction = SlugTextRelatedField(slug_field="slug", queryset=Faction.objects.all())
+    rarity = SlugTextRelatedField(slug_field="slug", queryset=Rarity.objects.all())
+    card_set = SlugTextRelatedField(slug_field="code", queryset=CardSet.objects.all())
     code = card_code_field()
     card_face = serializers.SerializerMethodField(help_text="URL of the rendered card face (PNG).")
     simulated = serializers.SerializerMethodField(
@@ -81,8 +82,8 @@ class CharacterSerializer(RenamedFieldsMixin, ValidatedModelSerializer):
 
 
 class SlotSerializer(StrictSerializer):
-    card = serializers.CharField(max_length=140, help_text="Character slug.")
-    line = serializers.ChoiceField(choices=Line.choices)
+    card = TextField(max_length=140, help_text="Character slug.")
+    line = TextChoiceField(choices=Line.choices)
 
     class Meta:
         # Slots given in a PATCH replace the stored ones: each is checked whole, as when the army is created.
@@ -93,7 +94,7 @@ class ArmyInputSerializer(StrictSerializer):
     """`{"slots": [...], "collection": id}` or `{"code": "..."}`: exactly one of `slots` and `code`."""
 
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS, help_text=ARMY_ORDER_HELP)
-    code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
+    code = TextField(required=False, help_text="An army code (at most 200 characters).")
     collection = id_field(required=False, allow_null=True, help_text="One of your collections, to check R4.")
 
     def validate(self, attrs):
@@ -176,7 +177,7 @@ class ArmyValidationSerializer(serializers.Serializer):
 
 
 class ArmyImportInputSerializer(StrictSerializer):
-    text = serializers.CharField(
+    text = TextField(
         max_length=MAX_TEXT_CHARS, allow_blank=True, trim_whitespace=False,
         help_text=f"A plain-text decklist (docs/realms.md), at most {MAX_TEXT_CHARS:,} characters and "
                   f"{MAX_LINES} lines.")
@@ -207,9 +208,9 @@ class ArmyExportInputSerializer(StrictSerializer):
     """`{"slots": [...]}` or `{"code": "..."}`, and the format."""
 
     slots = SlotSerializer(many=True, required=False, max_length=MAX_SLOTS, help_text=ARMY_ORDER_HELP)
-    code = serializers.CharField(required=False, help_text="An army code (at most 200 characters).")
-    format = serializers.ChoiceField(choices=ArmyExportFormat.choices, default=ArmyExportFormat.TEXT,
-                                     help_text="`text`: the decklist; `json`: every card's full data.")
+    code = TextField(required=False, help_text="An army code (at most 200 characters).")
+    format = TextChoiceField(choices=ArmyExportFormat.choices, default=ArmyExportFormat.TEXT,
+                             help_text="`text`: the decklist; `json`: every card's full data.")
 
     def validate(self, attrs):
         if ("slots" in attrs) == ("code" in attrs):
@@ -230,7 +231,7 @@ class ArmyExportSerializer(serializers.Serializer):
 
 
 class ArmyCodeQuerySerializer(serializers.Serializer):
-    code = serializers.CharField(max_length=200, help_text="An army code (URL-safe base64, at most 200 characters).")
+    code = TextField(max_length=200, help_text="An army code (URL-safe base64, at most 200 characters).")
 
 
 class ArmyDecodeSerializer(serializers.Serializer):
@@ -336,9 +337,9 @@ class ArmySerializer(ValidatedModelSerializer):
 
 
 class DeploymentSerializer(StrictSerializer):
-    player = serializers.ChoiceField(choices=Player.choices)
-    card = serializers.CharField(max_length=140)
-    line = serializers.ChoiceField(choices=Line.choices)
+    player = TextChoiceField(choices=Player.choices)
+    card = TextField(max_length=140)
+    line = TextChoiceField(choices=Line.choices)
 
 
 class PlayerCollectionsSerializer(StrictSerializer):
@@ -347,7 +348,7 @@ class PlayerCollectionsSerializer(StrictSerializer):
 
 
 class FormationInputSerializer(StrictSerializer):
-    first = serializers.ChoiceField(choices=Player.choices)
+    first = TextChoiceField(choices=Player.choices)
     deployments = DeploymentSerializer(many=True, max_length=40)
     collections = PlayerCollectionsSerializer(required=False)
 

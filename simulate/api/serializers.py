@@ -4,7 +4,7 @@ adds to a match request, and the common part of a played match and of a batch as
 Each game's own requests and answers (`GameMatches.match_request`, `.batch_request`, `.match_result`,
 `.batch_result`) subclass these, so that the schema says exactly what each game takes and answers.
 Requests refuse unknown keys (StrictSerializer) and take JSON types only: `"5"` is not a number, `1` not a
-string, `"true"` not a boolean.
+string (cardsdb.api.fields), `"true"` not a boolean.
 """
 
 from __future__ import annotations
@@ -32,15 +32,6 @@ class WholeNumberField(serializers.IntegerField):
         if isinstance(data, float) and data.is_integer() and abs(data) <= 2**64:
             data = int(data)
         if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class TextField(serializers.CharField):
-    """A JSON string: never a number or a boolean."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
