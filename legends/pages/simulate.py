@@ -15,12 +15,14 @@ from legends.matches import AGENT_NAMES, setup_from_request
 from legends.services import setup_from_code
 from legends.setup_codes import SetupCodeError
 from simulate.engine.errors import InputError
+from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
 from simulate.services import game_matches
 
 SETUP_SOURCES = {"random": "Random setup (protectors and defenses drawn)", "code": "Setup code",
                  "saved": "One of my saved setups"}
 GAME = "legends"
+FIRST_MODE = Mode.TEAMS  # the mode the match form first shows
 
 
 def random_setup(mode: str, seed: int) -> dict[str, Any]:
@@ -33,6 +35,12 @@ class LegendsForm(MatchForm):
     """A setup (random, by code or saved), an agent per team, a seed."""
 
     fields = ("setup_source", "mode", "setup_code", "setup_saved", "agent_0", "agent_1", "seed")
+    choices = (Choice("setup_source", "the setup", {
+        "random": Option(SETUP_SOURCES["random"]),
+        "code": Option(SETUP_SOURCES["code"], ("setup_code",), needs_input=True),
+        "saved": Option(SETUP_SOURCES["saved"], ("setup_saved",), needs_input=True),
+    }),)
+    input_labels = {"setup_code": "Setup code", "setup_saved": "Saved setup"}
 
     def read(self, user) -> LegendsForm:
         seed = self.seed()
@@ -54,6 +62,10 @@ class LegendsForm(MatchForm):
             body = {"setup": {"setup": whole_number_or_text(self.values["setup_saved"])}}
         else:
             self.add("setup_source", "Choose how the setup is given.")
+        if source in ("code", "saved") and mode != FIRST_MODE:
+            # A setup code or a saved setup plays in its own mode: a mode picked must be that one (the match
+            # request refuses another by the mode field).
+            body["mode"] = mode
         body["agents"] = self.agents(body.get("setup"), user)
         body["seed"] = seed
         self.body = body
@@ -100,6 +112,9 @@ class LegendsPages:
     study_form_template = "legends/pages/study_form.html"
     study_agent_labels = ("Agents of team 0", "Agents of team 1")
     patch_fields = ("attack_1", "attack_2", "effect_kind", "effect_element", "copies", "duel_legal")
+    # A field draws its teams: every other kind (and a what-if of the matchup) plays the setup code's.
+    study_field_kinds = {"setup_code": ("matchup", "gauntlet", "matrix", "ladder", "whatif/matchup")}
+    study_choices = ()
 
     side_names = ("team 0", "team 1")
     card_page = "legends-card"
@@ -107,7 +122,7 @@ class LegendsPages:
 
     def initial_match_values(self) -> dict[str, str]:
         """A random teams setup, greedy agents."""
-        return {"setup_source": "random", "mode": Mode.TEAMS, "setup_code": "", "setup_saved": "",
+        return {"setup_source": "random", "mode": FIRST_MODE, "setup_code": "", "setup_saved": "",
                 "agent_0": "greedy", "agent_1": "greedy", "seed": ""}
 
     def match_choices(self, user) -> dict[str, Any]:
@@ -131,18 +146,32 @@ class LegendsPages:
         return f"Team {winner} ({spirit})" if spirit else f"Team {winner}"
 
     def study_fields(self) -> dict[str, forms.Field]:
-        """The mode; the teams are spirits Akin and Yulin, their protectors and defenses drawn."""
-        return {"mode": forms.ChoiceField(required=False, choices=[(mode, mode) for mode in MODES], initial="teams",
-                                          label="Mode")}
+        """The mode, and the teams: a setup's code, or spirits Akin and Yulin with their protectors and defenses
+        drawn."""
+        return {
+            "mode": forms.ChoiceField(required=False, choices=[(mode, mode) for mode in MODES], initial=FIRST_MODE,
+                                      label="Mode"),
+            "setup_code": forms.CharField(
+                required=False, max_length=4000, label="Setup code",
+                help_text="Its two teams play (team 0 is a gauntlet's subject), in the setup's mode; empty: spirits "
+                          "Akin and Yulin, their protectors and defenses drawn.",
+                widget=forms.TextInput(attrs={"data-choice": "base=matchup", "spellcheck": "false",
+                                              "autocomplete": "off"})),
+        }
 
     def study_inputs(self, data: Mapping[str, Any], kind: str, *, matchup: bool, agents: bool,
                      seed: int | None) -> dict[str, Any]:
-        mode = data.get("mode") or "teams"
-        request = random_setup(mode, seed or 0)
-        teams = request["setup"]["teams"]
+        mode = data.get("mode") or FIRST_MODE
+        code = (data.get("setup_code") or "").strip()
+        if code and (matchup or kind in ("gauntlet", "matrix")):
+            setup = study_setup(code, mode)
+            mode = setup["mode"]
+        else:
+            setup = random_setup(mode, seed or 0)["setup"]
+        teams = setup["teams"]
         body: dict[str, Any] = {"mode": mode}
         if matchup:
-            body["setup"] = request["setup"]
+            body["setup"] = setup
         elif kind == "gauntlet":
             body.update(subject=teams[0], opponents=[teams[1]])
         elif kind == "matrix":
@@ -159,3 +188,16 @@ class LegendsPages:
         if group in lists:
             return dict(lists[group]().filter(slug__in=slugs).values_list("slug", "name"))
         return {}
+
+
+def study_setup(code: str, mode: str) -> dict[str, Any]:
+    """The setup of the study form's setup code (`mode` and `teams`); InputError at the code, or at the mode
+    when one other than the first shown was picked and the code's is not that one."""
+    try:
+        decoded = setup_from_code(code)
+    except SetupCodeError as exc:
+        raise InputError(f"Bad setup code: {exc}", [("setup_code", f"Bad setup code: {exc}")]) from exc
+    if mode != FIRST_MODE and decoded["mode"] != mode:
+        message = f"The setup code is a {decoded['mode']} setup, not {mode}: pick its mode, or another code."
+        raise InputError(message, [("mode", message)])
+    return {"mode": decoded["mode"], "teams": decoded["teams"]}

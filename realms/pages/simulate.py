@@ -14,10 +14,12 @@ from realms.matches import AGENT_NAMES, SIDES
 from realms.snapshot import DEFAULT_AGENTS
 from realms.studies import command_army
 from simulate.engine.errors import InputError
+from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
 from simulate.pages.study_forms import at_most_lines, lines
 from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 
+FACTIONS_LABEL = "Every faction's strongest army as the entrants"
 SOURCES = {"code": "Army code", "saved": "One of my saved armies", "random": "A random legal army",
            "formation": "Drafted in a Formation Round, from the whole catalogue (both sides)"}
 
@@ -27,6 +29,14 @@ class RealmsForm(MatchForm):
     Round), an agent each, a seed."""
 
     fields = ("a_source", "a_code", "a_army", "b_source", "b_code", "b_army", "agent_a", "agent_b", "seed")
+    choices = tuple(Choice(f"{side}_source", f"side {side}'s army", {
+        "code": Option(SOURCES["code"], (f"{side}_code",), needs_input=True),
+        "saved": Option(SOURCES["saved"], (f"{side}_army",), needs_input=True),
+        "random": Option(SOURCES["random"]),
+        "formation": Option(SOURCES["formation"]),
+    }) for side in SIDES)
+    input_labels = {**{f"{side}_code": f"Army code of side {side}" for side in SIDES},
+                    **{f"{side}_army": f"Saved army of side {side}" for side in SIDES}}
 
     def read(self, user) -> RealmsForm:
         seed = self.seed()
@@ -90,6 +100,18 @@ class RealmsPages:
     study_form_template = "realms/pages/study_form.html"
     study_agent_labels = ("Agent of side a", "Agent of side b")
     patch_fields = ("atk", "def", "spd", "hp", "cooldown", "position")
+    study_field_kinds = {
+        "army_a": ("matchup", "gauntlet", "ladder", "whatif/matchup"),  # a gauntlet's subject
+        "army_b": ("matchup", "ladder", "whatif/matchup"),
+        "opponents": ("gauntlet",),
+        "entrants": ("matrix",),
+        "factions": ("matrix",),
+        "sets": ("field", "whatif/field"),
+    }
+    study_choices = (Choice("factions", "the matrix", {
+        "": Option("the entrants listed", ("entrants",), how=f"untick “{FACTIONS_LABEL}”"),
+        "on": Option(FACTIONS_LABEL),
+    }, within=("kind", "matrix")),)
 
     side_names = ("side a", "side b")
     card_page = "realms-card"
@@ -122,20 +144,22 @@ class RealmsPages:
             "army_a": forms.CharField(
                 required=False, max_length=200, initial="random", label="Army a",
                 help_text="An army code, random, or faction:SLUG (e.g. faction:arcane, a random army of that "
-                          "faction)."),
+                          "faction).", widget=forms.TextInput(attrs={"data-choice": "base=matchup"})),
             "army_b": forms.CharField(required=False, max_length=200, initial="random", label="Army b",
-                                      help_text="The same choices as army a."),
+                                      help_text="The same choices as army a.",
+                                      widget=forms.TextInput(attrs={"data-choice": "base=matchup"})),
             "opponents": forms.CharField(
                 required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}), initial="random\nrandom",
                 label="Opponents (gauntlet)", help_text="One army a line; army a is the subject.",
                 validators=[at_most_lines(MAX_OPPONENTS, "armies")]),
             "entrants": forms.CharField(
-                required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3}),
+                required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 3, "data-choice": "factions="}),
                 initial="random\nrandom\nrandom", label="Entrants (matrix)", help_text="One army a line, 2 to 8.",
                 validators=[at_most_lines(MAX_ENTRANTS, "armies")]),
-            "factions": forms.BooleanField(required=False, label="Every faction's strongest army as the entrants"),
+            "factions": forms.BooleanField(required=False, label=FACTIONS_LABEL),
             "sets": forms.CharField(required=False, max_length=500, label="Card sets (field)",
-                                    help_text="Set codes separated by commas; empty: the official sets."),
+                                    help_text="Set codes separated by commas; empty: the official sets.",
+                                    widget=forms.TextInput(attrs={"data-choice": "base=field"})),
         }
 
     def study_inputs(self, data: Mapping[str, Any], kind: str, *, matchup: bool, agents: bool,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from django import forms
 
+    from simulate.pages.choices import Choice
     from simulate.pages.match_forms import MatchForm
 
 
@@ -50,6 +51,10 @@ class GamePages(Protocol):
     study_form_template: str  # the game's part of the study form, included by the page
     study_agent_labels: tuple[str, str]  # the labels of the agent fields, first side first
     patch_fields: Sequence[str]  # what a what-if patch's simple field may change
+    # The kinds of study that read each of the game's simple fields ("whatif/matchup": a what-if of the matchup);
+    # a field not named is read by every kind. An input filled in that the chosen kind leaves out is refused.
+    study_field_kinds: Mapping[str, tuple[str, ...]]
+    study_choices: Sequence[Choice]  # the game's own choices among its simple fields (simulate.pages.choices)
 
     def study_fields(self) -> dict[str, forms.Field]:
         """The game's own simple fields of the study form, by name (a new set on every call)."""

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from cardsdb.api.errors import field_errors, input_error_fields
 from cardsdb.pages.wording import named_violations
 from simulate.engine.errors import InputError
+from simulate.pages.choices import Choice, prefill, settle
 from simulate.pages.games import game_pages
 from simulate.services import IllegalMatchSetup, game_matches, new_seed
 
@@ -44,6 +45,10 @@ class MatchForm:
     violations: dict[str, list[dict]] = field(default_factory=dict)
     request: Any = None  # the game's match request serializer, once the body was checked
     fields: ClassVar[tuple[str, ...]] = ()  # the posted fields the game's form reads
+    # The form's choices (a side's army source...) and the inputs each option reads (simulate.pages.choices),
+    # and how a message names those inputs.
+    choices: ClassVar[tuple[Choice, ...]] = ()
+    input_labels: ClassVar[dict[str, str]] = {}
 
     def add(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message)
@@ -71,6 +76,15 @@ class MatchForm:
             for message in messages:
                 self.add(self.field_of(path), message)
 
+    def settle_choices(self) -> bool:
+        """Each choice checked against the inputs filled in: an option filled in alone plays where the chosen
+        one has nothing to play; an input its choice leaves out refuses the form, told by the choice's field."""
+        filled = {name for name in self.fields if self.values[name]}
+        conflicts = settle(self.choices, self.values, filled, self.input_labels)
+        for conflict in conflicts:
+            self.add(conflict.choice, conflict.message)
+        return not conflicts
+
     def read(self, user) -> MatchForm:
         """The values read into `body` (the match request), with the messages of what cannot be read."""
         raise NotImplementedError
@@ -90,9 +104,22 @@ class MatchForm:
 
 
 def bound_form(game: str, data: Mapping[str, str], user) -> MatchForm:
-    """The posted form of `game`, read into its API body."""
-    form = game_pages(game).match_form
-    return form(game, {name: posted(data, name) for name in form.fields}).read(user)
+    """The posted form of `game`, read into its API body (not read when a choice contradicts its inputs)."""
+    form_class = game_pages(game).match_form
+    form = form_class(game, {name: posted(data, name) for name in form_class.fields})
+    return form.read(user) if form.settle_choices() else form
+
+
+def linked_values(game: str, params: Mapping[str, str]) -> dict[str, str]:
+    """The form's first values with those a link gives (`?game=realms&a_code=...`, as the builders link here):
+    an option whose inputs the link fills is chosen unless the link names the choice itself."""
+    pages = game_pages(game)
+    form = pages.match_form
+    values = pages.initial_match_values()
+    named = {name for name in form.fields if name in params}
+    values.update({name: posted(params, name) for name in named})
+    prefill(form.choices, values, {name for name in named if values[name]}, named)
+    return values
 
 
 def form_sections(game: str, values: dict[str, str], errors: dict[str, list[str]],

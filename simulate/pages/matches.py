@@ -16,7 +16,7 @@ from simulate.api.views import play_requested_match
 from simulate.engine.errors import InputError
 from simulate.engine.runner import render_log
 from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_titles
-from simulate.pages.match_forms import bound_form, form_sections
+from simulate.pages.match_forms import bound_form, form_sections, linked_values
 
 # The viewer embeds at most this many events (a match at the default caps logs a few thousand); the API's
 # log endpoint pages through the rest.
@@ -30,7 +30,8 @@ def chosen_game(request) -> str:
 
 @require_http_methods(["GET", "POST"])
 def match_new(request):
-    """The form of one game's match; a valid post plays it (within the API's rates) and opens its replay."""
+    """The form of one game's match (filled in as a link gives it); a valid post plays it (within the API's
+    rates) and opens its replay."""
     game = chosen_game(request)
     try:
         pages = game_pages(game)
@@ -51,7 +52,7 @@ def match_new(request):
             else:
                 return redirect("match-replay", match_id=match.id)
         status = 400
-    values = form.values if form else pages.initial_match_values()
+    values = form.values if form else linked_values(game, request.GET)
     context = {
         "nav": "match", "game": game, "game_name": pages.title, "games": game_titles(), "values": values,
         "game_form": pages.match_form_template, "saved_name": pages.saved_name, "winner_noun": pages.winner_noun,

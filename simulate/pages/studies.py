@@ -72,8 +72,7 @@ def study_new(request):
         else:
             status = 400
     else:
-        form = StudyForm(game=game, initial={"kind": request.GET.get("kind")}
-                         if request.GET.get("kind") in KIND_HELP else None)
+        form = StudyForm.linked(game, request.GET)
     recent = selectors.batch_list(user=request.user).order_by("-created_at")[:RECENT_STUDIES]
     return render(request, "simulate/pages/study_new.html", {
         "nav": "studies", "form": form, "game": game, "game_name": pages.title, "games": game_titles(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
@@ -17,6 +17,7 @@ from cardsdb.api.parsers import JSONParser
 from simulate.batches import MAX_PER_PAIRING, MIN_CI_WIDTH
 from simulate.engine.agents import agent_names
 from simulate.models import Batch
+from simulate.pages.choices import Choice, Option, prefill, settle
 from simulate.pages.games import game_pages
 from simulate.services import SEED_LIMIT
 from simulate.studies import LADDER_LEVELS
@@ -29,6 +30,20 @@ KIND_HELP = {
     "whatif": "A matchup or a field played with and without a patch of one card.",
     "ladder": "The matchup with both sides played by each agent level in turn.",
 }
+
+# The kinds of study that read each of the common simple fields ("whatif/matchup": a what-if whose base is the
+# matchup); a field not named is read by every kind. The stat to change means nothing without its card.
+FIELD_KINDS: dict[str, tuple[str, ...]] = {
+    "agent_a": ("matchup", "gauntlet", "matrix", "whatif/matchup"),
+    "agent_b": ("matchup", "gauntlet", "matrix", "whatif/matchup"),
+    "levels": ("ladder",),
+    "until_ci_width": ("matchup",),
+    "base": ("whatif",), "patch_card": ("whatif",), "patch_value": ("whatif",),
+}
+# What is set over the JSON inputs (every other field is replaced by them), and the choice between the two.
+OVER_JSON = ("kind", "inputs_json", "count", "seed", "swap_sides", "until_ci_width", "patch_field")
+INPUTS = "inputs"
+MAX_LINKED = 4000  # a value a link gives a field without a bound of its own is cut there
 
 
 def parsed_json(text: str) -> Any:
@@ -46,7 +61,8 @@ def parsed_json(text: str) -> Any:
 
 class StudyForm(forms.Form):
     """A study of one game. The simple fields are read for the chosen kind only; `inputs_json`, when given,
-    replaces them."""
+    replaces them. A field filled in that neither reads (another kind's, or one beside the JSON inputs) refuses
+    the form by that field rather than being left out (`study_choices`)."""
 
     kind = forms.ChoiceField(choices=Batch.Kind.choices, initial="matchup", label="Kind of study")
     # The game's own simple fields (its sides or teams) come after the kind, from its pages.
@@ -65,8 +81,8 @@ class StudyForm(forms.Form):
         required=False, max_length=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, label="JSON inputs",
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
         help_text="The inputs exactly as POST /api/simulate/<game>/batches/ takes them for this kind "
-                  "(e.g. {\"armies\": {...}}); when given, the fields above are not read. Kind, count, seed, "
-                  "swap sides and the interval width below are set over it.")
+                  "(e.g. {\"armies\": {...}}); when given, the fields above are not read (leave them as they "
+                  "first show). Kind, count, seed, swap sides and the interval width below are set over it.")
     count = forms.IntegerField(min_value=1, max_value=MAX_PER_PAIRING, initial=100, label="Matches per pairing")
     seed = forms.IntegerField(required=False, min_value=0, max_value=SEED_LIMIT, label="Seed",
                               help_text="Empty: a random seed. Match i plays with seed + i.")
@@ -87,6 +103,81 @@ class StudyForm(forms.Form):
             self.fields[name].initial = "greedy"
             self.fields[name].label = label
         self.fields["patch_field"].choices = [(name, name) for name in pages.patch_fields]
+        for name in ("agent_a", "agent_b"):  # picking an agent in a what-if makes it one of the matchup
+            self.fields[name].widget.attrs["data-choice"] = "base=matchup"
+        self.field_kinds = {**FIELD_KINDS, **pages.study_field_kinds}
+        self.choices = self.study_choices()
+
+    @classmethod
+    def linked(cls, game: str, params: Mapping[str, str]) -> StudyForm:
+        """The form as a link fills it in (`?game=realms&army_a=<code>`, as the builders link here): a value
+        the field cannot show is left out, and an option whose inputs the link alone fills is chosen."""
+        fields = cls(game=game).fields
+        initial: dict[str, Any] = {}
+        for name, field in fields.items():
+            if name not in params or isinstance(field, (forms.MultipleChoiceField, forms.BooleanField)):
+                continue
+            value = str(params[name])[:getattr(field, "max_length", None) or MAX_LINKED]
+            if not isinstance(field, forms.ChoiceField) or field.valid_value(value):
+                initial[name] = value
+        form = cls(game=game, initial=initial)
+        chosen = {name: str(initial.get(name, fields[name].initial or "")) for name in ("kind", "base")}
+        prefill(form.choices, chosen, {name for name, value in initial.items() if value}, set(params))
+        form.initial.update({name: chosen[name] for name in ("kind", "base")})
+        return form
+
+    def study_choices(self) -> tuple[Choice, ...]:
+        """The kind of study, the what-if's base, the game's own choices and the JSON inputs, each with the
+        simple fields its options read (simulate.pages.choices)."""
+        kinds = self.field_kinds
+
+        def read_by(kind: str) -> tuple[str, ...]:
+            return tuple(name for name, used in kinds.items() if any(k.split("/")[0] == kind for k in used))
+
+        by_kind = Choice("kind", "the kind of study",
+                         {value: Option(str(label), read_by(value)) for value, label in Batch.Kind.choices})
+        by_base = Choice("base", "the what-if", {
+            value: Option(str(label), tuple(name for name, used in kinds.items() if f"whatif/{value}" in used))
+            for value, label in self.fields["base"].choices}, within=("kind", "whatif"))
+        simple = tuple(name for name in self.fields if name not in OVER_JSON)
+        by_json = Choice(INPUTS, "the study's inputs", {
+            "fields": Option("the fields above", simple, how="empty the JSON inputs"),
+            "json": Option("the JSON inputs", ("inputs_json",))})
+        return (by_kind, by_base, *self.pages.study_choices, by_json)
+
+    def clean(self):
+        """Every input filled in is read by the kind chosen (and its base, and the game's own choices), and none
+        is filled in beside the JSON inputs, which replace them; each that is not is refused by its field."""
+        data = super().clean()
+        if "kind" not in data:
+            return data
+        chosen = {choice.name: self.chosen_value(choice.name) for choice in self.choices}
+        filled = {name for name in self.fields if self.is_filled(name)}
+        labels = {name: str(field.label) for name, field in self.fields.items()}
+        for conflict in settle(self.choices, chosen, filled, labels):
+            self.add_error(conflict.inputs[0], conflict.message)
+        return data
+
+    def chosen_value(self, name: str) -> str:
+        """What a choice's field chooses, as its options name it (a tick box: "on" or "")."""
+        if name == INPUTS:
+            return "json" if self.cleaned_data.get("inputs_json") is not None else "fields"
+        value = self.cleaned_data.get(name)
+        if isinstance(value, bool):
+            return "on" if value else ""
+        return str(value or self.fields[name].initial or "")
+
+    def is_filled(self, name: str) -> bool:
+        """Whether a field says something other than what the form first shows (the first choice of a select)."""
+        value, field = self.cleaned_data.get(name), self.fields[name]
+        if value in (None, "", [], False):
+            return False
+        first = field.initial
+        if first is None and isinstance(field, forms.ChoiceField) and not isinstance(field, forms.MultipleChoiceField):
+            first = next((choice for choice, _ in field.choices), None)
+        if isinstance(value, str):
+            return lines(value) != lines(str(first or ""))
+        return value != first
 
     def clean_inputs_json(self):
         text = self.cleaned_data["inputs_json"].strip()

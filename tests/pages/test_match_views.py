@@ -234,3 +234,104 @@ def test_a_formation_round_drafts_both_armies(client, catalogue):
     match = Match.objects.get()
     assert match.inputs == {"formation": {}} and "collections" in match.setup
     assert client.get(page["Location"]).status_code == 200
+
+
+def legal_code(seed: int) -> str:
+    from realms.engine.army import Slot
+    from realms.services import army_code
+
+    return army_code([Slot(card=s["card"], line=s["line"]) for s in command_army("random", random.Random(seed))])
+
+
+def side_errors(page, side: str) -> str:
+    return page.content.decode().split(f'id="{side}-errors"')[1].split("</div>")[0]
+
+
+@pytest.mark.parametrize("source", ["random", "formation"])
+def test_an_army_code_filled_in_is_never_left_out_for_another_army(client, catalogue, source):
+    code = legal_code(5)
+    page = client.post(NEW, realms_post(a_source=source, a_code=code, b_source=source))
+    assert page.status_code == 400
+    chosen = {"random": "A random legal army", "formation": "Drafted in a Formation Round"}[source]
+    message = side_errors(page, "a")
+    assert "Army code of side a is filled in, but “" + chosen in message
+    assert "choose “Army code” to use it, or clear it." in message
+    assert not Match.objects.exists()
+
+
+def test_a_code_and_a_saved_army_both_filled_in_are_refused(client, catalogue, user):
+    from realms.models import Army
+
+    army = Army.objects.create(owner=user, name="Mine", slots=command_army("random", random.Random(3)))
+    client.force_login(user)
+    page = client.post(NEW, realms_post(b_source="code", b_code=legal_code(5), b_army=str(army.pk)))
+    assert page.status_code == 400
+    assert "Saved army of side b is filled in, but “Army code” is chosen for side b&#x27;s army" in side_errors(page, "b")
+    assert not Match.objects.exists()
+
+
+def test_the_one_army_filled_in_plays_when_the_chosen_source_has_none(client, catalogue, user):
+    from realms.models import Army
+
+    slots = command_army("random", random.Random(3))
+    army = Army.objects.create(owner=user, name="Mine", slots=slots)
+    code = legal_code(5)
+    client.force_login(user)
+    page = client.post(NEW, realms_post(a_source="code", a_code="", a_army=str(army.pk),
+                                        b_source="saved", b_army="", b_code=code))
+    assert page.status_code == 302
+    match = Match.objects.get()
+    assert match.inputs["armies"] == {"a": {"army": army.pk}, "b": {"code": code}}
+    assert match.setup["armies"]["a"] == slots
+
+
+def legends_code(mode: str = "duel") -> tuple[str, list[dict]]:
+    from legends.engine.setup import parse_teams
+    from legends.setup_codes import encode_setup
+
+    per_team = 1 if mode == "duel" else 2
+    teams = [{"spirit": spirit, "players": [{"name": f"{spirit.title()} {p}", "counter": t + 2 * p + 1}
+                                            for p in range(per_team)]}
+             for t, spirit in enumerate(("akin", "yulin"))]
+    return encode_setup(mode, parse_teams(teams)), teams
+
+
+def test_a_setup_code_filled_in_is_never_left_out_for_a_random_setup(client, catalogue):
+    code, _ = legends_code()
+    page = client.post(NEW, legends_post(setup_source="random", setup_code=code))
+    assert page.status_code == 400
+    errors = page.content.decode().split('id="setup-errors"')[1]
+    assert "Setup code is filled in, but “Random setup (protectors and defenses drawn)” is chosen for the setup" in errors
+    assert not Match.objects.exists()
+
+
+def test_the_setup_filled_in_plays_when_the_chosen_source_has_none(client, catalogue):
+    code, teams = legends_code()
+    page = client.post(NEW, legends_post(setup_source="saved", setup_saved="", setup_code=code))
+    assert page.status_code == 302
+    match = Match.objects.get()
+    assert match.inputs["setup"]["teams"][1]["players"] == teams[1]["players"]
+
+
+def test_a_mode_picked_must_be_the_setup_codes(client, catalogue):
+    code, _ = legends_code("teams")
+    page = client.post(NEW, legends_post(setup_source="code", setup_code=code, mode="duel"))
+    assert page.status_code == 400
+    assert "not &#x27;duel&#x27;" in page.content.decode().split('id="mode-errors"')[1]
+    assert not Match.objects.exists()
+    # The mode first shown says nothing: a duel's code plays a duel.
+    code, _ = legends_code("duel")
+    page = client.post(NEW, legends_post(setup_source="code", setup_code=code, mode="teams"))
+    assert page.status_code == 302 and Match.objects.get().setup["mode"] == "duel"
+
+
+def test_a_link_fills_in_an_army_or_a_setup_and_chooses_its_source(client, catalogue):
+    code = legal_code(5)
+    html = client.get(NEW, {"game": "realms", "a_code": code}).content.decode()
+    assert f'id="a-code" value="{code}"' in html
+    assert 'id="a-source-code" value="code" checked' in html
+    assert 'id="b-source-random" value="random" checked' in html
+    setup, _ = legends_code()
+    html = client.get(NEW, {"game": "legends", "setup_code": setup}).content.decode()
+    assert f'id="setup-code" value="{setup}"' in html
+    assert 'id="setup-source-code" value="code" checked' in html

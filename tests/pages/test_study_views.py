@@ -155,7 +155,8 @@ def test_starting_studies_is_throttled_like_the_api(client, catalogue, handed_ov
 
 def test_legends_studies_start_from_the_simple_fields(client, catalogue, handed_over):
     for kind in ("matchup", "gauntlet", "matrix", "field", "ladder"):
-        response = post(client, {"kind": kind, "count": "2", "mode": "duel", "levels": ["greedy"]}, game="legends")
+        levels = {"levels": ["greedy"]} if kind == "ladder" else {}
+        response = post(client, {"kind": kind, "count": "2", "mode": "duel", **levels}, game="legends")
         assert response.status_code == 302, errors_of(response)
     kinds = set(Batch.objects.values_list("kind", flat=True))
     assert kinds == {"matchup", "gauntlet", "matrix", "field", "ladder"}
@@ -237,3 +238,99 @@ def test_card_names_in_a_report_are_text(client, catalogue):
     html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def realms_code(faction: str) -> str:
+    from realms.engine.army import Slot
+    from realms.services import army_code
+
+    return army_code([Slot(card=s["card"], line=s["line"]) for s in faction_army(faction)])
+
+
+def field_error(response, field: str) -> str:
+    """The text of a field's own error list."""
+    found = re.search(rf'<ul class="errorlist" id="id_{field}_error">(.*?)</ul>', response.content.decode(), re.S)
+    return re.sub(r"<[^>]+>", " ", found.group(1)) if found else ""
+
+
+def a_patch() -> dict[str, str]:
+    """A patch of a card the arcane army fields (a what-if needs one)."""
+    return {"patch_card": faction_army("arcane")[0]["card"], "patch_field": "atk", "patch_value": "29"}
+
+
+@pytest.mark.parametrize("data, field, said", [
+    ({"kind": "gauntlet", "opponents": "random", "army_b": "CODE"}, "army_b",
+     "Army b is filled in, but “Gauntlet” is chosen for the kind of study, which leaves it out: choose “Matchup”, "
+     "“What-if” or “Ladder” to use it, or clear it."),
+    ({"kind": "matchup", "opponents": "random\nfaction:arcane"}, "opponents",
+     "Opponents (gauntlet) is filled in, but “Matchup” is chosen for the kind of study"),
+    ({"kind": "field", "agent_b": "random"}, "agent_b", "Agent of side b is filled in, but “Field” is chosen"),
+    ({"kind": "whatif", "base": "field", "army_a": "CODE", "patch": True}, "army_a",
+     "Army a is filled in, but “a field” is chosen for the what-if, which leaves it out: choose “the matchup above”"),
+    ({"kind": "whatif", "base": "matchup", "army_a": "CODE", "sets": "core", "patch": True}, "sets",
+     "Card sets (field) is filled in, but “the matchup above” is chosen for the what-if"),
+    ({"kind": "matrix", "factions": "on", "entrants": "faction:arcane\nfaction:tribal"}, "entrants",
+     "Entrants (matrix) is filled in, but “Every faction&#x27;s strongest army as the entrants” is chosen for the "
+     "matrix, which leaves it out: untick"),
+    ({"kind": "matchup", "army_a": "CODE", "inputs_json": "JSON"}, "army_a",
+     "Army a is filled in, but “the JSON inputs” is chosen for the study&#x27;s inputs, which leaves it out: empty "
+     "the JSON inputs to use it, or clear it."),
+])
+def test_an_input_the_study_would_leave_out_is_refused_by_its_field(client, catalogue, handed_over, data, field,
+                                                                     said):
+    armies = {"a": {"slots": faction_army("tribal")}, "b": {"slots": faction_army("abyssal")}}
+    given = {"CODE": realms_code("arcane"), "JSON": json.dumps({"armies": armies})}
+    data = {name: given.get(value, value) for name, value in data.items()}
+    if data.pop("patch", False):
+        data.update(a_patch())
+    response = post(client, data)
+    assert response.status_code == 400
+    assert said.replace("&#x27;", "'") in field_error(response, field).replace("&#x27;", "'")
+    assert Batch.objects.count() == 0
+
+
+def test_a_link_fills_in_the_study_form(client, catalogue):
+    code = realms_code("arcane")
+    html = client.get(NEW, {"game": "realms", "army_a": code}).content.decode()
+    assert re.search(rf'<input[^>]*name="army_a"[^>]*value="{code}"', html)
+    html = client.get(NEW, {"game": "realms", "opponents": "faction:arcane"}).content.decode()
+    assert '<option value="gauntlet" selected>' in html
+    setup, _ = legends_setup_code("duel")
+    html = client.get(NEW, {"game": "legends", "setup_code": setup}).content.decode()
+    assert re.search(rf'<input[^>]*name="setup_code"[^>]*value="{re.escape(setup)}"', html)
+
+
+def legends_setup_code(mode: str) -> tuple[str, list[dict]]:
+    from legends.engine.setup import parse_teams
+    from legends.setup_codes import encode_setup
+
+    per_team = 1 if mode == "duel" else 2
+    teams = [{"spirit": spirit, "players": [{"name": f"{spirit.title()} {p}", "counter": t + 2 * p + 1}
+                                            for p in range(per_team)]}
+             for t, spirit in enumerate(("akin", "yulin"))]
+    return encode_setup(mode, parse_teams(teams)), teams
+
+
+@pytest.mark.parametrize("kind", ["matchup", "gauntlet", "matrix"])
+def test_a_legends_study_plays_the_setup_code_given(client, catalogue, handed_over, kind):
+    code, teams = legends_setup_code("duel")
+    response = post(client, {"kind": kind, "count": "2", "setup_code": code, "agent_b": "random"}, game="legends")
+    assert response.status_code == 302, errors_of(response)
+    inputs = Batch.objects.get().inputs
+    assert inputs["mode"] == "duel" and inputs["agents"] == ["greedy", "random"]
+    played = {"matchup": lambda: inputs["setup"]["teams"], "gauntlet": lambda: [inputs["subject"], *inputs["opponents"]],
+              "matrix": lambda: inputs["entrants"]}[kind]()
+    assert [[p["name"] for p in team["players"]] for team in played] == [["Akin 0"], ["Yulin 0"]]
+
+
+def test_a_bad_setup_code_or_another_mode_is_refused_by_its_field(client, catalogue, handed_over):
+    response = post(client, {"setup_code": "garbage"}, game="legends")
+    assert response.status_code == 400 and "Bad setup code" in field_error(response, "setup_code")
+    code, _ = legends_setup_code("teams")
+    response = post(client, {"setup_code": code, "mode": "duel"}, game="legends")
+    assert response.status_code == 400
+    assert "The setup code is a teams setup, not duel" in field_error(response, "mode")
+    response = post(client, {"kind": "field", "setup_code": code}, game="legends")
+    assert response.status_code == 400
+    assert "Setup code is filled in, but “Field” is chosen for the kind of study" in field_error(response, "setup_code")
+    assert Batch.objects.count() == 0
