@@ -8,7 +8,7 @@ from django.core.cache.backends.db import DatabaseCache
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
 
@@ -36,9 +36,10 @@ def _cache_ok() -> bool:
 
 
 @never_cache
-@require_GET
+@require_safe
 def healthz(request):
-    """200 with {"status": "ok", ...} when the database and the cache answer, 503 otherwise."""
+    """200 with {"status": "ok", ...} when the database and the cache answer, 503 otherwise; HEAD answers
+    the same status without the body (load balancers probe with either)."""
     database = _database_ok()
     # The database cache lives in the database: when that is down, asking it again tells nothing new.
     cache_status = False if not database and isinstance(caches["default"], DatabaseCache) else _cache_ok()

@@ -204,6 +204,15 @@ def test_healthz_answers_200_when_database_and_cache_answer(client):
     assert "no-cache" in response["Cache-Control"]
 
 
+@pytest.mark.django_db
+def test_healthz_answers_head_as_get_without_a_body(client):
+    response = client.head("/healthz")
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response["Content-Type"] == "application/json"
+    assert "no-cache" in response["Cache-Control"]
+
+
 class DownDatabase:
     def cursor(self):
         raise OperationalError("connection refused")
@@ -220,6 +229,7 @@ def test_healthz_answers_503_when_the_database_is_down(client, monkeypatch):
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["database"] == "error" and response.json()["status"] == "unavailable"
+    assert client.head("/healthz").status_code == 503
 
 
 @pytest.mark.django_db
