@@ -292,7 +292,9 @@ class Front:
 
         def start_response(status: str, headers, exc_info=None):
             answer["status"] = int(status.split(" ", 1)[0])
-            answer["headers"] = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+            # Surrounding whitespace is not part of a field value (RFC 9110), and h11 refuses it: Django's
+            # Set-Cookie values begin with a space.
+            answer["headers"] = [(k.lower().encode("latin-1"), v.strip().encode("latin-1")) for k, v in headers]
             return lambda data: chunks.append(data)
 
         chunks: list[bytes] = []

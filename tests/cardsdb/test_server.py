@@ -37,10 +37,12 @@ def server(tmp_path_factory):
             if not k.startswith(("THROTTLE_", "DJANGO_")) and k not in ("DATABASE_URL", "CACHE_URL", "REDIS_URL")}
     env = {**keep, **PRODUCTION_ENV, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0",
            "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DJANGO_SETTINGS_MODULE": "cardsdb.settings",
-           "SERVER_HEADER_TIMEOUT": str(HEADER_TIMEOUT), "SERVER_BODY_TIMEOUT": str(BODY_TIMEOUT)}
-    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=300)
-    assert migrated.returncode == 0, migrated.stderr
+           "SERVER_HEADER_TIMEOUT": str(HEADER_TIMEOUT), "SERVER_BODY_TIMEOUT": str(BODY_TIMEOUT),
+           "STATIC_ROOT": str(tmp / "static")}
+    for step in (["migrate", "-v0"], ["collectstatic", "--no-input", "-v0"]):  # pages name hashed static files
+        done = subprocess.run([sys.executable, "manage.py", *step], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
     gunicorn = Path(sys.executable).with_name("gunicorn")
     process = subprocess.Popen(
         [str(gunicorn), "cardsdb.server:front()", "--worker-class", "cardsdb.server.Worker",
@@ -159,3 +161,10 @@ def test_requests_read_whole_are_answered_by_the_service(server):
     status, headers, answer = parse(exchange(server, request, then=body))
     assert status == 400 and headers["content-type"] == "application/json"
     assert json.loads(answer)["code"] == "invalid"
+
+
+def test_pages_that_set_cookies_are_answered(server):
+    status, headers, body = parse(exchange(server, b"GET /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                   b"Connection: close\r\n\r\n"))
+    assert status == 200 and headers["set-cookie"].startswith("csrftoken=")
+    assert b'name="csrfmiddlewaretoken"' in body
