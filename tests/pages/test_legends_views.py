@@ -262,3 +262,18 @@ def test_a_filter_value_the_form_does_not_offer_is_shown_as_given(client, catalo
     both = DefenseCard.objects.filter(element_1__slug__in=["fire", "water"], element_2__slug__in=["fire", "water"])
     assert response.context["page_obj"].paginator.count == both.count()
     assert '<option value="fire,water" selected>fire,water (not offered here)</option>' in text(response)
+
+
+def test_a_legal_setup_links_to_the_match_and_study_pages_with_its_code(client, catalogue):
+    from urllib.parse import quote
+
+    teams = [{"spirit": "akin", "players": [{"name": "Ada", "counter": 1}]},
+             {"spirit": "yulin", "players": [{"name": "Dan", "counter": 2}]}]
+    code = setup_codes.encode_setup("duel", parse_teams(teams))
+    html = text(client.get(BUILDER, {"code": code}))
+    assert f'href="/matches/new/?game=legends&amp;setup_code={quote(code)}" id="play-setup">Play this setup</a>' in html
+    assert f'href="/studies/new/?game=legends&amp;setup_code={quote(code)}" id="study-setup">Study this setup</a>' in html
+    teams[1]["spirit"] = "akin"
+    html = text(client.get(BUILDER, {"code": setup_codes.encode_setup("duel", parse_teams(teams))}))
+    assert "Play this setup" not in html and "Study this setup" not in html
+    assert "Once the setup is valid, it can be played in a match or studied from here." in html

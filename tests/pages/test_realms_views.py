@@ -219,3 +219,20 @@ def test_an_htmx_post_to_the_page_answers_the_panel(client, catalogue):
     assert response.status_code == 200
     assert b"<html" not in response.content
     assert b'id="army-status" hx-swap-oob="innerHTML"' in response.content
+
+
+def test_a_legal_army_links_to_the_match_and_study_pages_with_its_code(client, catalogue):
+    from urllib.parse import quote
+
+    slots = faction_army("arcane")
+    code = services.army_validate(slots=services.slots_from_data(slots))["code"]
+    html = client.get(BUILDER, {"code": code}).content.decode()
+    assert f'href="/matches/new/?game=realms&amp;a_code={quote(code)}" id="play-army">Play this army</a>' in html
+    assert f'href="/studies/new/?game=realms&amp;army_a={quote(code)}" id="study-army">Study this army</a>' in html
+    # The match page the link opens has the army chosen.
+    match_page = client.get(f"/matches/new/?game=realms&a_code={quote(code)}").content.decode()
+    assert 'id="a-source-code" value="code" checked' in match_page
+    short = services.army_validate(slots=services.slots_from_data(slots[:5]))["code"]
+    html = client.get(BUILDER, {"code": short}).content.decode()
+    assert "Play this army" not in html and "Study this army" not in html
+    assert "Once the army is valid, it can be played in a match or studied from here." in html
