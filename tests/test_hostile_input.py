@@ -7,6 +7,7 @@ Run on SQLite and on PostgreSQL (DATABASE_URL), whose refusals differ.
 
 import base64
 import bz2
+import io
 import json
 import zlib
 from unittest import mock
@@ -25,7 +26,7 @@ from cardsdb.models import Collection, CollectionEntry, Faction
 from realms.api.serializers import RaceSerializer
 from realms.engine.army import LEGACY_CODE_VERSION, _write_varint, encode_army
 from realms.models import Race
-from simulate.models import Match
+from simulate.models import Batch, Match
 from tests.conftest import assert_error_shape
 from tests.factories import make_card, make_character
 
@@ -627,3 +628,17 @@ def test_model_text_and_choice_fields_take_strings_only(staff_client, body, fiel
     character = make_character("Typed")
     response = staff_client.patch(f"/api/realms/characters/{character.slug}/", body, format="json")
     assert assert_error_shape(response, 400, "invalid")["fields"] == {field: ["Not a valid string."]}
+
+
+@pytest.mark.parametrize("value", ["1e400", "NaN", "-Infinity"])
+def test_a_number_no_float_holds_in_a_command_line_patch_is_refused(catalogue, value):
+    from django.core.management import CommandError, call_command
+
+    from realms.models import Character
+
+    card = Character.objects.order_by("pk").first().slug
+    with pytest.raises(CommandError, match="A finite number is required"):
+        call_command("simulate_batch", "realms", "--a", "faction:arcane", "--b", "faction:shadow", "--kind", "whatif",
+                     "--patch", f"{card}:atk={value}", "--count", "2", "--seed", "1", stdout=io.StringIO(),
+                     stderr=io.StringIO())
+    assert not Batch.objects.exists()

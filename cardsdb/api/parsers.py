@@ -9,7 +9,7 @@ The JSON parser is the default for every endpoint (REST_FRAMEWORK["DEFAULT_PARSE
   `too_large` (Django's own check on what is received, answered by cardsdb.api.errors);
 - JSON nested deeper than MAX_JSON_DEPTH levels: 400 `parse_error`;
 - a number no float holds (`1e400`) and the `NaN`, `Infinity` and `-Infinity` literals: 400 `invalid`, with
-  the dotted path of each such number in `fields`;
+  the dotted path of each such number in `fields` (`load_json`, which the pages' JSON boxes read through too);
 - a string (value or key) holding a NUL character or a lone surrogate, which neither PostgreSQL nor
   UTF-8 can store: 400 `invalid`, with the dotted path of each such string in `fields`.
 
@@ -124,6 +124,21 @@ def check_json(data: Any) -> None:
         raise exceptions.ValidationError(dict(sorted(problems.items())))
 
 
+def load_json(text: str) -> Any:
+    """JSON text as the API reads every body (and the pages their JSON boxes): ParseError for text that is not
+    JSON or nests too deep, ValidationError naming by dotted path each number no float holds and each string
+    no database stores."""
+    try:
+        # NaN and Infinity are read as floats, so that check_json names them by path as it does 1e400.
+        data = json.loads(text, parse_constant=float)
+    except RecursionError:
+        raise exceptions.ParseError(f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels.") from None
+    except ValueError as exc:
+        raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+    check_json(data)
+    return data
+
+
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser, in UTF-8/16/32 only, bounded in decoded size and depth, and checked for numbers no
     float holds and text no database stores."""
@@ -141,17 +156,7 @@ class JSONParser(parsers.JSONParser):
             raise exceptions.ParseError(f"JSON parse error - the body is not valid {encoding.upper()} text.") from None
         if limit is not None and len(text) > limit:
             raise RequestTooLarge(body_limit_message(limit))
-        try:
-            # NaN and Infinity are read as floats, so that check_json names them by path as it does 1e400.
-            data = json.loads(text, parse_constant=float)
-        except RecursionError:
-            raise exceptions.ParseError(
-                f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels."
-            ) from None
-        except ValueError as exc:
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
-        check_json(data)
-        return data
+        return load_json(text)
 
 
 class MultiPartParser(parsers.MultiPartParser):

@@ -7,6 +7,7 @@
 - WholeListSerializer: a nested list of objects is validated whole in a partial update (PATCH) too.
 """
 
+import math
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -20,6 +21,7 @@ from rest_framework.settings import api_settings
 
 from cardsdb import card_codes
 from cardsdb.api.fields import MODEL_FIELD_MAPPING, SlugTextRelatedField, TextChoiceField, TextField
+from cardsdb.api.parsers import NOT_FINITE_MESSAGE
 from cardsdb.autocomplete import LIMIT as AUTOCOMPLETE_LIMIT
 from cardsdb.autocomplete import MAX_QUERY_LENGTH as MAX_AUTOCOMPLETE_LENGTH
 from cardsdb.choices import Game
@@ -47,6 +49,8 @@ def _json_type_error(field: serializers.Field, value) -> str | None:
     "yes" as true; the schema says integer and boolean. (Strings are the string fields' own check.)"""
     if value is None or field.read_only:
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return NOT_FINITE_MESSAGE  # a body the JSON parser did not read (a page's, the command line's)
     if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
         return "Must be true or false."
     if isinstance(field, serializers.IntegerField) and (

@@ -4,8 +4,6 @@ checked by the game's own batch request serializer (simulate.pages.studies)."""
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,7 +11,7 @@ from django import forms
 from django.conf import settings
 from rest_framework import exceptions
 
-from cardsdb.api.parsers import JSONParser
+from cardsdb.api.parsers import load_json
 from simulate.batches import MAX_PER_PAIRING, MIN_CI_WIDTH
 from simulate.engine.agents import agent_names
 from simulate.models import Batch
@@ -47,16 +45,16 @@ MAX_LINKED = 4000  # a value a link gives a field without a bound of its own is 
 
 
 def parsed_json(text: str) -> Any:
-    """The text as the API's JSON parser reads a body (depth and text checked); ValidationError if not."""
+    """The text as the API reads a body (cardsdb.api.parsers.load_json): ValidationError if it is not JSON, or
+    naming by its path each number no float holds and each string no database stores (`seed: ...`)."""
     try:
-        return JSONParser().parse(io.BytesIO(text.encode("utf-8", "surrogatepass")),
-                                  parser_context={"encoding": "utf-8"})
+        return load_json(text)
     except exceptions.ParseError as exc:
         raise forms.ValidationError(str(exc.detail)) from None
     except exceptions.ValidationError as exc:
-        raise forms.ValidationError(f"The JSON holds text no database can store: {exc.detail}") from None
-    except UnicodeError:
-        raise forms.ValidationError("The JSON is not valid UTF-8 text.") from None
+        raise forms.ValidationError(
+            [f"{path}: {message}" for path, messages in exc.detail.items() for message in messages]
+        ) from None
 
 
 class StudyForm(forms.Form):
@@ -179,6 +177,11 @@ class StudyForm(forms.Form):
             return lines(value) != lines(str(first or ""))
         return value != first
 
+    def clean_patch_value(self):
+        value = self.cleaned_data["patch_value"]
+        json_or_text(value)  # refused here, by this field, when it is a number no float holds
+        return value
+
     def clean_inputs_json(self):
         text = self.cleaned_data["inputs_json"].strip()
         if not text:
@@ -243,8 +246,11 @@ def at_most_lines(limit: int, what: str) -> Callable[[str], None]:
 
 
 def json_or_text(text: str) -> Any:
-    """A simple field's value: a JSON number or boolean as such, anything else as text."""
+    """A simple field's value: JSON (a number, a boolean) as the API reads it, anything else as text;
+    ValidationError for a number no float holds (1e400, NaN)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return load_json(text)
+    except exceptions.ParseError:
         return text.strip()
+    except exceptions.ValidationError as exc:
+        raise forms.ValidationError([str(message) for messages in exc.detail.values() for message in messages]) from None

@@ -50,3 +50,31 @@ def test_hostile_query_strings_and_bodies_never_answer_500(client, catalogue, se
     served = [key for key, status in answers.items() if status < 500]
     assert len(served) == len(answers), {key: status for key, status in answers.items() if status >= 500}
     assert Match.objects.count() == 1  # nothing garbage asked for was played
+
+
+STUDY_FORM = {"kind": "matchup", "count": "4", "army_a": "random", "army_b": "random", "agent_a": "greedy",
+              "agent_b": "greedy", "patch_field": "atk", "mode": "teams"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("inputs, path", [
+    ('{"armies": {"a": {"army": 1e400}, "b": {"army": 1}}}', "armies.a.army"),
+    ('{"armies": {"a": {"slots": []}, "b": {"slots": []}}, "seed": -1e400}', "seed"),
+    ('{"armies": NaN}', "armies"),
+])
+def test_the_study_json_box_names_numbers_no_float_holds(client, catalogue, inputs, path):
+    response = client.post(f"{reverse('study-new')}?game=realms", {**STUDY_FORM, "inputs_json": inputs})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert f"{path}: A finite number is required." in text
+    assert not Batch.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_patch_value_no_float_holds_is_refused(client, catalogue):
+    character = Character.objects.order_by("pk").first()
+    form = {**STUDY_FORM, "kind": "whatif", "base": "matchup", "patch_card": character.slug, "patch_value": "1e400"}
+    response = client.post(f"{reverse('study-new')}?game=realms", form)
+    assert response.status_code == 400
+    assert "A finite number is required." in response.content.decode()
+    assert not Batch.objects.exists()
