@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every answer, static files and refusals included (policy below).
+    "cardsdb.csp.CSPMiddleware",
     # Static files (admin, Swagger UI, ReDoc) from STATIC_ROOT, compressed, with DEBUG off.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -85,6 +87,25 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# The pages load scripts, styles, images and fonts from this site only, fetch from it only and run no inline
+# script or style (sizes and colours computed by the server are applied by cardsdb/site.js), so that text a
+# visitor slipped into a page cannot run. The admin and the HTML under /api/ (Swagger UI, ReDoc, DRF's
+# browsable API) are others' pages and need a looser policy: cardsdb/csp.py.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'none'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'none'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 ROOT_URLCONF = "cardsdb.urls"
 

@@ -159,9 +159,11 @@ class SetupForm(forms.Form):
 
         # Another mode shows other fields: htmx replaces the builder with the page for the new mode. The switch
         # aborts a check of the form on its way; a check due after it waits its turn (the form's "queue last")
-        # and is not sent once its form has been replaced, so it never undoes the switch.
+        # and is not sent once its form has been replaced, so it never undoes the switch. Its input event stops
+        # here (`consume`), so the form's own check does not start for it (an event filter would need eval,
+        # which the site's CSP refuses).
         self.fields["mode"].widget.attrs.update({
-            "hx-post": reverse("setup-builder"), "hx-trigger": "change", "hx-target": "#builder",
+            "hx-post": reverse("setup-builder"), "hx-trigger": "input consume", "hx-target": "#builder",
             "hx-select": "#builder", "hx-swap": "outerHTML", "hx-sync": "closest form:replace",
         })
 

@@ -1,6 +1,16 @@
 // Small behaviours shared by every page; everything else is server-rendered (htmx swaps fragments).
 "use strict";
 
+// Sizes and colours the server computes come as data attributes (data-width: a percentage, data-colour: a
+// background) and are applied here through the CSSOM: the site's Content-Security-Policy refuses style
+// attributes. Run on the page as loaded (this script is deferred) and on every fragment htmx swaps in.
+function applyComputedStyles(root) {
+  for (const node of root.querySelectorAll("[data-width]")) node.style.width = `${node.dataset.width}%`;
+  for (const node of root.querySelectorAll("[data-colour]")) node.style.backgroundColor = node.dataset.colour;
+}
+applyComputedStyles(document);
+document.addEventListener("htmx:load", (event) => applyComputedStyles(event.detail.elt));
+
 // <button data-copy="#field-id">: copy that field's value (or text) to the clipboard and say so.
 document.addEventListener("click", (event) => {
   const button = event.target.closest("[data-copy]");
