@@ -107,6 +107,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Files served at the site's root by WhiteNoise: /favicon.ico.
+WHITENOISE_ROOT = BASE_DIR / "cardsdb" / "root"
+
 ROOT_URLCONF = "cardsdb.urls"
 
 TEMPLATES = [
