@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A page whose object is missing answers the site's 404 page, DEBUG or not (Django's would list the URLs).
+    "cardsdb.pages.not_found.PageNotFoundMiddleware",
 ]
 
 # The pages load scripts, styles, images and fonts from this site only, fetch from it only and run no inline

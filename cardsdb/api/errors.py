@@ -232,7 +232,7 @@ def for_pages(request) -> bool:
 
 
 def page_error(request, status_code: int, message: str):
-    """An error as a page of the site, for a person's browser (DEBUG off; Django's own pages otherwise)."""
+    """An error as a page of the site, for a person's browser."""
     # A server error may come from the database itself: its page reads no session and no user.
     template = "cardsdb/server_error.html" if status_code >= 500 else "cardsdb/error.html"
     return render(request, template, {"status": status_code, "message": message}, status=status_code)
@@ -245,10 +245,13 @@ def refusal(request, status_code: int, code: str, message: str):
     return JsonResponse(error_body(message, code), status=status_code)
 
 
+NOT_FOUND_MESSAGE = "There is no page at this address."
+
+
 def not_found_view(request, exception=None):
     """Django-level 404 (unrouted URLs) in the common shape, or as a page outside the API."""
     if for_pages(request):
-        return page_error(request, 404, "There is no page at this address.")
+        return page_error(request, 404, NOT_FOUND_MESSAGE)
     return JsonResponse(error_body("Not found.", "not_found"), status=404)
 
 

@@ -11,7 +11,8 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import InvalidPage, Paginator
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST
@@ -169,7 +170,9 @@ def gallery(request):
 @require_http_methods(["GET", "HEAD"])
 def card(request, slug: str):
     """Every field of a character, its abilities in words, its simulated win rate and your armies with it."""
-    character = get_object_or_404(selectors.character_list(), slug=slug)
+    character = selectors.character_list().filter(slug=slug).first()
+    if character is None:
+        raise Http404("There is no Echo Realms card with this slug.")
     simulated = simulated_block({}, game=Game.REALMS, group="cards", member=character.slug)
     armies = selectors.armies_using(user=request.user, slug=character.slug)
     context = {

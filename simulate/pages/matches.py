@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -83,7 +84,10 @@ def event_texts(game: str, events: list[dict]) -> list[str]:
 def match_replay(request, match_id):
     """A stored match the visitor may read (as the API's match detail shows them), its result, a link to
     share, and its log for the viewer."""
-    match = get_object_or_404(selectors.match_visible(user=request.user), pk=match_id)
+    match = selectors.match_visible(user=request.user).filter(pk=match_id).first()
+    if match is None:  # said alike whether the match does not exist or is another account's
+        raise Http404("There is no match at this address, or it is private: a match played while signed in is "
+                      "seen only by its account.")
     result = services.game_matches(match.game).match_result(match, context={"request": request}).data
     events = match.events
     shown = events[:REPLAY_EVENTS]

@@ -29,6 +29,9 @@ from simulate.pages.study_forms import KIND_HELP, StudyForm
 from simulate.services import IllegalMatchSetup, game_matches
 
 RUNNING = (Batch.Status.QUEUED, Batch.Status.RUNNING)
+# Said alike whether the study does not exist or is another account's.
+NO_SUCH_STUDY = ("There is no study at this address, or it is private: a study started while signed in is seen "
+                 "only by its account.")
 RECENT_STUDIES = 10
 # A field table's orders: the query value, the row's key, and how it reads.
 SORTS = {
@@ -114,7 +117,7 @@ def visible_batch(request, batch_id) -> Batch:
     background.resume_soon()
     batch = selectors.batch_visible(user=request.user).filter(pk=batch_id).defer("tally").first()
     if batch is None:
-        raise Http404("No such study.")
+        raise Http404(NO_SUCH_STUDY)
     return batch
 
 
