@@ -109,6 +109,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# A form posted without its CSRF token (or cookie) answers the site's 403 page, or the API's error shape.
+CSRF_FAILURE_VIEW = "cardsdb.api.errors.csrf_failure_view"
+
 # Files served at the site's root by WhiteNoise: /favicon.ico.
 WHITENOISE_ROOT = BASE_DIR / "cardsdb" / "root"
 

@@ -17,6 +17,7 @@ from django.db import DataError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, HttpResponsePermanentRedirect, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.middleware.csrf import REASON_NO_CSRF_COOKIE
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
@@ -57,6 +58,16 @@ class RuleViolations(exceptions.APIException):
     def __init__(self, violations: list[dict], message: str | None = None):
         super().__init__(message or self.default_detail, self.default_code)
         self.violations = violations
+
+
+class CsrfFailed(exceptions.PermissionDenied):
+    """A write signed in by the session cookie without its CSRF token: DRF's SessionAuthentication refused it."""
+
+    default_code = "csrf_failed"
+
+    def __init__(self, reason: str):
+        super().__init__(CSRF_API_MESSAGE, self.default_code)
+        self.reason = reason
 
 
 class InvalidInput(exceptions.ValidationError):
@@ -149,8 +160,14 @@ class TooManyUnfinished(exceptions.APIException):
     default_code = "too_many_batches"
 
 
+# How DRF's SessionAuthentication words a refused CSRF check (PermissionDenied), before Django's reason.
+DRF_CSRF_FAILED = "CSRF Failed: "
+
+
 def _convert(exc):
     """Django, database and engine exceptions as the API exceptions that answer them (or None)."""
+    if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith(DRF_CSRF_FAILED):
+        return CsrfFailed(str(exc.detail).removeprefix(DRF_CSRF_FAILED))
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         return exceptions.ValidationError(detail)
@@ -198,6 +215,8 @@ def exception_handler(exc, context):
         message = exc.message if isinstance(exc, InvalidInput) else _first_message(fields)
         # Some input errors carry more than fields, e.g. the position of a query syntax error.
         response.data = error_body(message, "invalid", fields=fields, **getattr(exc, "extra", {}))
+    elif isinstance(exc, CsrfFailed):
+        response.data = error_body(str(exc.detail), exc.default_code, reason=exc.reason)
     elif isinstance(exc, exceptions.Throttled):
         body = error_body("Too many requests.", "throttled")
         if exc.wait is not None:
@@ -231,11 +250,12 @@ def for_pages(request) -> bool:
     return not request.path_info.startswith(("/api/", "/healthz"))
 
 
-def page_error(request, status_code: int, message: str):
-    """An error as a page of the site, for a person's browser."""
+def page_error(request, status_code: int, message: str, *, heading: str = ""):
+    """An error as a page of the site, for a person's browser; `heading` replaces the one its status gives."""
     # A server error may come from the database itself: its page reads no session and no user.
     template = "cardsdb/server_error.html" if status_code >= 500 else "cardsdb/error.html"
-    return render(request, template, {"status": status_code, "message": message}, status=status_code)
+    context = {"status": status_code, "message": message, "heading": heading}
+    return render(request, template, context, status=status_code)
 
 
 def refusal(request, status_code: int, code: str, message: str):
@@ -304,6 +324,30 @@ def permission_denied_view(request, exception=None):
         error_body("You do not have permission to perform this action.", "permission_denied"),
         status=403,
     )
+
+
+CSRF_HEADING = "The form could not be sent"
+CSRF_PAGE_MESSAGE = ("Its security token was missing or out of date (the page may have been open a long time, or you "
+                     "signed in or out in another tab). Reload the page and try again.")
+CSRF_NO_COOKIE_MESSAGE = ("Your browser did not send this site's security cookie. Allow cookies for this site, then "
+                          "reload the page and try again.")
+CSRF_API_MESSAGE = ("CSRF check failed: a request signed in by the session cookie must send the csrftoken cookie's "
+                    "value in the X-CSRFToken header (or authenticate with a token instead).")
+
+
+def csrf_failure_view(request, reason: str = ""):
+    """A refused CSRF check (CSRF_FAILURE_VIEW): the site's 403 page saying what to do, or the API's shape.
+
+    Asked by htmx (a fragment's form), the page takes the whole window rather than the fragment's place.
+    """
+    if not for_pages(request):
+        return JsonResponse(error_body(CSRF_API_MESSAGE, "csrf_failed", reason=reason), status=403)
+    message = CSRF_NO_COOKIE_MESSAGE if reason == REASON_NO_CSRF_COOKIE else CSRF_PAGE_MESSAGE
+    response = page_error(request, 403, message, heading=CSRF_HEADING)
+    if request.headers.get("HX-Request") == "true":
+        response["HX-Retarget"] = "body"
+        response["HX-Reswap"] = "innerHTML"
+    return response
 
 
 def server_error_view(request):

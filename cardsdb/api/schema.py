@@ -54,7 +54,8 @@ DESCRIPTIONS = {
     "400": "Invalid input (`invalid`, with `fields`), a body that is not JSON or nests deeper than "
            f"{MAX_JSON_DEPTH} levels (`parse_error`), or a request that breaks the rules (`rule_violations`).",
     "401": "No credentials, or bad ones (`not_authenticated`, `authentication_failed`).",
-    "403": "Signed in but not allowed, or a session request without its CSRF token (`permission_denied`).",
+    "403": "Signed in but not allowed (`permission_denied`), or a session request without its CSRF token "
+           "(`csrf_failed`, with Django's `reason`).",
     "404": "No such row, or not yours; or a page past the last (`not_found`).",
     "406": "No answer in a media type the Accept header allows (`not_acceptable`).",
     "409": "The row is still in use by others (`protected`).",
