@@ -3,10 +3,23 @@
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from cardsdb.pages.throttles import refused_page
+from cardsdb.usernames import username_refusal
+
+
+class SignUpForm(UserCreationForm):
+    """Django's sign-up form, refusing names that mix scripts or read as an existing one (cardsdb.usernames)."""
+
+    def clean_username(self):
+        username = super().clean_username()  # None when the name is taken (the form says so)
+        refusal = username and username_refusal(username)
+        if refusal:
+            raise ValidationError(refusal, code="confusable")
+        return username
 
 
 class LoginView(auth_views.LoginView):
@@ -18,10 +31,10 @@ class LoginView(auth_views.LoginView):
 
 
 def signup(request):
-    """A new account (Django's form: a unique name, a password the validators accept), then signed in."""
+    """A new account (a unique name that reads as no other, a password the validators accept), then signed in."""
     if request.user.is_authenticated:
         return redirect("home")
-    form = UserCreationForm(request.POST or None)
+    form = SignUpForm(request.POST or None)
     if request.method == "POST":
         refused = refused_page(request, "auth")
         if refused:

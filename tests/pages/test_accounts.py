@@ -49,3 +49,40 @@ def test_garbage_sign_in_answers_the_form(client):
     assert response.status_code == 200
     text = response.content.decode()
     assert "Null characters are not allowed." in text
+
+
+CYRILLIC_A = "\u0430"  # а, drawn as Latin a
+
+
+LOOKS_LIKE = "This username looks like an existing one"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("existing", "name", "says"), [
+    ("alice", f"{CYRILLIC_A}lice", "this username mixes Cyrillic and Latin"),
+    ("alice", "\u03b1lice", "this username mixes Greek and Latin"),  # Greek alpha
+    ("alice", "\u0430\u04c0\u0456\u0441\u0435", LOOKS_LIKE),  # all Cyrillic: аӀісе
+    ("alice", "a1ice", LOOKS_LIKE),  # digit one for l
+    ("alice", "aIice", LOOKS_LIKE),  # capital i for l
+    ("mike", "rnike", LOOKS_LIKE),  # r and n for m
+    ("stra\u00dfe", "STRASSE", LOOKS_LIKE),  # Unicode's case folding: ß is ss
+])
+def test_sign_up_refuses_a_name_that_reads_as_another_or_mixes_scripts(client, django_user_model, existing, name, says):
+    django_user_model.objects.create_user(existing, password="a-password-of-theirs-1")
+    response = client.post("/accounts/signup/", {"username": name, "password1": "a-long-pass-phrase-9",
+                                                 "password2": "a-long-pass-phrase-9"})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert says in text, text
+    assert 'id="id_username-errors"' in text  # next to the field
+    assert list(django_user_model.objects.values_list("username", flat=True)) == [existing]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["alice2", "malice", "\u5c71\u7530\u305f\u308d\u3046", "Jos\u00e9", "\u0432\u0430\u0441\u044f"])
+def test_sign_up_takes_names_of_one_script_that_read_as_no_other(client, django_user_model, name):
+    django_user_model.objects.create_user("alice", password="alice-password-1")
+    response = client.post("/accounts/signup/", {"username": name, "password1": "a-long-pass-phrase-9",
+                                                 "password2": "a-long-pass-phrase-9"})
+    assert response.status_code == 302, response.content.decode()
+    assert django_user_model.objects.filter(username=name).exists()
