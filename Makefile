@@ -6,6 +6,7 @@ PY     := $(VENV)/bin/python
 # run against what the source says.
 ENGINE_SOURCES := $(sort $(wildcard realms/engine/*.py realms/engine/*/*.py legends/engine/*.py legends/engine/*/*.py simulate/engine/*.py))
 STAMP  := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES) | cksum | cut -d' ' -f1)
+ENGINE_MODULES := $(shell grep -cE '^ +"(realms|legends|simulate)/engine/[a-z_/]+\.py",$$' setup.py)
 HOST   ?= 127.0.0.1:8000
 STATIC_MANIFEST := $(or $(STATIC_ROOT),staticfiles)/staticfiles.json
 
@@ -42,10 +43,22 @@ test: $(STAMP)
 
 install: $(STAMP)
 
+# A line before each long step: the first install takes a few minutes, most of them gcc compiling the engines,
+# which setup.py reports as it goes (its lines that start with "mypyc:", shown with pip's steps; pip's whole
+# output is kept in .venv/install.log, and its end shown when it fails).
+$(STAMP): SHELL := /bin/bash
 $(STAMP): requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES)
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { echo "== make install: a virtual environment in $(VENV)/ (the first install takes a few minutes)"; \
+		$(PYTHON) -m venv $(VENV); }
+	@echo "== make install: pip, then the $(shell grep -c '==' requirements.lock) pinned packages of requirements.lock"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c requirements.lock -e ".[dev]"
+	$(PY) -m pip install --quiet -r requirements.lock
+	@echo "== make install: the project, its $(ENGINE_MODULES) engine modules compiled with mypyc" \
+		"(a few minutes, the first time and after a change to an engine; CARDSDB_PURE_PYTHON=1 skips it)"
+	@set -o pipefail; $(PY) -m pip install -v -c requirements.lock -e ".[dev]" 2>&1 | tee $(VENV)/install.log \
+		| awk '/^ *[A-Z][^:]*: started$$/ || (build && /^ *mypyc: /) { sub(/^ */, "   "); print; fflush() } \
+		       /Building editable for/ { build = 1 }' \
+		|| { echo "make install: pip failed; the end of $(VENV)/install.log:"; tail -n 40 $(VENV)/install.log; exit 1; }
 	rm -f $(VENV)/.installed-* && touch $@
 
 migrate: $(STAMP)
@@ -62,8 +75,20 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# At a terminal, asks for name, email and password. Without one (a container, CI), takes them from
+# DJANGO_SUPERUSER_USERNAME, DJANGO_SUPERUSER_PASSWORD and DJANGO_SUPERUSER_EMAIL (may be empty) with --noinput.
 superuser: $(STAMP)
-	DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser
+	@if [ -t 0 ]; then \
+		echo "DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser"; \
+		DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser; \
+	elif [ -z "$$DJANGO_SUPERUSER_USERNAME" ] || [ -z "$$DJANGO_SUPERUSER_PASSWORD" ]; then \
+		echo "make superuser: no terminal to ask on; set DJANGO_SUPERUSER_USERNAME and DJANGO_SUPERUSER_PASSWORD" \
+			"(and DJANGO_SUPERUSER_EMAIL)" >&2; \
+		exit 1; \
+	else \
+		echo "DEBUG=$${DEBUG:-1} $(PY) manage.py createsuperuser --noinput  # DJANGO_SUPERUSER_* from the environment"; \
+		DEBUG=$${DEBUG:-1} DJANGO_SUPERUSER_EMAIL="$${DJANGO_SUPERUSER_EMAIL-}" $(PY) manage.py createsuperuser --noinput; \
+	fi
 
 # Re-pin every dependency at the newest versions the ranges in pyproject.toml allow.
 lock:

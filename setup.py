@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 # The engine modules compiled, in dependency order (each is pure Python: stdlib and the engines only).
@@ -73,6 +76,11 @@ COMPILED = [
 ]
 
 
+def progress(message: str) -> None:
+    """One line of the build's progress, at once (`make install` shows the lines that start with "mypyc:")."""
+    print(f"mypyc: {message}", file=sys.stderr, flush=True)
+
+
 def compiled_engines() -> list:  # type: ignore[type-arg]
     """The mypyc extensions, or none when the build cannot make them (the source then runs as is)."""
     if os.environ.get("CARDSDB_PURE_PYTHON") == "1":
@@ -80,10 +88,40 @@ def compiled_engines() -> list:  # type: ignore[type-arg]
     try:
         from mypyc.build import mypycify
 
-        return mypycify([str(ROOT / p) for p in COMPILED], opt_level="3", multi_file=False)
+        started = time.monotonic()
+        extensions = mypycify([str(ROOT / p) for p in COMPILED], opt_level="3", multi_file=False)
+        progress(f"{len(COMPILED)} engine modules type-checked and translated to C in {time.monotonic() - started:.0f} s")
+        return extensions
     except Exception as exc:  # noqa: BLE001 - any failure leaves the pure-Python engines in place
-        print(f"mypyc: the engines stay pure Python ({type(exc).__name__}: {exc})", file=sys.stderr)
+        progress(f"the engines stay pure Python ({type(exc).__name__}: {exc})")
         return []
 
 
-setup(ext_modules=compiled_engines())
+class BuildExtensions(build_ext):
+    """setuptools' build_ext, saying when the long compilation starts and, every 30 s, that it still runs.
+
+    mypyc puts the C of every module in one shared library (`<hash>__mypyc`): minutes of gcc. Each module's own
+    small extension, which imports its part, takes a fraction of a second.
+    """
+
+    def build_extension(self, ext: Extension) -> None:
+        if not ext.name.endswith("__mypyc"):
+            super().build_extension(ext)
+            return
+        progress(f"gcc compiles the C of all {len(self.extensions) - 1} modules, one file: the long step, a few minutes")
+        started = time.monotonic()
+        done = threading.Event()
+
+        def still_compiling() -> None:
+            while not done.wait(30):
+                progress(f"still compiling, {time.monotonic() - started:.0f} s")
+
+        threading.Thread(target=still_compiling, daemon=True).start()
+        try:
+            super().build_extension(ext)
+        finally:
+            done.set()
+        progress(f"C compiled in {time.monotonic() - started:.0f} s; then each module's small extension")
+
+
+setup(ext_modules=compiled_engines(), cmdclass={"build_ext": BuildExtensions})
