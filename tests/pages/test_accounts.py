@@ -82,7 +82,9 @@ def test_sign_up_refuses_a_name_that_reads_as_another_or_mixes_scripts(client, d
 @pytest.mark.parametrize("name", ["alice2", "malice", "\u5c71\u7530\u305f\u308d\u3046", "Jos\u00e9", "\u0432\u0430\u0441\u044f"])
 def test_sign_up_takes_names_of_one_script_that_read_as_no_other(client, django_user_model, name):
     django_user_model.objects.create_user("alice", password="alice-password-1")
-    response = client.post("/accounts/signup/", {"username": name, "password1": "a-long-pass-phrase-9",
-                                                 "password2": "a-long-pass-phrase-9"})
+    password = {"password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
+    refused = client.post("/accounts/signup/", {"username": f"{CYRILLIC_A}lice", **password})
+    assert "this username mixes Cyrillic and Latin" in refused.content.decode()
+    response = client.post("/accounts/signup/", {"username": name, **password})  # then one that reads as no other
     assert response.status_code == 302, response.content.decode()
     assert django_user_model.objects.filter(username=name).exists()

@@ -112,6 +112,8 @@ def test_another_account_s_study_is_the_site_s_404_page_with_debug_on(client, se
     for name in ("study-detail", "study-progress"):
         assert_site_404(client.get(reverse(name, args=[batch.id])), NO_SUCH_STUDY)
     assert_site_404(client.post(reverse("study-cancel", args=[batch.id])), NO_SUCH_STUDY)
+    # The API keeps its JSON 404.
+    assert_error_shape(client.get(f"/api/simulate/batches/{batch.id}/"), 404, "not_found")
 
 
 @pytest.mark.django_db
@@ -129,12 +131,6 @@ def test_missing_objects_answer_the_site_s_404_page_with_debug_on(client, settin
 @pytest.mark.django_db
 def test_missing_objects_answer_the_site_s_404_page_with_debug_off(client):
     assert_site_404(client.get("/realms/cards/no-such-card/"), "There is no Echo Realms card with this slug.")
-
-
-@pytest.mark.django_db
-def test_a_missing_object_under_the_api_keeps_the_json_shape_with_debug_on(client, settings):
-    settings.DEBUG = True
-    assert_error_shape(client.get("/api/realms/characters/no-such-card/"), 404, "not_found")
 
 
 @pytest.mark.django_db
