@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from simulate.models import Batch, BatchChunk, Match, StudyClient
+from simulate.models import Batch, BatchChunk, ChunkClaim, Match, StudyClient
 
 
 @admin.register(Match)
@@ -59,9 +59,25 @@ class BatchChunkAdmin(admin.ModelAdmin):
 class StudyClientAdmin(admin.ModelAdmin):
     """The accounts and addresses that queued studies (what their bound counts against), read-only."""
 
-    list_display = ["key", "created_at"]
+    list_display = ["key", "served_at", "created_at"]
     search_fields = ["key"]
     readonly_fields = [f.name for f in StudyClient._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(ChunkClaim)
+class ChunkClaimAdmin(admin.ModelAdmin):
+    """The chunks handed out to runners and not stored yet, read-only."""
+
+    list_display = ["batch", "index", "runner", "task", "claimed_at"]
+    search_fields = ["batch__id", "runner", "task"]
+    list_select_related = ["batch"]
+    readonly_fields = [f.name for f in ChunkClaim._meta.fields]
 
     def has_add_permission(self, request) -> bool:
         return False

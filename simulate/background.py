@@ -1,14 +1,16 @@
 """Where batches run: never inside a request.
 
-With a broker (`CELERY_BROKER_URL`), each chunk of a batch is a Celery task (`simulate.run_chunk`), so
-chunks spread over every worker. Without one, a batch is a job for the `local_runner`: one daemon thread of
-the service process that plays batches in turn, so the service works standalone and its requests still
-answer at once.
+With a broker (`CELERY_BROKER_URL`), every free chunk of a batch has a Celery task
+(`simulate.play_next_chunk`) that takes the chunk whose turn it is when a worker runs it, so chunks spread
+over every worker and one client's studies take turns with every other client's. Without one, the
+`local_runner` (one daemon thread of the service process) takes chunks in turn and plays them until none is
+free, so the service works standalone and its requests still answer at once.
 
-A restart loses nothing but time. Stored chunks stay stored; a batch whose runner went quiet (nothing
-stored, no heartbeat), or that was queued and never started, is queued again by `resume_stale_batches`
-and only its missing chunks are played: on the next simulate request of a process (at most once a minute
-each), and with a broker also on Celery beat and when a worker starts.
+A restart loses nothing but time. Stored chunks stay stored; a batch that took and stored nothing for the
+stale time (its runner was killed, or it was queued and never started) is queued again by
+`resume_stale_batches`, its claims dropped, and only its missing chunks are played: on the next simulate
+request of a process (at most once a minute each), and with a broker also on Celery beat and when a worker
+starts.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from functools import partial
 
 from django.db import connections
 
@@ -84,14 +85,14 @@ uses_broker = batches.uses_broker
 
 
 def queue_batch(batch_id) -> None:
-    """Hand a stored batch to the background: a Celery task per missing chunk with a broker, the local
-    runner without."""
+    """Hand a stored batch to the background: a Celery task per free chunk with a broker; without, the local
+    runner is asked to serve the queue (where the batch takes its turn)."""
     if uses_broker():
         from simulate.tasks import send_pending_chunks
 
         send_pending_chunks(batch_id)
     else:
-        local_runner.submit(partial(batches.play_here, batch_id=batch_id))
+        local_runner.submit(batches.serve_queue)
 
 
 def resume_stale_batches() -> int:

@@ -1,10 +1,18 @@
-"""Batches from request to results: stored and checked, split into chunks, played, resumed, cancelled.
+"""Batches from request to results: stored and checked, split into chunks, handed out in turn, played,
+resumed, cancelled.
 
-With a broker every chunk is a Celery task (`simulate.run_chunk`), so chunks spread over every worker that
-runs, here or on other machines; a task is acknowledged only after its chunk is stored, so a worker killed
-mid-chunk has it handed to another one. Without a broker the service's own thread plays the chunks of a
-batch in turn (`play_here`), holding the batch with a heartbeat so that a restart resumes it. Either way
-a chunk's counts are stored once (studies.store_chunk), so nothing is lost or counted twice.
+Chunks are handed out one at a time, when a runner is free to play one (`take_chunk`), and by turns: the
+next chunk is one of the client served least recently (its account, else its address), of its batch served
+least recently, so that one client's large studies never hold the queue for everyone else. A chunk handed
+out is claimed (ChunkClaim) until it is stored, so that no two runners take it.
+
+With a broker every free chunk has a Celery task (`simulate.play_next_chunk`) that takes whatever chunk is
+next in turn when a worker runs it, so chunks spread over every worker that runs, here or on other
+machines; a task is acknowledged only after its chunk is stored, so a worker killed mid-chunk has its
+message handed to another one, which plays the same chunk again (found by its task id). Without a broker
+the service's own thread takes chunks in turn until none is free (`serve_queue`). A batch that took and
+stored nothing for long has its claims dropped and its chunks handed out again (`requeue_stale_batches`).
+Either way a chunk's counts are stored once (studies.store_chunk), so nothing is lost or counted twice.
 """
 
 from __future__ import annotations
@@ -18,13 +26,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from simulate import studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
-from simulate.models import Batch, StudyClient
+from simulate.models import Batch, BatchChunk, ChunkClaim, StudyClient
 from simulate.services import SEED_LIMIT, game_matches, new_runner_name, new_seed, seat_agent_names
 
 logger = logging.getLogger(__name__)
@@ -37,10 +46,14 @@ MAX_LOCAL_SEARCH_BATCH = 200
 MAX_PER_PAIRING = 100_000
 MAX_UNFINISHED = 5  # queued or running batches per client
 MIN_CI_WIDTH = 0.01
-HEARTBEAT_SECONDS = 10  # the local runner saves its heartbeat at least this often
-# With a broker a queued batch waits in the broker's queue, which keeps it: its chunks are sent again only
-# when it has waited this long with nothing stored (a broker that lost its queue), not after the stale time.
+# With a broker a queued batch's chunks wait in the broker's queue, which keeps them: they are sent again
+# only when nothing of the batch was taken or stored for this long (a broker that lost its queue), not after
+# the stale time.
 BROKER_QUEUED_FOR = timedelta(minutes=15)
+# A runner that found a chunk another runner took first looks again; so many times at most (each time one
+# more chunk was taken, so the free ones run out long before), and the first few times it also checks that
+# the turn it found is still the first (another runner may have served that client meanwhile).
+TAKE_ATTEMPTS, TURN_CHECKS = 1_000, 3
 
 
 class TooManyBatches(Exception):
@@ -96,6 +109,13 @@ def unfinished_of(client: str) -> int:
     return max(counts)
 
 
+def queue_key(client: str) -> str:
+    """The client whose turn a study's chunks take: its account signed in, its address anonymously, "" for
+    the service's own studies (the command line)."""
+    keys = client_keys(client)
+    return keys[0] if keys else ""
+
+
 def hold_clients(keys: list[str]) -> dict[str, StudyClient]:
     """Lock the rows of these clients (made if new) until the transaction ends, in the order of their keys so
     that two requests never wait for each other. On SQLite the transaction itself holds the database's write
@@ -141,18 +161,78 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "
     # Counted and stored while the client's rows are locked: requests of one client arriving together are
     # counted one after another, each seeing the studies the others stored.
     with transaction.atomic():
-        hold_clients(client_keys(client))
+        held = hold_clients([*client_keys(client), queue_key(client)])
         if client and unfinished_of(client) >= MAX_UNFINISHED:
             raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running (of your account or from "
                                  "your address); wait for one to end or cancel one.")
         return Batch.objects.create(
-            game=game, kind=kind, client=client[:100],
+            game=game, kind=kind, client=client[:100], queued_by=held[queue_key(client)],
             owner=user if user is not None and user.is_authenticated else None,
             inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
             until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
             plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
                   "pairings": len(study.pairings), "names": names},
         )
+
+
+# ------------------------------------------------------------------------------------- taking turns
+
+
+def with_free_chunks() -> QuerySet[Batch]:
+    """Unfinished batches with a chunk that is neither stored nor claimed."""
+
+    def count_of(model) -> Coalesce:
+        rows = model.objects.filter(batch=OuterRef("pk")).order_by().values("batch").annotate(n=Count("pk"))
+        return Coalesce(Subquery(rows.values("n")), Value(0))
+
+    return (Batch.objects.filter(status__in=UNFINISHED)
+            .annotate(taken=count_of(BatchChunk) + count_of(ChunkClaim)).filter(chunks__gt=F("taken")))
+
+
+def in_turn() -> QuerySet[Batch]:
+    """Batches with a free chunk, in the order of their turns: of the client served least recently (one never
+    served first), then of that client's batches the one served least recently, then the oldest."""
+    return with_free_chunks().order_by(F("queued_by__served_at").asc(nulls_first=True),
+                                       F("served_at").asc(nulls_first=True), "created_at", "pk")
+
+
+def free_chunks(batch: Batch) -> list[int]:
+    """The chunks of the batch neither stored nor claimed, in order."""
+    taken = set(BatchChunk.objects.filter(batch=batch).values_list("index", flat=True))
+    taken.update(ChunkClaim.objects.filter(batch=batch).values_list("index", flat=True))
+    return [index for index in range(batch.chunks) if index not in taken]
+
+
+def take_chunk(*, runner_name: str, task: str = "", batch_id=None) -> tuple[Any, int] | None:
+    """Hand a chunk to a runner to play: (batch id, index), claimed for it. The chunk this Celery `task` was
+    handed before if it has one (the task is delivered again after its worker died), else the first free
+    chunk of the batch whose turn it is (`in_turn`), or of batch `batch_id` only. None when none is free."""
+    now = timezone.now()
+    runner_name = runner_name[:100]
+    if task:
+        claim = ChunkClaim.objects.filter(task=task, batch__status__in=UNFINISHED).first()
+        if claim is not None:
+            ChunkClaim.objects.filter(pk=claim.pk).update(runner=runner_name, claimed_at=now)
+            Batch.objects.filter(pk=claim.batch_id).update(runner=runner_name, heartbeat_at=now)
+            return claim.batch_id, claim.index
+    batches = in_turn() if batch_id is None else with_free_chunks().filter(pk=batch_id)
+    for attempt in range(TAKE_ATTEMPTS):
+        with transaction.atomic():
+            first = batches.values_list("pk", flat=True).first()
+            if first is None:
+                return None
+            # Locked, then read again: a runner that found the same batch waits here, then sees what the
+            # other one took (SQLite's transaction holds the write lock from its start anyway).
+            batch = Batch.objects.select_for_update().filter(pk=first, status__in=UNFINISHED).first()
+            free = free_chunks(batch) if batch is not None else []
+            if not free or (attempt < TURN_CHECKS and batches.values_list("pk", flat=True).first() != first):
+                continue
+            ChunkClaim.objects.create(batch=batch, index=free[0], runner=runner_name, task=task[:64], claimed_at=now)
+            Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.RUNNING, runner=runner_name, served_at=now,
+                                                     heartbeat_at=now, updated_at=now)
+            StudyClient.objects.filter(pk=batch.queued_by_id).update(served_at=now)
+            return batch.pk, free[0]
+    return None
 
 
 # ------------------------------------------------------------------------------------- playing
@@ -202,32 +282,39 @@ def is_cancelled(batch_id) -> bool:
 
 def fail(batch_id, exc: Exception) -> None:
     now = timezone.now()
-    Batch.objects.filter(pk=batch_id, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
-        status=Batch.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=now, updated_at=now)
+    with transaction.atomic():
+        Batch.objects.filter(pk=batch_id, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
+            status=Batch.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=now, updated_at=now)
+        ChunkClaim.objects.filter(batch_id=batch_id).delete()
+
+
+def serve_queue(*, runner_name: str | None = None) -> int:
+    """Take chunks in turn and play them in this process until none is free (the service's own thread when
+    no broker is set); how many were taken."""
+    runner_name = runner_name or new_runner_name()
+    taken = 0
+    while (chunk := take_chunk(runner_name=runner_name)) is not None:
+        run_chunk(*chunk, runner_name=runner_name)
+        taken += 1
+    return taken
 
 
 def play_here(batch_id, *, runner_name: str | None = None,
               progress: Callable[[Batch], None] | None = None) -> Batch | None:
-    """Claim the batch and play its missing chunks in order in this process (the service's thread without a
-    broker, or the command line), beating between chunks; a runner whose batch was taken over stops.
-    Returns the batch as it stands."""
+    """Play the batch's free chunks in order in this process (the command line), each claimed as it is taken,
+    so that chunks other runners hold are not played twice. Returns the batch as it stands."""
     runner_name = runner_name or new_runner_name()
-    if not claim_batch(batch_id, runner_name):
-        return Batch.objects.filter(pk=batch_id).first()
-    batch = Batch.objects.select_related("owner").get(pk=batch_id)
+    batch = Batch.objects.select_related("owner").filter(pk=batch_id).first()
+    if batch is None or batch.status not in UNFINISHED:
+        return batch
     try:
         study = studies.study_of(batch)
     except Exception as exc:
         logger.exception("Batch %s could not be planned", batch.pk)
         fail(batch.pk, exc)
         return Batch.objects.filter(pk=batch_id).first()
-    for index in studies.pending_chunks(batch):
-        now = timezone.now()
-        if not Batch.objects.filter(pk=batch.pk, runner=runner_name, status=Batch.Status.RUNNING).update(
-                heartbeat_at=now):
-            logger.info("Batch %s is over or was taken over; runner %s stops.", batch.pk, runner_name)
-            break
-        run_chunk(batch.pk, index, runner_name=runner_name, study=study)
+    while (chunk := take_chunk(runner_name=runner_name, batch_id=batch.pk)) is not None:
+        run_chunk(batch.pk, chunk[1], runner_name=runner_name, study=study)
         if progress is not None:
             progress(Batch.objects.get(pk=batch.pk))
     return Batch.objects.filter(pk=batch_id).first()
@@ -237,8 +324,10 @@ def cancel_batch(batch: Batch) -> Batch:
     """Stop a queued or running batch: no pending chunk is played any more, the figures stored so far stay
     readable. A batch that is over is answered as it is."""
     now = timezone.now()
-    Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
-        status=Batch.Status.CANCELLED, finished_at=now, updated_at=now)
+    with transaction.atomic():
+        Batch.objects.filter(pk=batch.pk, status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING]).update(
+            status=Batch.Status.CANCELLED, finished_at=now, updated_at=now)
+        ChunkClaim.objects.filter(batch=batch).delete()
     batch.refresh_from_db()
     return batch
 
@@ -247,39 +336,26 @@ def cancel_batch(batch: Batch) -> Batch:
 
 
 def stale_before(now: datetime) -> datetime:
-    """A runner that saved nothing since this moment is taken for dead."""
+    """A batch that took and stored nothing since this moment is taken for left without a runner."""
     return now - timedelta(seconds=setting("SIMULATE_BATCH_STALE_SECONDS"))
 
 
-def claimable(now: datetime) -> Q:
-    """Batches a runner may take: queued ones, and running ones whose runner went quiet."""
-    stale = stale_before(now)
-    quiet = Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, updated_at__lt=stale)
-    return Q(status=Batch.Status.QUEUED) | (Q(status=Batch.Status.RUNNING) & quiet)
-
-
-def claim_batch(batch_id, runner_name: str) -> bool:
-    """Take the batch for `runner_name` in one conditional update; False when another runner holds it or it
-    is over (or gone)."""
-    now = timezone.now()
-    taken = Batch.objects.filter(claimable(now), pk=batch_id).update(
-        status=Batch.Status.RUNNING, runner=runner_name, heartbeat_at=now, updated_at=now)
-    return taken == 1
-
-
 def requeue_stale_batches(*, queued_for: timedelta | None = None, limit: int = 100) -> list:
-    """Batches no live runner serves, set back to queued with their stored chunks kept: those that stored
-    nothing and beat no heartbeat for the stale time (with a broker, `queued_for`: its queue keeps the
-    chunks, and a killed worker's chunk comes back by itself). Their ids, to hand out again."""
+    """Batches no live runner serves, set back to queued with their stored chunks kept and their claims
+    dropped (every claim is older than the batch's last chunk taken): those that took and stored nothing for
+    the stale time (with a broker, `queued_for`: its queue keeps the chunks, and a killed worker's chunk
+    comes back by itself). Their ids, to hand out again."""
     now = timezone.now()
     quiet_since = now - queued_for if queued_for is not None else stale_before(now)
     quiet = Q(heartbeat_at__lt=quiet_since) | Q(heartbeat_at__isnull=True)
     left = Q(status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING], updated_at__lt=quiet_since) & quiet
     requeued = []
     for pk in Batch.objects.filter(left).order_by("updated_at").values_list("pk", flat=True)[:limit]:
-        # The same condition again: a runner may have claimed it since the read.
-        if Batch.objects.filter(left, pk=pk).update(status=Batch.Status.QUEUED, runner="", updated_at=now):
-            requeued.append(pk)
+        with transaction.atomic():
+            # The same condition again: a runner may have taken a chunk of it since the read.
+            if Batch.objects.filter(left, pk=pk).update(status=Batch.Status.QUEUED, runner="", updated_at=now):
+                ChunkClaim.objects.filter(batch_id=pk).delete()
+                requeued.append(pk)
     return requeued
 
 

@@ -53,11 +53,14 @@ class Match(TimestampedModel):
 
 
 class StudyClient(models.Model):
-    """Who queues studies, as the bound on unfinished studies counts them: an account ("user:<id>") or an
-    address ("address:<address>"). A study is stored while the rows of its client are locked, so that
-    requests arriving together are counted one after another (batches.MAX_UNFINISHED)."""
+    """Who queues studies: an account ("user:<id>") or an address ("address:<address>"); "" for the service's
+    own (the command line). A study is stored while the rows of its client are locked, so that requests
+    arriving together are counted one after another (batches.MAX_UNFINISHED); and chunks are handed out to
+    the clients in turn, the one served least recently first (batches.take_chunk)."""
 
     key = models.CharField(max_length=100, unique=True)
+    served_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="When a chunk of its studies was last handed out to a runner.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -95,6 +98,9 @@ class Batch(TimestampedModel):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.MATCHUP)
     client = models.CharField(max_length=100, blank=True, db_index=True, editable=False,
                               help_text="Who queued it (an account, or an address), to bound unfinished batches.")
+    queued_by = models.ForeignKey(StudyClient, on_delete=models.SET_NULL, null=True, blank=True, editable=False,
+                                  related_name="batches",
+                                  help_text="The client whose turn its chunks take (its account, else its address).")
     inputs = models.JSONField(help_text="The request as given (setup, agents, options).")
     count = models.PositiveIntegerField(help_text="Matches to play in all (every pairing of the study).")
     seed = models.BigIntegerField(help_text="Match i is played with seed + i.")
@@ -113,9 +119,13 @@ class Batch(TimestampedModel):
     error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     runner = models.CharField(max_length=100, blank=True, editable=False,
-                              help_text="The runner playing the batch now (host, process, a random part).")
+                              help_text="The runner its latest chunk was handed to (host, process, a random part).")
     heartbeat_at = models.DateTimeField(null=True, blank=True, editable=False,
-                                        help_text="When its runner last saved progress; a stale one is taken over.")
+                                        help_text="When a chunk of it was last handed out or stored; a batch quiet "
+                                                  "for long is handed out again.")
+    served_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                     help_text="When a chunk of it was last handed out (its client's batches take "
+                                               "turns too).")
 
     class Meta:
         ordering = ["-created_at"]
@@ -128,6 +138,25 @@ class Batch(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} batch {self.id} ({self.played}/{self.count})"
+
+
+class ChunkClaim(models.Model):
+    """A chunk handed out to a runner and not stored yet, so that no other runner takes it. A Celery task
+    redelivered after its worker died finds its chunk again by its task id; a batch that stored and took
+    nothing for long has its claims dropped and its chunks handed out again (batches.requeue_stale_batches)."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="claims")
+    index = models.PositiveIntegerField()
+    runner = models.CharField(max_length=100, blank=True)
+    task = models.CharField(max_length=64, blank=True, db_index=True, help_text="The Celery task it was handed to.")
+    claimed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["batch", "index"]
+        constraints = [models.UniqueConstraint(fields=["batch", "index"], name="simulate_chunk_claimed_once")]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of batch {self.batch_id}, handed to {self.runner}"
 
 
 class BatchChunk(models.Model):

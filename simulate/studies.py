@@ -42,7 +42,7 @@ from simulate.engine.tally import (
     new_tally,
     paired_figures,
 )
-from simulate.models import Batch, BatchChunk
+from simulate.models import Batch, BatchChunk, ChunkClaim
 from simulate.services import IllegalMatchSetup, PreparedMatch, game_matches
 
 logger = logging.getLogger(__name__)
@@ -288,6 +288,7 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
                                           tally=tally, runner=runner_name[:100])
         except IntegrityError:
             return False
+        ChunkClaim.objects.filter(batch=batch, index=index).delete()
         merged = merge(batch.tally["sum"], tally) if batch.tally.get("sum") else tally
         batch.tally = {**batch.tally, "sum": merged, "stored": batch.tally.get("stored", 0) + 1}
         batch.played += played
@@ -298,6 +299,7 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
         prefix = _narrow_prefix(batch) if batch.until_ci_width is not None else None
         if prefix is not None or batch.tally["stored"] >= batch.chunks:
             finish(batch, prefix)
+            ChunkClaim.objects.filter(batch=batch).delete()  # chunks still out when its interval was narrow
         else:
             batch.results = results_of(batch, merged)
             batch.summary = legacy_summary(batch, merged)

@@ -138,26 +138,25 @@ def test_a_queued_batch_lost_with_its_process_is_played(armies, local_runner):
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DONE
 
 
-def test_a_runner_whose_batch_was_taken_over_stops(armies, monkeypatch, small_chunks):
+def test_a_chunk_another_runner_holds_is_not_played_twice(armies, small_chunks):
     batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=12, seed=4)
-    play_chunk = studies.play_chunk
-
-    def taken_over_after_the_first(study, seed, start, stop, cancelled=None):
-        tally = play_chunk(study, seed, start, stop, cancelled)
-        Batch.objects.filter(pk=batch.pk).update(runner="other-runner")  # it looked dead to another runner
-        return tally
-
-    monkeypatch.setattr(studies, "play_chunk", taken_over_after_the_first)
-    batches.play_here(batch.pk, runner_name="first-runner")
+    held = batches.take_chunk(runner_name="other-runner")
+    assert held == (batch.pk, 0)
+    played = batches.play_here(batch.pk, runner_name="this-runner")
+    assert (played.status, played.played) == (Batch.Status.RUNNING, 8)  # chunks 1 and 2, not the one held
+    assert batches.take_chunk(runner_name="third-runner") is None
+    assert batches.run_chunk(*held, runner_name="other-runner")
     batch.refresh_from_db()
-    assert (batch.status, batch.runner, batch.played) == (Batch.Status.RUNNING, "other-runner", 4)
+    assert (batch.status, batch.played) == (Batch.Status.DONE, 12)
+    assert dict(batch.chunk_rows.values_list("index", "runner")) == {0: "other-runner", 1: "this-runner",
+                                                                      2: "this-runner"}
 
 
 def test_a_finished_batch_is_never_played_again(armies):
     batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=2, seed=4)
     done = batches.play_here(batch.pk)
     assert done.status == Batch.Status.DONE
-    assert not batches.claim_batch(batch.pk, "late-runner")
+    assert batches.take_chunk(runner_name="late-runner") is None
     Batch.objects.filter(pk=batch.pk).update(updated_at=timezone.now() - timedelta(days=1))
     assert batches.requeue_stale_batches() == []
 
@@ -191,17 +190,24 @@ def test_with_a_broker_batches_and_resuming_go_to_the_workers(armies, settings, 
     settings.CELERY_BROKER_URL = "redis://broker.invalid:6379/0"
     sent = []
     monkeypatch.setattr(studies, "CHUNK_MATCHES", 1)
-    monkeypatch.setattr(tasks.run_chunk, "delay", lambda batch_id, index: sent.append(("run", batch_id, index)))
-    monkeypatch.setattr(tasks.resume_batches, "delay", lambda: sent.append(("resume",)))
+    monkeypatch.setattr(tasks.play_next_chunk, "delay", lambda: sent.append("chunk"))
+    monkeypatch.setattr(tasks.resume_batches, "delay", lambda: sent.append("resume"))
     batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=2, seed=1)
     background.queue_batch(batch.pk)
     background.resume_soon()
-    assert sent == [("run", str(batch.pk), 0), ("run", str(batch.pk), 1), ("resume",)] and local_runner.jobs == []
-    # A batch queued on the broker waits in its queue: handed out again only after a long wait.
-    Batch.objects.filter(pk=batch.pk).update(updated_at=timezone.now() - timedelta(minutes=5))
+    assert sent == ["chunk", "chunk", "resume"] and local_runner.jobs == []  # a message per chunk
+    # A worker took chunk 0 and was killed: its message, delivered again, plays the same chunk.
+    assert batches.take_chunk(runner_name="killed", task="task-1") == (batch.pk, 0)
+    assert batches.take_chunk(runner_name="other", task="task-1") == (batch.pk, 0)
+    # A batch queued on the broker waits in its queue: handed out again only after a long wait, the chunk
+    # held by a worker that never came back too.
+    Batch.objects.filter(pk=batch.pk).update(updated_at=timezone.now() - timedelta(minutes=5),
+                                             heartbeat_at=timezone.now() - timedelta(minutes=5))
     assert background.resume_stale_batches() == 0
-    Batch.objects.filter(pk=batch.pk).update(updated_at=timezone.now() - batches.BROKER_QUEUED_FOR * 2)
-    assert background.resume_stale_batches() == 1 and sent[-1] == ("run", str(batch.pk), 1)
+    Batch.objects.filter(pk=batch.pk).update(updated_at=timezone.now() - batches.BROKER_QUEUED_FOR * 2,
+                                             heartbeat_at=timezone.now() - batches.BROKER_QUEUED_FOR * 2)
+    assert background.resume_stale_batches() == 1 and sent[3:] == ["chunk", "chunk"]
+    assert batches.take_chunk(runner_name="next", task="task-2") == (batch.pk, 0)
 
 
 def test_a_broker_that_does_not_answer_leaves_the_batch_queued(anon_client, armies, settings, monkeypatch,
@@ -213,7 +219,7 @@ def test_a_broker_that_does_not_answer_leaves_the_batch_queued(anon_client, armi
     def refuse(*args, **kwargs):
         raise ConnectionError("no broker")
 
-    monkeypatch.setattr(tasks.run_chunk, "delay", refuse)
+    monkeypatch.setattr(tasks.play_next_chunk, "delay", refuse)
     monkeypatch.setattr(tasks.resume_batches, "delay", refuse)
     with django_capture_on_commit_callbacks(execute=True):
         response = anon_client.post(REALMS, {"armies": armies, "count": 2}, format="json")

@@ -60,8 +60,8 @@ REDIS_DBS = (13, 12, 11, 10)  # the first one no other run of this test holds
 COUNT = 10_000  # 20 chunks of 500: time enough to kill a worker while chunks are still left
 VISIBILITY_TIMEOUT = 5
 BATCH_BODY = {"kind": "matchup", "count": COUNT, "seed": 7, "swap_sides": True}
-RECEIVED = re.compile(r"Task simulate\.run_chunk\[([0-9a-f-]+)\] received")
-FINISHED = re.compile(r"Task simulate\.run_chunk\[([0-9a-f-]+)\] (?:succeeded|failed|raised)")
+RECEIVED = re.compile(r"Task simulate\.(?:play_next_chunk|run_chunk)\[([0-9a-f-]+)\] received")
+FINISHED = re.compile(r"Task simulate\.(?:play_next_chunk|run_chunk)\[([0-9a-f-]+)\] (?:succeeded|failed|raised)")
 
 
 # ------------------------------------------------------------------------------------- what they share
