@@ -15,6 +15,7 @@ from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework.exceptions import ValidationError
 
+from cardsdb.api.filters import is_blank
 from cardsdb.choices import Game
 from cardsdb.models import Card, CardSet, Collection
 from cardsdb.query import MAX_LENGTH, Language, QueryError
@@ -118,8 +119,8 @@ INTEGER_FIELDS = (
 
 class FilterSet(django_filters.FilterSet):
     """The base of every FilterSet: numbers are IntegerFilters, booleans StrictBooleanFilters (for the
-    filters Meta.fields generates too), and a parameter given empty (`rarity_id=`) is an error unless it
-    is free text: django-filter would read it as "no filter"."""
+    filters Meta.fields generates too), and a parameter given empty or blank (`atk__gte=`) is no filter,
+    whatever its type: the API's lists name it in their `warnings` (cardsdb.api.filters)."""
 
     FILTER_DEFAULTS = {
         **django_filters.FilterSet.FILTER_DEFAULTS,
@@ -127,23 +128,19 @@ class FilterSet(django_filters.FilterSet):
         models.BooleanField: {"filter_class": StrictBooleanFilter},
     }
 
-    def is_valid(self) -> bool:
-        valid = super().is_valid()
-        empty = [
-            name for name, field in self.form.fields.items()
-            if self.data.get(name, None) == "" and not isinstance(field, forms.CharField)
-            and not isinstance(self.filters[name], django_filters.filters.BaseCSVFilter)
-        ]
-        for name in empty:
-            self.form.add_error(name, forms.ValidationError("Give a value, or leave the parameter out.", "empty"))
-        return valid and not empty
+    def __init__(self, data=None, *args, **kwargs):
+        if data is not None:
+            data = data.copy()
+            for name in [name for name, value in data.items() if isinstance(value, str) and is_blank(value)]:
+                del data[name]
+        super().__init__(data, *args, **kwargs)
 
 
 @extend_schema_field({"type": "string", "maxLength": MAX_LENGTH})
 class QueryFilter(django_filters.CharFilter):
     """`q`: a query in a game's search language (docs/realms-query.md). A query that cannot be run answers 400
     with the position of the problem; the terms it ignored are kept on the request as `query_warnings`, for the
-    list answer's `warnings` (QueryPagination)."""
+    list answer's `warnings` (cardsdb.api.pagination)."""
 
     def __init__(self, *, language: Language, **kwargs):
         kwargs.setdefault("help_text", "A query in the search language (docs/realms-query.md); "
@@ -162,7 +159,8 @@ class QueryFilter(django_filters.CharFilter):
             raise error from exc
         request = getattr(self.parent, "request", None)
         if request is not None:
-            request.query_warnings = [{"message": w.message, "position": w.position} for w in warnings]
+            request.query_warnings = [{"message": w.message, "parameter": self.field_name, "position": w.position}
+                                      for w in warnings]
         return qs.filter(condition)
 
 

@@ -387,7 +387,7 @@ def test_a_value_the_database_refuses_is_400_not_500(anon_client):
         assert_error_shape(anon_client.get("/api/cards/"), 400, "invalid")
 
 
-# --- query parameters: once each, typed ones never empty -------------------------------------------
+# --- query parameters: once each; unknown or empty ones ignored with a warning ---------------------
 
 @pytest.mark.parametrize("query", ["page=1&page=2", "search=a&search=b", "rarity_id=1&rarity_id=2",
                                    "ordering=name&ordering=-name"])
@@ -396,16 +396,89 @@ def test_a_parameter_given_twice_is_400(anon_client, query):
     assert body["fields"] == {query.split("=")[0]: ["Give this parameter once."]}
 
 
+def list_urls() -> list[str]:
+    """The URL of every list of the API: the catalogue, collections, both games, matches and batches."""
+    from simulate.api.urls import router as simulate_router
+
+    return [reverse(f"{basename}-list") for router in [*routers(), simulate_router]
+            for _prefix, viewset, basename in router.registry if hasattr(viewset, "list")]
+
+
+def ignored(*names: str, unknown: tuple[str, ...] = ()) -> list[dict]:
+    return [*({"message": f"Unknown parameter `{name}`: ignored.", "parameter": name} for name in unknown),
+            *({"message": f"`{name}` is empty: ignored.", "parameter": name} for name in names)]
+
+
+@pytest.mark.parametrize("url", list_urls())
+def test_every_list_names_the_parameters_it_ignores(user_client, url):
+    plain = user_client.get(url).json()
+    for query, warnings in [
+        ({"colour": "red"}, ignored(unknown=("colour",))),
+        ({"colour": "", "page": "", "page_size": " ", "ordering": "", "format": ""},
+         [*ignored(unknown=("colour",)), *ignored("page", "page_size", "ordering", "format")]),
+    ]:
+        response = user_client.get(url, query)
+        assert response.status_code == 200, response.content
+        assert response.json() == {**plain, "warnings": warnings}, query
+
+
 @pytest.mark.parametrize("url, name", [("/api/cards/", "rarity_id"), ("/api/cards/", "has_image"),
-                                       ("/api/cards/", "game"), ("/api/sets/", "released_before"),
-                                       ("/api/realms/characters/", "class"), ("/api/cards/", "page_size")])
-def test_a_typed_parameter_given_empty_is_400(anon_client, url, name):
-    assert list(assert_error_shape(anon_client.get(url, {name: ""}), 400, "invalid")["fields"]) == [name]
+                                       ("/api/cards/", "game"), ("/api/cards/", "search"),
+                                       ("/api/sets/", "released_before"), ("/api/realms/characters/", "class"),
+                                       ("/api/realms/characters/", "atk__gte"), ("/api/realms/characters/", "faction"),
+                                       ("/api/realms/characters/", "q"), ("/api/legends/protectors/", "duel_legal"),
+                                       ("/api/simulate/matches/", "winner"), ("/api/simulate/batches/", "status")])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_a_parameter_given_empty_is_ignored_with_a_warning(anon_client, url, name, value):
+    make_character("Listed")
+    plain = anon_client.get(url).json()
+    response = anon_client.get(url, {name: value})
+    assert response.status_code == 200, response.content
+    assert response.json() == {**plain, "warnings": ignored(name)}
 
 
-def test_an_empty_page_is_404_and_empty_text_no_filter(anon_client):
-    assert_error_shape(anon_client.get("/api/cards/", {"page": ""}), 404, "not_found")
-    assert anon_client.get("/api/cards/", {"name": "", "search": "", "ordering": ""}).status_code == 200
+def test_unknown_parameters_and_ignored_terms_of_q_are_both_named(anon_client):
+    make_character("Listed")
+    response = anon_client.get("/api/realms/characters/", {"q": "colour:red name:listed", "colour": "red"})
+    assert [row["name"] for row in response.json()["results"]] == ["Listed"]
+    assert response.json()["warnings"] == [*ignored(unknown=("colour",)), {
+        "message": "Unknown key 'colour'", "parameter": "q", "position": 0}]
+
+
+def test_a_parameter_the_view_documents_is_known():
+    from drf_spectacular.utils import OpenApiParameter, extend_schema
+    from rest_framework.test import APIRequestFactory
+
+    from cardsdb.api.views import CardViewSet
+
+    class Documented(CardViewSet):
+        @extend_schema(parameters=[OpenApiParameter("lang", str)])
+        def list(self, request, *args, **kwargs):
+            return super().list(request, *args, **kwargs)
+
+    view = Documented.as_view({"get": "list"})
+    response = view(APIRequestFactory().get("/api/cards/", {"lang": "fr", "colour": "red"}))
+    assert response.data["warnings"] == ignored(unknown=("colour",))
+
+
+@pytest.mark.parametrize("url", ["/api/cards/", "/api/realms/characters/", "/api/legends/spirits/",
+                                 "/api/simulate/matches/"])
+@pytest.mark.parametrize("page", ["last", "１", "２", "0", "abc", "1.0", "+1", " 1"])
+def test_a_page_is_a_number_in_ascii_digits(anon_client, url, page):
+    make_character("Listed")
+    body = assert_error_shape(anon_client.get(url, {"page": page}), 400, "invalid")
+    assert body["fields"] == {"page": ["A page number from 1 is required."]}
+
+
+def test_a_match_log_pages_in_ascii_digits_and_names_what_it_ignores(anon_client, catalogue):
+    match = anon_client.post("/api/simulate/realms/matches/", {"formation": {}, "seed": 1}, format="json").json()
+    log = match["log"]
+    for page in ("last", "１"):
+        assert assert_error_shape(anon_client.get(log, {"page": page}), 400, "invalid")["fields"] == {
+            "page": ["A page number from 1 is required."]}
+    response = anon_client.get(log, {"page": "", "colour": "red"})
+    assert response.status_code == 200 and response.json()["count"] > 0
+    assert response.json()["warnings"] == [*ignored("page"), *ignored(unknown=("colour",))]
 
 
 @pytest.mark.parametrize("value", ["null", "maybe", "2"])

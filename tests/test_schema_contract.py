@@ -207,3 +207,17 @@ def test_a_generated_client_calls_the_service(client_package, live_server, trans
     )
     assert isinstance(missing, models.Error) and "card" in missing.fields.additional_properties
     assert api("collections.collections_list").sync(client=anonymous).code == "not_authenticated"
+
+
+def test_every_list_and_the_match_log_describe_their_warnings(schema):
+    pages = [(path, operation["responses"]["200"]["content"]["application/json"]["schema"])
+             for path, method, operation in operations(schema)
+             if method == "get" and any(p["name"] == "page" for p in operation.get("parameters", []))]
+    assert len(pages) > 15 and "/api/simulate/matches/{id}/log/" in dict(pages)
+    for path, answer in pages:
+        if "$ref" in answer:
+            answer = schema["components"]["schemas"][answer["$ref"].rsplit("/", 1)[1]]
+        assert answer["required"] == ["count", "next", "previous", "warnings", "results"], path
+        warning = answer["properties"]["warnings"]["items"]
+        assert warning["required"] == ["message", "parameter"], path
+        assert set(warning["properties"]) == {"message", "parameter", "position"}, path

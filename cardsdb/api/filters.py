@@ -1,5 +1,15 @@
-"""Filter backends of every API list: DRF's search and ordering, with their parameters checked."""
+"""The query parameters of every API list: DRF's search and ordering with their parameters checked, what is
+refused of any query string before a query runs, and what a list ignores with a warning.
 
+One rule for every list: a parameter the list does not read, or one given empty (or blank), is ignored and
+named in the answer's `warnings` (cardsdb.api.pagination); a value given that cannot be read answers 400
+naming its parameter. A list reads its filters, `search` and `ordering` (its filter backends), `page` and
+`page_size`, `format`, and whatever else its schema documents for it (extend_schema(parameters=...)).
+"""
+
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.plumbing import get_class
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions, filters
 from rest_framework.settings import api_settings
 
@@ -57,3 +67,58 @@ def query_parameter_errors(params) -> dict[str, list[str]]:
         elif problem := text_problem(values[0]) or text_problem(name):
             errors[name] = [problem]
     return dict(sorted(errors.items()))
+
+
+def is_blank(value: str) -> bool:
+    """A parameter given empty, or only spaces: read as not given."""
+    return not value.strip()
+
+
+def query_warnings(request, view) -> list[dict[str, str]]:
+    """The parameters of the request that `view` ignores, each named: unknown ones, and those given empty."""
+    known = known_parameters(view) if view is not None else set()
+    warnings = []
+    for name, value in request.query_params.items():
+        if name not in known:
+            warnings.append({"message": f"Unknown parameter `{name}`: ignored.", "parameter": name})
+        elif is_blank(value):
+            warnings.append({"message": f"`{name}` is empty: ignored.", "parameter": name})
+    return warnings
+
+
+def known_parameters(view) -> set[str]:
+    """The query parameters `view` reads for this request: its filter backends' (a FilterSet's filters,
+    `search`, `ordering`), its paginator's, `format` and those its schema documents."""
+    names = set()
+    for backend_class in getattr(view, "filter_backends", ()):
+        backend = backend_class()
+        if isinstance(backend, DjangoFilterBackend):
+            filterset_class = backend.get_filterset_class(view, view.get_queryset())
+            names.update(filterset_class.base_filters if filterset_class is not None else ())
+        else:
+            names.update(parameter["name"] for parameter in backend.get_schema_operation_parameters(view))
+    paginator = getattr(view, "paginator", None)
+    if paginator is not None:
+        names.update(parameter["name"] for parameter in paginator.get_schema_operation_parameters(view))
+    if api_settings.URL_FORMAT_OVERRIDE:
+        names.add(api_settings.URL_FORMAT_OVERRIDE)
+    return names | documented_parameters(view)
+
+
+def documented_parameters(view) -> set[str]:
+    """The query parameters that the view's schema adds for this request's action (`extend_schema(parameters=
+    [...])` on the action or the view, or its AutoSchema's get_override_parameters)."""
+    request = view.request
+    handler = getattr(view, getattr(view, "action", None) or request.method.lower(), None)
+    # A schema of its own, as drf-spectacular's generator makes one for the operation: the view's is shared.
+    schema = get_class(getattr(handler, "kwargs", {}).get("schema") or view.schema)()
+    schema.view, schema.method, schema.path = view, request.method, request.path
+    names = set()
+    for parameter in schema.get_override_parameters():
+        if isinstance(parameter, OpenApiParameter):
+            if parameter.location == OpenApiParameter.QUERY and not parameter.response and not parameter.exclude:
+                names.add(parameter.name)
+        else:  # a serializer (class or instance) whose fields are the parameters
+            fields = (parameter() if isinstance(parameter, type) else parameter).fields
+            names.update(name for name, field in fields.items() if not field.read_only)
+    return names

@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
-from cardsdb.api.pagination import QueryPagination
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
 from legends import selectors, services
@@ -58,7 +57,6 @@ class LegendsCardViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin
     """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
 
     lookup_field = "slug"
-    pagination_class = QueryPagination
     search_fields = CARD_SEARCH
     ordering_fields = CARD_ORDERING
 

@@ -11,7 +11,6 @@ from rest_framework.views import APIView
 from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
-from cardsdb.api.pagination import QueryPagination
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
 from realms import selectors, services
@@ -52,7 +51,6 @@ class CharacterViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, 
     queryset = selectors.character_list()
     serializer_class = CharacterSerializer
     filterset_class = CharacterFilter
-    pagination_class = QueryPagination
     # Ordering is part of CharacterFilter, so that clients sort by API names (atk, def, ...).
     filter_backends = [backend for backend in checked_filter_backends() if backend is not filters.OrderingFilter]
     lookup_field = "slug"

@@ -9,7 +9,7 @@ from typing import Any
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 
-from cardsdb.api.pagination import MAX_PAGE_SIZE
+from cardsdb.api.pagination import MAX_PAGE_SIZE, WARNINGS_SCHEMA
 from simulate import services
 from simulate.engine.games import get_game
 
@@ -49,11 +49,12 @@ def event_schemas() -> list[dict[str, Any]]:
 def log_page_schema() -> dict[str, Any]:
     return {
         "type": "object",
-        "required": ["count", "next", "previous", "results"],
+        "required": ["count", "next", "previous", "warnings", "results"],
         "properties": {
             "count": {"type": "integer", "minimum": 0, "description": "Events in the log."},
             "next": {"type": "string", "format": "uri", "nullable": True},
             "previous": {"type": "string", "format": "uri", "nullable": True},
+            "warnings": WARNINGS_SCHEMA,
             "results": {
                 "type": "array",
                 "description": "Events in order, each with exactly the fields its game declares for its "

@@ -15,7 +15,7 @@ from rest_framework.metadata import SimpleMetadata
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.api.filters import CheckedFiltersMixin, is_blank
 from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
 from simulate import background, batches, selectors, services
@@ -137,14 +137,15 @@ class BatchCreateView(GameRequestView):
 
 
 class CheckedOrderingFilter(filters.OrderingFilter):
-    """`ordering=<field>` or `-<field>`, one of the view's `ordering_fields`; anything else answers 400."""
+    """`ordering=<field>` or `-<field>`, one of the view's `ordering_fields`; anything else answers 400 (given
+    empty, the default order, and the list's `warnings` say so)."""
 
     def allowed(self, view) -> list[str]:
         return [term for name in view.ordering_fields for term in (name, f"-{name}")]
 
     def get_ordering(self, request, queryset, view):
         given = request.query_params.get(self.ordering_param)
-        if given is not None and given not in self.allowed(view):
+        if given is not None and not is_blank(given) and given not in self.allowed(view):
             raise exceptions.ValidationError(
                 {self.ordering_param: [f"Give one of {', '.join(self.allowed(view))}."]}
             )
@@ -159,7 +160,7 @@ class CheckedOrderingFilter(filters.OrderingFilter):
 
 
 class CheckedFilterBackend(DjangoFilterBackend):
-    """The filters of `filterset_fields`, on the project's FilterSet base (a value given empty is an error)."""
+    """The filters of `filterset_fields`, on the project's FilterSet base (a value given empty is no filter)."""
 
     filterset_base = FilterSet
 

@@ -14,7 +14,7 @@ def test_official_rarities_are_listed_in_order(catalogue, anon_client):
     response = anon_client.get("/api/rarities/")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"count", "next", "previous", "results"}
+    assert set(body) == {"count", "next", "previous", "warnings", "results"}
     assert [r["slug"] for r in body["results"]] == ["common", "uncommon", "rare", "legendary"]
     assert [r["order"] for r in body["results"]] == [1, 2, 3, 4]
 
@@ -97,7 +97,8 @@ def test_pagination_bounds(db, anon_client):
     assert len(last["results"]) == 1 and last["next"] is None
     assert anon_client.get("/api/cards/?page_size=200").status_code == 200
     assert_error_shape(anon_client.get("/api/cards/?page_size=2&page=4"), 404, "not_found")
-    assert_error_shape(anon_client.get("/api/cards/?page=abc"), 404, "not_found")
+    assert assert_error_shape(anon_client.get("/api/cards/?page=abc"), 400, "invalid")["fields"] == {
+        "page": ["A page number from 1 is required."]}
 
 
 def test_card_list_runs_a_constant_number_of_queries(db, anon_client):

@@ -101,8 +101,8 @@ def test_realms_warnings_in_the_list_answer(catalogue, anon_client):
     assert got == set(Character.objects.filter(character_class="mage").values_list("name", flat=True))
     assert warnings == [
         {"message": "Unknown class 'wizard'; use one of: tank, warrior, mage, archer, assassin, support",
-         "position": 7},
-        {"message": "Unknown key 'colour'", "position": 14},
+         "parameter": "q", "position": 7},
+        {"message": "Unknown key 'colour'", "parameter": "q", "position": 14},
     ]
 
 
@@ -125,7 +125,7 @@ def test_legends_warnings_and_errors(catalogue, anon_client):
     }
     assert {row["slug"] for row in response.json()["results"]} == want
     assert response.json()["warnings"] == [
-        {"message": "Unknown effect 'zap'; use one of: defense, healing, boost", "position": 26}
+        {"message": "Unknown effect 'zap'; use one of: defense, healing, boost", "parameter": "q", "position": 26}
     ]
     body = assert_error_shape(anon_client.get("/api/legends/protectors/?q=element:fire)"), 400, "invalid")
     assert body["position"] == 12

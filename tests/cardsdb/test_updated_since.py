@@ -54,7 +54,7 @@ def test_a_time_without_an_offset_is_utc(catalogue, anon_client):
 
 @pytest.mark.parametrize("url", CARD_LISTS)
 @pytest.mark.parametrize("bad", ["yesterday", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T25:00:00Z",
-                                 "2026-01-01T10:00:00+99:00", "1700000000", ""])
+                                 "2026-01-01T10:00:00+99:00", "1700000000"])
 def test_a_bad_updated_since_is_400_naming_it(db, anon_client, url, bad):
     body = assert_error_shape(anon_client.get(url, {"updated_since": bad}), 400)
     assert "updated_since" in body["fields"], body

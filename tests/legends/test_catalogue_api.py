@@ -23,7 +23,7 @@ API = "/api/legends"
 
 def test_elements_are_listed_in_order(catalogue, anon_client):
     body = anon_client.get(f"{API}/elements/").json()
-    assert set(body) == {"count", "next", "previous", "results"}
+    assert set(body) == {"count", "next", "previous", "warnings", "results"}
     assert [e["slug"] for e in body["results"]] == ["fire", "water", "earth", "air"]
     assert body["results"][0] == {"id": 1, "slug": "fire", "name": "Fire", "color": "#e53935", "icon": "🔥", "order": 1}
 

@@ -173,7 +173,7 @@ class TestFilters:
         response = anon_client.get(f"{URL}?q=class:mage colour:red")
         assert response.status_code == 200, response.content
         assert [c["name"] for c in response.json()["results"]] == ["Rune Mage"]
-        assert response.json()["warnings"] == [{"message": "Unknown key 'colour'", "position": 11}]
+        assert response.json()["warnings"] == [{"message": "Unknown key 'colour'", "parameter": "q", "position": 11}]
         assert anon_client.get(URL).json()["warnings"] == []
 
     @pytest.mark.parametrize("query", ["class=wizard", "position=middle", "atk__gte=strong", "ordering=luck"])
