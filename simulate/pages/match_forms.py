@@ -111,7 +111,7 @@ def bound_form(game: str, data: Mapping[str, str], user) -> MatchForm:
 
 
 def linked_values(game: str, params: Mapping[str, str]) -> dict[str, str]:
-    """The form's first values with those a link gives (`?game=realms&a_code=...`, as the builders link here):
+    """The form's first values with those a link gives (`?a_code=...` beside the game, as the builders link here):
     an option whose inputs the link fills is chosen unless the link names the choice itself."""
     pages = game_pages(game)
     form = pages.match_form

@@ -108,7 +108,7 @@ class StudyForm(forms.Form):
 
     @classmethod
     def linked(cls, game: str, params: Mapping[str, str]) -> StudyForm:
-        """The form as a link fills it in (`?game=realms&army_a=<code>`, as the builders link here): a value
+        """The form as a link fills it in (`?army_a=<code>` beside the game, as the builders link here): a value
         the field cannot show is left out, and an option whose inputs the link alone fills is chosen."""
         fields = cls(game=game).fields
         initial: dict[str, Any] = {}
