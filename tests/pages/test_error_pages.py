@@ -2,7 +2,6 @@
 the API keeps its JSON shape."""
 
 import json
-import uuid
 
 import pytest
 from django.middleware.csrf import REASON_NO_CSRF_COOKIE
@@ -120,8 +119,8 @@ def test_another_account_s_study_is_the_site_s_404_page_with_debug_on(client, se
 @pytest.mark.parametrize(("path", "message"), [
     ("/realms/cards/no-such-card/", "There is no Echo Realms card with this slug."),
     ("/legends/cards/no-such-card/", "There is no Akin Legends card with this slug."),
-    (f"/matches/{uuid.uuid4()}/", "There is no match at this address, or it is private"),
-    (f"/studies/{uuid.uuid4()}/", "There is no study at this address, or it is private"),
+    ("/matches/00000000-0000-4000-8000-000000000001/", "There is no match at this address, or it is private"),
+    ("/studies/00000000-0000-4000-8000-000000000002/", "There is no study at this address, or it is private"),
 ])
 def test_missing_objects_answer_the_site_s_404_page_with_debug_on(client, settings, path, message):
     settings.DEBUG = True
