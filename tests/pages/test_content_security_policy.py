@@ -1,6 +1,7 @@
 """The Content-Security-Policy: on every answer, strict on the site's pages (no inline script or style), looser
 on the admin's and the API documentation's pages; every page loads under it with no violation and works."""
 
+import random
 import re
 
 import pytest
@@ -8,6 +9,10 @@ from playwright.sync_api import expect
 
 from legends.models import Spirit
 from realms.models import Character
+from realms.studies import command_army
+from simulate import batches
+from simulate.api.serializers import study_inputs
+from simulate.services import game_matches, play_match
 from tests.pages.conftest import sign_in
 
 HEADER = "content-security-policy"
@@ -199,4 +204,25 @@ def test_the_api_docs_work_under_their_policy(site, page, violations):
 
     open_under_the_policy(page, "/api/realms/characters/")  # DRF's browsable API
     expect(page.get_by_role("heading", level=1)).to_contain_text("Character")
+    assert_no_violation(page, violations)
+
+
+def test_a_replay_and_a_study_report_load_with_no_violation(site, page, violations):
+    army = command_army("random", random.Random(3))
+    match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=3)
+    open_under_the_policy(page, f"/matches/{match.pk}/")
+    hp = page.get_by_role("meter").first
+    expect(hp.locator("span")).not_to_have_css("width", "0px")  # set by the replay's script
+    page.get_by_role("button", name="Step forward").click()
+    assert_no_violation(page, violations)
+
+    body = {"kind": "matrix", "factions": True, "count": 2}
+    data = game_matches("realms").batch_request(data={**body, "seed": 1})
+    data.is_valid(raise_exception=True)
+    given = data.validated_data
+    batch = batches.play_here(batches.create_batch(
+        game="realms", kind=given["kind"], inputs=study_inputs(given, body), count=given["count"], seed=1).pk)
+    open_under_the_policy(page, f"/studies/{batch.pk}/")
+    cell = page.locator("table.heat-map td.heat-cell.num").first
+    expect(cell).not_to_have_css("background-color", "rgba(0, 0, 0, 0)")  # coloured by site.js
     assert_no_violation(page, violations)
