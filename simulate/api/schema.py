@@ -85,7 +85,13 @@ class GameRequestSchema(AutoSchema):
     def _get_request_body(self, *args, **kwargs):
         body = super()._get_request_body(*args, **kwargs)
         if body is not None:
-            body["required"] = True  # a oneOf of shapes is not known to require a body; every shape does
+            # A oneOf of shapes is not known to require a body, though every shape does; a request whose fields
+            # are all optional (an Akin Legends match: a random setup) may come without one.
+            request = self.get_request_serializer()
+            if isinstance(request, type):
+                request = request()
+            body["required"] = isinstance(request, PolymorphicProxySerializer) or any(
+                field.required for field in request.fields.values())
         return body
 
 

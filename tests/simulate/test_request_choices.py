@@ -120,6 +120,16 @@ def test_a_legends_match_of_nothing_is_a_random_teams_match(anon_client, catalog
     assert [len(team["players"]) for team in response.json()["setup"]["teams"]] == [2, 2]
 
 
+def test_a_legends_match_may_come_without_a_body_and_its_schema_says_so(anon_client, catalogue):
+    response = anon_client.generic("POST", LEGENDS_MATCHES, b"", content_type="application/json")
+    assert response.status_code == 201, response.content
+    schema = anon_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    body_required = {path: schema["paths"][path]["post"]["requestBody"].get("required", False)
+                     for path in (LEGENDS_MATCHES, "/api/simulate/realms/matches/", LEGENDS_BATCHES, REALMS_BATCHES)}
+    assert body_required == {LEGENDS_MATCHES: False, "/api/simulate/realms/matches/": True, LEGENDS_BATCHES: True,
+                             REALMS_BATCHES: True}
+
+
 def test_a_legends_match_of_an_unknown_mode_is_refused(anon_client, catalogue):
     body = assert_error_shape(anon_client.post(LEGENDS_MATCHES, {"mode": "trio"}, format="json"), 400, "invalid")
     assert "mode" in body["fields"]
