@@ -81,3 +81,35 @@ def assert_error_shape(response, status: int, code: str | None = None) -> dict:
     if code is not None:
         assert body["code"] == code, body
     return body
+
+
+def fire_in_waves(requests: list, at_once: int = 8) -> list[tuple[int, bytes]]:
+    """Send `urllib.request.Request`s in waves of `at_once`, each request of a wave on a thread of its own and the
+    wave released at once (parallel enough to race; a wave stays within the test server's queue of pending
+    connections, which refuses a larger burst before anything counts it); each answer's status and body."""
+    import threading
+    import urllib.error
+    import urllib.request
+
+    answers: list[tuple[int, bytes]] = []
+    lock = threading.Lock()
+
+    def send(request, start) -> None:
+        start.wait()
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                status, body = answer.status, answer.read()
+        except urllib.error.HTTPError as exc:
+            status, body = exc.code, exc.read()
+        with lock:
+            answers.append((status, body))
+
+    for first in range(0, len(requests), at_once):
+        wave = requests[first:first + at_once]
+        start = threading.Barrier(len(wave))
+        threads = [threading.Thread(target=send, args=(request, start)) for request in wave]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return answers

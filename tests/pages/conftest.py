@@ -16,6 +16,8 @@ from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from simulate import background
+
 # Playwright's sync API runs an event loop in the test's thread; the ORM calls that set up each test (the
 # catalogue, users) are plain synchronous code, so Django's guard against use inside a loop is lifted for
 # this process. The server thread answering the browser has no loop and is unaffected. The tests that start
@@ -92,3 +94,29 @@ def axe_violations(page) -> list[str]:
     results = Axe().run(page, options=WCAG_AA)
     return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'])}"
             for v in results.response["violations"]]
+
+
+class GatedRunner(background.LocalRunner):
+    """The background thread, holding every job until the test opens the gate: a study's page is then seen
+    while it is still queued, whatever the speed of the machine."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = threading.Event()
+
+    def submit(self, job):
+        def held():
+            self.gate.wait()
+            job()
+        super().submit(held)
+
+
+@pytest.fixture
+def runner(monkeypatch):
+    """Studies held in the background until the test opens the gate (or ends)."""
+    gated = GatedRunner()
+    monkeypatch.setattr(background, "local_runner", gated)
+    monkeypatch.setattr(background, "_resumed_at", None)
+    yield gated
+    gated.gate.set()
+    assert gated.wait_idle(60), "the background thread did not finish"

@@ -4,31 +4,17 @@ to the match and study pages, where exactly that army or setup plays."""
 
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from legends.models import Protector
 from realms import services
 from realms.models import Army, Character
-from simulate import background
 from simulate.models import Batch, Match
 from tests.factories import faction_army
 from tests.pages.conftest import sign_in
-from tests.pages.test_studies import GatedRunner
 
 REPLAY_URL = re.compile(r"/matches/[0-9a-f-]{36}/$")
 STUDY_URL = re.compile(r"/studies/[0-9a-f-]{36}/$")
-
-
-@pytest.fixture
-def runner(monkeypatch):
-    """Studies held in the background until the test ends (these tests read what was stored)."""
-    gated = GatedRunner()
-    monkeypatch.setattr(background, "local_runner", gated)
-    monkeypatch.setattr(background, "_resumed_at", None)
-    yield gated
-    gated.gate.set()
-    assert gated.wait_idle(60), "the background thread did not finish"
 
 
 def code_of(slots) -> str:

@@ -3,45 +3,18 @@ thread (no broker), its page follows it by polling, and the report shows the sto
 
 import json
 import re
-import threading
 
-import pytest
 from playwright.sync_api import expect
 
 from realms.engine.army import Slot
 from realms.models import Character
 from realms.services import army_code
-from simulate import background, studies
+from simulate import studies
 from simulate.models import Batch
 from simulate.pages import charts
 from tests.factories import faction_army
 
 UUID = r"[0-9a-f-]{36}"
-
-
-class GatedRunner(background.LocalRunner):
-    """The background thread, holding every job until the test opens the gate: a study's page is then seen
-    while it is still queued, whatever the speed of the machine."""
-
-    def __init__(self):
-        super().__init__()
-        self.gate = threading.Event()
-
-    def submit(self, job):
-        def held():
-            self.gate.wait()
-            job()
-        super().submit(held)
-
-
-@pytest.fixture
-def runner(monkeypatch):
-    gated = GatedRunner()
-    monkeypatch.setattr(background, "local_runner", gated)
-    monkeypatch.setattr(background, "_resumed_at", None)
-    yield gated
-    gated.gate.set()
-    assert gated.wait_idle(60), "the background thread did not finish"
 
 
 def start(page, game="realms", **fields):

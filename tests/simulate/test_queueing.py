@@ -18,6 +18,7 @@ from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, User
 
 from simulate import batches, studies
 from simulate.models import Batch, BatchChunk
+from tests.conftest import fire_in_waves
 from tests.factories import faction_army
 
 REALMS = "/api/simulate/realms/batches/"
@@ -32,31 +33,9 @@ def generous_rates(monkeypatch):
     monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {"user": "1000/minute"})
 
 
-def fire(requests: list[urllib.request.Request], at_once: int = 8) -> list[tuple[int, dict]]:
-    """The requests in waves of `at_once` (within the test server's queue of pending connections), each
-    request of a wave on a thread of its own and the wave released at once; their statuses and bodies."""
-    answers: list[tuple[int, dict]] = []
-    lock = threading.Lock()
-
-    def send(request, start):
-        start.wait()
-        try:
-            with urllib.request.urlopen(request, timeout=120) as answer:
-                status, body = answer.status, answer.read()
-        except urllib.error.HTTPError as exc:
-            status, body = exc.code, exc.read()
-        with lock:
-            answers.append((status, json.loads(body)))
-
-    for first in range(0, len(requests), at_once):
-        wave = requests[first:first + at_once]
-        start = threading.Barrier(len(wave))
-        threads = [threading.Thread(target=send, args=(request, start)) for request in wave]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    return answers
+def fire(requests: list[urllib.request.Request]) -> list[tuple[int, dict]]:
+    """The requests sent in parallel waves; their statuses and bodies."""
+    return [(status, json.loads(body)) for status, body in fire_in_waves(requests)]
 
 
 def study_request(url: str, body: dict) -> urllib.request.Request:
