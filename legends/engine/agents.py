@@ -532,12 +532,10 @@ class SearchAgent:
         candidates = [a for _, a in scored[: self.max_candidates]]
         if len(candidates) == 1:
             return candidates[0]
-        allowance = self.budget.allowance(rng)
         n = len(candidates)
-        if allowance < n:  # not one simulated decision for each candidate: greedy's choice
+        samples, share = self.budget.split(rng, n, self.determinisations)
+        if not samples:  # not one simulated decision for each candidate: greedy's choice
             return self.greedy.act(observation, legal_actions, rng)
-        samples = min(self.determinisations, allowance // n)
-        share = allowance // (n * samples)  # decisions of one playout, the candidate's own included
         seeds = [child_seed(rng) for _ in range(samples)]
         totals = [0.0] * n
         spent = 0

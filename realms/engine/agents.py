@@ -383,12 +383,9 @@ class SearchAgent:
             scored = self.greedy.scores(observation, legal_actions)
             order = sorted(range(len(scored)), key=lambda i: -scored[i][0])
             candidates = [scored[i][1] for i in order[: self.max_candidates]]
-        allowance = self.budget.allowance(rng)
-        n = len(candidates)
-        if allowance < n:  # not one simulated decision for each candidate: greedy's choice
+        rollouts, share = self.budget.split(rng, len(candidates), self.rollouts)
+        if not rollouts:  # not one simulated decision for each candidate: greedy's choice
             return self.greedy.act(observation, legal_actions, rng)
-        rollouts = min(self.rollouts, allowance // n)
-        share = allowance // (n * rollouts)  # decisions of one playout, the candidate's own included
         me = observation.player
         # Common random numbers: every candidate is played out under the same seeds.
         seeds = [child_seed(rng) for _ in range(rollouts)]

@@ -64,6 +64,17 @@ class LookaheadBudget:
         left = self.per_match - self.seat(rng).spent
         return left if left < self.per_decision else self.per_decision
 
+    def split(self, rng: random.Random, candidates: int, samples: int) -> tuple[int, int]:
+        """How the decision at hand shares its allowance among `candidates` actions, each tried on up to
+        `samples` sampled playouts: (samples, decisions of one playout, the candidate's own included), fewer
+        samples when the allowance cannot give every candidate one decision in each; (0, 0) when it cannot
+        give every candidate even one (the agent then decides without looking ahead)."""
+        allowance = self.allowance(rng)
+        if allowance < candidates:
+            return 0, 0
+        taken = min(samples, allowance // candidates)
+        return taken, allowance // (candidates * taken)
+
     def spend(self, rng: random.Random, decisions: int) -> None:
         """Charge `decisions` simulated decisions to the seat whose generator is `rng`."""
         self.seat(rng).spent += decisions
