@@ -16,6 +16,7 @@ from cardsdb.models import (
     IssuedCardCode,
     OfficialRecord,
     Rarity,
+    UsernameForm,
 )
 
 
@@ -129,6 +130,25 @@ class IssuedCardCodeAdmin(admin.ModelAdmin):
     list_display = ["code", "card", "issued_at"]
     search_fields = ["code", "card__name", "card__slug"]
     list_select_related = ["card"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(UsernameForm)
+class UsernameFormAdmin(admin.ModelAdmin):
+    """The forms accounts' names read as (read only; renaming an account updates them): a new account whose name
+    reads as one of these is refused at sign-up."""
+
+    list_display = ["user", "digest"]
+    search_fields = ["user__username", "digest"]
+    list_select_related = ["user"]
 
     def has_add_permission(self, request):
         return False

@@ -321,3 +321,18 @@ class OfficialRecord(models.Model):
         """The row this record is about (LookupError for an unknown model, DoesNotExist for a missing row)."""
         model = apps.get_model(self.model)
         return model._base_manager.get(pk=self.object_pk)
+
+
+class UsernameForm(models.Model):
+    """One way an account's name reads (cardsdb.usernames.fold: its confusables skeleton, case set aside), as a
+    digest. Each is unique, so the database itself keeps two accounts made by sign-up from reading alike,
+    however many sign up at once, and a new name is checked by an index lookup rather than against every name."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="username_forms")
+
+    class Meta:
+        ordering = ["user_id", "digest"]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]}… of {self.user}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.apps import apps
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import router, transaction
 from django.db.models import Q
@@ -85,6 +86,17 @@ def keep_issued_code(sender, instance: Card, using: str | None = None, **kwargs)
     record_issued_code(instance, using=using)
 
 
+def keep_username_forms(sender, instance, created: bool, raw: bool = False, using=None, update_fields=None,
+                        **kwargs) -> None:
+    """`post_save` of every account: the forms its name reads as are stored (cardsdb.usernames), however it was
+    made (sign-up, the admin, createsuperuser) or renamed."""
+    if raw or not (created or update_fields is None or "username" in update_fields):
+        return
+    from cardsdb.usernames import record_forms
+
+    record_forms(instance, using=using)
+
+
 def connect() -> None:
     """Connect the handlers to every card model (called once, from the app's ready())."""
     for model in card_models():
@@ -98,3 +110,4 @@ def connect() -> None:
     from cardsdb.card_uses import refuse_deleting_used_card
 
     pre_delete.connect(refuse_deleting_used_card, sender=Card, dispatch_uid="cardsdb.signals.card_in_use")
+    post_save.connect(keep_username_forms, sender=settings.AUTH_USER_MODEL, dispatch_uid="cardsdb.signals.usernames")

@@ -7,17 +7,19 @@ Scripts.txt as confusable-homoglyphs ships them:
 - A name is refused when its skeleton (each character replaced by the prototype of the characters it can be
   taken for: Cyrillic "а" by Latin "a", "rn" for "m", capital "I" and digit "1" by "l") matches an existing
   name's, with case set aside ("ALICE" or "аlісе" beside "alice").
+
+Each account's forms are stored as digests (`UsernameForm`, unique): a new name is looked up, not compared
+with every name, and two sign-ups at once that read alike cannot both keep theirs (`claim_forms`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
-from collections.abc import Iterable
 from functools import cache
 
 from confusable_homoglyphs.categories import unique_aliases
 from confusable_homoglyphs.confusables import confusables_data
-from django.contrib.auth import get_user_model
 
 # Characters any script uses (digits, punctuation) and combining marks, which take their base's script.
 NEUTRAL_SCRIPTS = frozenset({"COMMON", "INHERITED"})
@@ -89,23 +91,38 @@ def mixed_scripts(username: str) -> list[str]:
     return sorted(script.replace("_", " ").title() for script in scripts)
 
 
-def look_alike(username: str, usernames: Iterable[str]) -> str | None:
-    """The first of `usernames` (other than `username` itself) that reads as `username`, if any."""
-    forms = fold(username)
-    return next((other for other in usernames if other != username and fold(other) & forms), None)
+def digests(username: str) -> list[str]:
+    """The stored forms of a name (`UsernameForm.digest`): a SHA-256 of each of its folds."""
+    return sorted(hashlib.sha256(form.encode()).hexdigest() for form in fold(username))
+
+
+def record_forms(user, using: str | None = None) -> None:
+    """Store the forms of `user`'s name, leaving out those another account holds (an account made by staff, or
+    before names were checked, may read as another; the first keeps the form). A renamed account's old forms
+    are dropped."""
+    from cardsdb.models import UsernameForm
+
+    current = digests(user.username)
+    manager = UsernameForm.objects.db_manager(using)
+    manager.filter(user=user).exclude(digest__in=current).delete()
+    manager.bulk_create([UsernameForm(digest=digest, user=user) for digest in current], ignore_conflicts=True)
+
+
+def read_by_another(user) -> bool:
+    """Whether another account holds one of the forms of `user`'s name (once `record_forms` ran for it)."""
+    from cardsdb.models import UsernameForm
+
+    return UsernameForm.objects.filter(digest__in=digests(user.username)).exclude(user=user).exists()
 
 
 def username_refusal(username: str) -> str | None:
-    """Why a new account may not take this name (mixed scripts, or it reads as an existing name), or None.
+    """Why a new account may not take this name (mixed scripts, or it reads as an existing name), or None."""
+    from cardsdb.models import UsernameForm
 
-    Every existing name is compared: a skeleton is not something the database can index without storing it,
-    and signing up is rated (scope `auth`), so the scan stays rare.
-    """
     scripts = mixed_scripts(username)
     if scripts:
         return (f"Use the letters of one script: this username mixes {', '.join(scripts[:-1])} and {scripts[-1]}"
                 " (letters of different scripts can look alike).")
-    existing = get_user_model().objects.values_list("username", flat=True).iterator(chunk_size=2000)
-    if look_alike(username, existing) is not None:
+    if UsernameForm.objects.filter(digest__in=digests(username)).exists():
         return LOOKS_LIKE_ANOTHER
     return None

@@ -4,11 +4,12 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from cardsdb.pages.throttles import refused_page
-from cardsdb.usernames import username_refusal
+from cardsdb.usernames import LOOKS_LIKE_ANOTHER, read_by_another, username_refusal
 
 
 class SignUpForm(UserCreationForm):
@@ -20,6 +21,17 @@ class SignUpForm(UserCreationForm):
         if refusal:
             raise ValidationError(refusal, code="confusable")
         return username
+
+    def save(self, commit: bool = True):
+        """The new account, or None (the form then says why) when an account signed up meanwhile reads alike:
+        its forms are stored with the account, and checked again in the same transaction."""
+        with transaction.atomic():
+            user = super().save(commit=True)
+            if read_by_another(user):
+                transaction.set_rollback(True)
+                self.add_error("username", ValidationError(LOOKS_LIKE_ANOTHER, code="confusable"))
+                return None
+        return user
 
 
 class LoginView(auth_views.LoginView):
@@ -39,7 +51,8 @@ def signup(request):
         refused = refused_page(request, "auth")
         if refused:
             return refused
-        if form.is_valid():
-            login(request, form.save())
+        user = form.save() if form.is_valid() else None
+        if user is not None:
+            login(request, user)
             return redirect(reverse("home"))
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)

@@ -88,3 +88,42 @@ def test_sign_up_takes_names_of_one_script_that_read_as_no_other(client, django_
     response = client.post("/accounts/signup/", {"username": name, **password})  # then one that reads as no other
     assert response.status_code == 302, response.content.decode()
     assert django_user_model.objects.filter(username=name).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sign_ups_at_once_that_read_alike_leave_one_account(live_server, django_user_model, monkeypatch):
+    import urllib.parse
+    import urllib.request
+
+    from rest_framework.throttling import ScopedRateThrottle
+
+    from tests.conftest import fire_in_waves
+
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "auth", "100/minute")
+    with urllib.request.urlopen(f"{live_server.url}/accounts/signup/") as answer:
+        cookie = next(c.split(";")[0] for c in answer.headers.get_all("Set-Cookie") if c.startswith("csrftoken="))
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', answer.read().decode())[1]
+    names = ["alice", "a1ice", "aIice", "ALICE", "Alice", "A1ice", "AIice", "alIce"]  # each reads as "alice"
+    requests = [urllib.request.Request(
+        f"{live_server.url}/accounts/signup/", headers={"Cookie": cookie, "Referer": f"{live_server.url}/"},
+        data=urllib.parse.urlencode({"username": name, "password1": "a-long-pass-phrase-9",
+                                     "password2": "a-long-pass-phrase-9", "csrfmiddlewaretoken": token}).encode())
+        for name in names]
+    # A sign-up that succeeds is redirected home (the redirect followed: 200), a refused one answers 400.
+    for _ in range(3):  # each round a new race
+        django_user_model.objects.all().delete()
+        statuses = sorted(status for status, _ in fire_in_waves(requests))
+        assert statuses == [200] + [400] * 7, statuses
+        assert django_user_model.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_accounts_made_any_way_hold_their_forms_and_a_rename_moves_them(client, django_user_model):
+    staff_made = django_user_model.objects.create_user("oliver", password="a-password-of-theirs-1")
+    password = {"password1": "a-long-pass-phrase-9", "password2": "a-long-pass-phrase-9"}
+    assert LOOKS_LIKE in client.post("/accounts/signup/", {"username": "0liver", **password}).content.decode()
+    staff_made.username = "olga"
+    staff_made.save(update_fields=["username"])
+    assert client.post("/accounts/signup/", {"username": "0liver", **password}).status_code == 302
+    client.logout()
+    assert LOOKS_LIKE in client.post("/accounts/signup/", {"username": "oIga", **password}).content.decode()
