@@ -86,7 +86,7 @@ class GameRequestSchema(AutoSchema):
         body = super()._get_request_body(*args, **kwargs)
         if body is not None:
             # A oneOf of shapes is not known to require a body, though every shape does; a request whose fields
-            # are all optional (an Akin Legends match: a random setup) may come without one.
+            # are all optional (a match of a random setup) may come without one.
             request = self.get_request_serializer()
             if isinstance(request, type):
                 request = request()
