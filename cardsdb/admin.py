@@ -27,6 +27,25 @@ def image_preview(image, size: int = 64) -> str:
     return format_html('<img src="{}" style="max-height:{}px;max-width:{}px" alt="">', image.url, size, size)
 
 
+class RecordAdmin(admin.ModelAdmin):
+    """A record of what happened, read only: no add form and no change; `deletable` says whether staff may delete
+    one."""
+
+    deletable = True
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return self.deletable and super().has_delete_permission(request, obj)
+
+
 class CardImagePreviewMixin:
     """Thumbnail column and a larger preview on the change form, for every card admin."""
 
@@ -124,25 +143,18 @@ class CollectionEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(IssuedCardCode)
-class IssuedCardCodeAdmin(admin.ModelAdmin):
+class IssuedCardCodeAdmin(RecordAdmin):
     """Every card code ever held (read only): a code listed here is never given to another card."""
 
     list_display = ["code", "card", "issued_at"]
     search_fields = ["code", "card__name", "card__slug"]
     list_select_related = ["card"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    deletable = False
 
 
 @admin.register(UsernameForm)
-class UsernameFormAdmin(admin.ModelAdmin):
+class UsernameFormAdmin(RecordAdmin):
     """The forms accounts' names read as (read only; renaming an account updates them): a new account whose name
     reads as one of these is refused at sign-up."""
 
@@ -150,14 +162,7 @@ class UsernameFormAdmin(admin.ModelAdmin):
     search_fields = ["user__username", "digest"]
     list_select_related = ["user"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    deletable = False
 
 
 @admin.register(OfficialRecord)
