@@ -168,9 +168,12 @@ def postprocess(result, generator, request, public):
             operation["parameters"] = [p for p in operation.get("parameters", []) if not _is_format(p)]
             if not operation["parameters"]:
                 del operation["parameters"]
-            for parameter in operation.get("parameters", []):
-                if parameter.get("in") == "query":
-                    _no_nul(parameter.get("schema"))
+            query = [parameter for parameter in operation.get("parameters", []) if parameter.get("in") == "query"]
+            for parameter in query:
+                _no_nul(parameter.get("schema"))
+            if any(parameter.get("name") == "page" for parameter in query):  # a list: it ignores empty values
+                for parameter in query:
+                    _empty_ignored(parameter)
             responses = operation.setdefault("responses", {})
             for status in _error_statuses(operation, method, view):
                 responses.setdefault(status, _error_response(status))
@@ -190,6 +193,15 @@ def postprocess(result, generator, request, public):
         if issubclass(serializer, StrictFieldsMixin):
             schema["additionalProperties"] = False
     return result
+
+
+def _empty_ignored(parameter: dict[str, Any]) -> None:
+    """A list ignores a query parameter given empty (`?game=`) and names it in its `warnings`: OpenAPI's
+    `allowEmptyValue` says an empty value is taken."""
+    parameter["allowEmptyValue"] = True
+    said = parameter.get("description", "")
+    parameter["description"] = f"{said}\n\nEmpty: ignored, and named in `warnings`." if said else \
+        "Empty: ignored, and named in `warnings`."
 
 
 def _is_format(parameter: dict[str, Any]) -> bool:
