@@ -96,3 +96,12 @@ def test_the_admin_lists_the_uses_and_deletes_nothing(catalogue, admin_client, u
     admin_client.post(url, {"post": "yes"})
     assert Character.objects.filter(slug="iron-guardian").exists()
     assert CollectionEntry.objects.filter(card=card).count() == 1
+
+
+def test_the_answer_is_the_error_shape_the_schema_describes(catalogue, staff_client, user, anon_client):
+    hold(user)
+    body = assert_error_shape(staff_client.delete(GUARDIAN), 409, "protected")
+    schema = anon_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    error = schema["components"]["schemas"]["Error"]
+    assert error["additionalProperties"] is False and set(body) <= set(error["properties"])
+    assert error["properties"]["uses"]["additionalProperties"] == {"type": "integer", "minimum": 1}
