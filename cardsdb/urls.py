@@ -10,7 +10,7 @@ from rest_framework.settings import api_settings
 
 from cardsdb.api.errors import api_not_found_view
 from cardsdb.health import healthz
-from cardsdb.pages.throttles import scoped
+from cardsdb.pages.throttles import throttle_scope
 
 handler400 = "cardsdb.api.errors.bad_request_view"
 handler403 = "cardsdb.api.errors.permission_denied_view"
@@ -28,7 +28,7 @@ class ThrottledObtainAuthToken(ObtainAuthToken):
 
 urlpatterns = [
     # The admin's sign-in form: its posts count against `auth`, as every other way to sign in.
-    path("admin/login/", scoped(admin.site.login, "auth")),
+    path("admin/login/", throttle_scope("auth")(admin.site.login)),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/auth/token/", ThrottledObtainAuthToken.as_view(), name="api-token"),

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from cardsdb.pages.throttles import refused_page
+from cardsdb.pages.throttles import throttle_scope
 from cardsdb.usernames import LOOKS_LIKE_ANOTHER, read_by_another, username_refusal
 
 
@@ -38,19 +38,16 @@ class LoginView(auth_views.LoginView):
     """Django's sign-in page; each attempt counts against the `auth` rate, so guessing passwords here is no
     faster than at /api/auth/token/."""
 
-    def post(self, request, *args, **kwargs):
-        return refused_page(request, "auth") or super().post(request, *args, **kwargs)
+    throttle_scope = "auth"
 
 
+@throttle_scope("auth")
 def signup(request):
     """A new account (a unique name that reads as no other, a password the validators accept), then signed in."""
     if request.user.is_authenticated:
         return redirect("home")
     form = SignUpForm(request.POST or None)
     if request.method == "POST":
-        refused = refused_page(request, "auth")
-        if refused:
-            return refused
         user = form.save() if form.is_valid() else None
         if user is not None:
             login(request, user)

@@ -4,8 +4,8 @@
 - Every page request counts against `anon` (per address) or `user` (per account and per address):
   PageThrottleMiddleware, for every view that is not one of DRF's (those are throttled by DRF itself)
   and not the health check.
-- A view that costs more declares its scope: `throttle_scope` on the view (see `scoped`), counted on its
-  POSTs by the middleware, or `refused_page(request, scope)` called by the view where it starts the work.
+- A view that costs more declares its scope (`@throttle_scope("simulate")`, or `throttle_scope` on a view
+  class), counted by the middleware on its POSTs.
 """
 
 import functools
@@ -13,8 +13,6 @@ import math
 
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
-
-from cardsdb.api.throttling import ScopedThrottle
 
 # Views no rate applies to: load balancers probe the health check.
 EXEMPT_URL_NAMES = frozenset({"healthz"})
@@ -27,16 +25,13 @@ class _Scoped:
         self.throttle_scope = scope
 
 
-def _wait(request, throttles, scope: str | None) -> int | None:
-    """None when `request` is within every throttle (each counts it); else the seconds to wait."""
+def wait_seconds(request, scope: str | None = None) -> int | None:
+    """None when `request` is within the service's rates (anon/user) and those of `scope`, as the API applies
+    them to a view of that scope (each throttle counts it); else the seconds to wait."""
     view = _Scoped(scope)
+    throttles = [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES]
     waits = [throttle.wait() or 1 for throttle in throttles if not throttle.allow_request(request, view)]
     return max(1, math.ceil(max(waits))) if waits else None
-
-
-def wait_seconds(request, scope: str | None = None) -> int | None:
-    """The service's rates (anon/user) and those of `scope`, as the API applies them to a view of that scope."""
-    return _wait(request, [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES], scope)
 
 
 def too_many(request, wait: int):
@@ -54,22 +49,25 @@ def too_many(request, wait: int):
     return response
 
 
-def refused_page(request, scope: str):
-    """The 429 page when `request` is over the rate of `scope`, else None (the request is counted). The
-    middleware has already counted the request against anon/user."""
-    wait = _wait(request, [ScopedThrottle()], scope)
-    return None if wait is None else too_many(request, wait)
+def throttle_scope(scope: str):
+    """Decorator: the view's POSTs count against `scope`'s rate as well (PageThrottleMiddleware), as a DRF view's
+    `throttle_scope` does. A class-based view may set `throttle_scope` on its class instead."""
+
+    def scoped(view):
+        @functools.wraps(view)
+        def throttled(request, *args, **kwargs):
+            return view(request, *args, **kwargs)
+
+        throttled.throttle_scope = scope  # type: ignore[attr-defined]
+        return throttled
+
+    return scoped
 
 
-def scoped(view, scope: str):
-    """`view` with `throttle_scope`: its POSTs count against that scope's rate as well (the admin's login)."""
-
-    @functools.wraps(view)
-    def throttled(request, *args, **kwargs):
-        return view(request, *args, **kwargs)
-
-    throttled.throttle_scope = scope  # type: ignore[attr-defined]
-    return throttled
+def scope_of(view_func) -> str | None:
+    """The `throttle_scope` a view declares, on itself or on its class."""
+    return getattr(view_func, "throttle_scope", None) or getattr(getattr(view_func, "view_class", None),
+                                                                 "throttle_scope", None)
 
 
 def _is_drf_view(view_func) -> bool:
@@ -92,6 +90,6 @@ class PageThrottleMiddleware:
         match = request.resolver_match
         if match is not None and match.url_name in EXEMPT_URL_NAMES:
             return None
-        scope = getattr(view_func, "throttle_scope", None) if request.method == "POST" else None
+        scope = scope_of(view_func) if request.method == "POST" else None
         wait = wait_seconds(request, scope)
         return None if wait is None else too_many(request, wait)

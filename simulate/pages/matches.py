@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from cardsdb.api.errors import page_error
-from cardsdb.pages.throttles import refused_page
+from cardsdb.pages.throttles import throttle_scope
 from simulate import selectors, services
 from simulate.api.views import play_requested_match
 from simulate.engine.errors import InputError
@@ -29,6 +29,7 @@ def chosen_game(request) -> str:
     return (request.POST if request.method == "POST" else request.GET).get("game", default_game())
 
 
+@throttle_scope("simulate")
 @require_http_methods(["GET", "POST"])
 def match_new(request):
     """The form of one game's match (filled in as a link gives it); a valid post plays it (within the API's
@@ -41,9 +42,6 @@ def match_new(request):
     form = None
     status = 200
     if request.method == "POST":
-        refused = refused_page(request, "simulate")
-        if refused:
-            return refused
         form = bound_form(game, request.POST, request.user)
         if form.is_valid():
             try:

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.errors import exception_handler, page_error
-from cardsdb.pages.throttles import refused_page
+from cardsdb.pages.throttles import throttle_scope
 from cardsdb.pages.wording import named_violations
 from simulate import background, batches, selectors
 from simulate.api.views import start_batch
@@ -48,6 +48,7 @@ GROUP_TITLES = {"cards": "Cards", "factions": "Factions", "classes": "Classes", 
 # ------------------------------------------------------------------------------------ starting
 
 
+@throttle_scope("batches")
 @require_http_methods(["GET", "POST"])
 def study_new(request):
     """The form of every kind of study, and the signed-in user's recent studies."""
@@ -58,9 +59,6 @@ def study_new(request):
         return page_error(request, 400, f"Unknown game; give one of {', '.join(game_titles())}.")
     status, refusal = 200, None
     if request.method == "POST":
-        refused = refused_page(request, "batches")
-        if refused:
-            return refused
         background.resume_soon()
         form = StudyForm(request.POST, game=game)
         if form.is_valid():
