@@ -60,24 +60,32 @@ MAX_BODY = _env("SERVER_MAX_BODY", 7 * 1024 * 1024)
 # ------------------------------------------------------------------------------------- refusals
 
 
-def refusal(status: int, code: str, message: str, target: bytes | None) -> bytes:
-    """A whole HTTP/1.1 answer that closes the connection: the error shape for the API (or when the target
-    cannot be read), a short page for a person's browser."""
+def refusal_body(status: int, code: str, message: str, target: bytes | None) -> tuple[bytes, bytes]:
+    """The content type and body of a refusal: the error shape for the API (or when the target cannot be read),
+    a short page for a person's browser."""
     path = (target or b"").split(b"?", 1)[0]
     if b"://" in path:  # absolute form: http://host/path
         path = b"/" + path.split(b"://", 1)[1].partition(b"/")[2]
     if target is None or path.startswith((b"/api/", b"/healthz")) or path == b"/api":
-        content_type = b"application/json"
-        body = json.dumps({"message": message, "code": code}).encode()
-    else:
-        content_type = b"text/html; charset=utf-8"
-        phrase = HTTPStatus(status).phrase
-        body = (f"<!doctype html><html lang=\"en\"><title>{status} {phrase}</title>"
-                f"<h1>{phrase}</h1><p role=\"alert\">{html.escape(message)}</p>"
-                f"<p><a href=\"/\">Back to the home page</a></p></html>").encode()
-    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\ncontent-type: ".encode() + content_type
-            + f"\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n".encode())
-    return head + body
+        return b"application/json", json.dumps({"message": message, "code": code}).encode()
+    phrase = HTTPStatus(status).phrase
+    return b"text/html; charset=utf-8", (
+        f"<!doctype html><html lang=\"en\"><title>{status} {phrase}</title>"
+        f"<h1>{phrase}</h1><p role=\"alert\">{html.escape(message)}</p>"
+        f"<p><a href=\"/\">Back to the home page</a></p></html>").encode()
+
+
+def refusal_headers(content_type: bytes, body: bytes) -> list[tuple[bytes, bytes]]:
+    """A refusal's headers: it closes the connection."""
+    return [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
+
+
+def refusal(status: int, code: str, message: str, target: bytes | None) -> bytes:
+    """A whole HTTP/1.1 refusal, as written straight to the socket while the request is still being read."""
+    content_type, body = refusal_body(status, code, message, target)
+    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode()
+    head += b"".join(name + b": " + value + b"\r\n" for name, value in refusal_headers(content_type, body))
+    return head + b"\r\n" + body
 
 
 # ------------------------------------------------------------------------------------- reading the head
@@ -212,10 +220,9 @@ class Front:
                 return
 
     async def refuse(self, send, status: int, code: str, message: str, target: bytes) -> None:
-        answer = refusal(status, code, message, target)
-        head, body = answer.split(b"\r\n\r\n", 1)
-        headers = [tuple(line.split(b": ", 1)) for line in head.split(b"\r\n")[1:]]
-        await send({"type": "http.response.start", "status": status, "headers": headers})
+        content_type, body = refusal_body(status, code, message, target)
+        await send({"type": "http.response.start", "status": status,
+                    "headers": refusal_headers(content_type, body)})
         await send({"type": "http.response.body", "body": body})
 
     async def read_body(self, scope, receive, send, target: bytes):
