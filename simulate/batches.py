@@ -97,15 +97,16 @@ def client_keys(client: str) -> list[str]:
 
 
 def unfinished_of(client: str) -> int:
-    """The queued or running batches of `client`'s account or of its address, whichever has more. `client` is
-    "user:<id>@<address>" signed in, "address:<address>" anonymously (simulate.api.views.client_ident)."""
-    unfinished = Batch.objects.filter(status__in=[Batch.Status.QUEUED, Batch.Status.RUNNING])
-    account, at, address = client.rpartition("@")
-    if not at:
-        account, address = "", client.removeprefix("address:")
-    counts = [unfinished.filter(Q(client=f"address:{address}") | Q(client__endswith=f"@{address}")).count()]
-    if account:
-        counts.append(unfinished.filter(Q(client=account) | Q(client__startswith=f"{account}@")).count())
+    """The queued or running batches of `client`'s account or of its address (`client_keys`), whichever has
+    more: an account's batches from any address, and an address's under any account."""
+    unfinished = Batch.objects.filter(status__in=UNFINISHED)
+    counts = [0]
+    for key in client_keys(client):
+        if key.startswith("address:"):
+            mine = Q(client=key) | Q(client__endswith="@" + key.removeprefix("address:"))
+        else:
+            mine = Q(client=key) | Q(client__startswith=f"{key}@")
+        counts.append(unfinished.filter(mine).count())
     return max(counts)
 
 
