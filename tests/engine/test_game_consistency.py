@@ -18,6 +18,8 @@ random_sim_test checks its games: each game of `simulate.engine.games.GAMES`, ea
    the observation stays the same when what the player may not see changes: the match generator (a clone
    with another seed), and every hidden card (the game's `rehide`; and a sandbox, the protocol's own
    determinisation, in a test of its own).
+6. The runner's step (the state's `play_decision`, or the runner's own) plays as `apply` does: the same
+   choices give the same log, and a decider emptying the legal actions it is handed changes nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import hashlib
 import json
 import random
 from collections.abc import Iterator
+from functools import partial
 from types import BuiltinFunctionType, FunctionType, MappingProxyType, MethodType, ModuleType
 from typing import Any
 
@@ -34,7 +37,7 @@ import pytest
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import schema_problems
 from simulate.engine.games import GAMES, GameRules, GameState, Observation, Outcome, get_game
-from simulate.engine.runner import HARD_MAX_ACTIONS
+from simulate.engine.runner import HARD_MAX_ACTIONS, _play_decision
 from tests.engine.game_modes import MODES, Mode
 from tests.engine.test_agent_isolation import attribute_names, is_live, leaks, referents, shared
 
@@ -397,7 +400,9 @@ def check_illegal(state: Any, seats: list[str], earlier: list[Any], rng: random.
         quick = view(state, seats, whole=False)
         assert not changed(quick, before), f"{at}: refusing {bad!r} changed the match's {changed(quick, before)}"
     after = view(state, seats)
-    assert not changed(before, after), f"{at}: refusing {tried!r} changed the match's {changed(before, after)}"
+    assert not changed(before, after), (
+        f"{at}: refusing the illegal actions {', '.join(repr(t) for t in tried)[:300]} changed the match's "
+        f"{changed(before, after)}")
     return len(tried)
 
 
@@ -608,6 +613,40 @@ def differences(a: Any, b: Any, path: str = "observation") -> list[str]:
                 out.extend(differences(x, y, f"{path}[{i}]"))
         return out
     return [f"{path}: {a!r:.60} != {b!r:.60}"]
+
+
+def emptying_choice(choose: random.Random, observation: Any, legal: list[Any]) -> Any:
+    """A decider: a random legal action, the list it was handed emptied after the choice."""
+    action = legal[choose.randrange(len(legal))]
+    legal.clear()
+    return action
+
+
+@pytest.mark.parametrize("game, mode", cases())
+def test_the_runners_step_plays_as_apply_does(game: str, mode: Mode) -> None:
+    # The runner takes a decision through the state's `play_decision` (PlaysDecisions) when it has one, else
+    # through its own step: the same choices must give the same log as `apply` does, and a decider that empties
+    # the list of legal actions it was handed changes nothing of the match.
+    for seed in SEEDS:
+        logs = []
+        for runner in (False, True):
+            _, seats, opts, state = begin(game, mode, seed)
+            choose, steps, cap = random.Random(seed), 0, action_cap(opts)
+
+            step = getattr(state, "play_decision", None) or partial(_play_decision, state)
+            deciders = dict.fromkeys(seats, partial(emptying_choice, choose))
+            while not state.is_terminal() and steps < cap:
+                if runner:
+                    step(deciders)
+                else:
+                    legal = state.legal_actions()
+                    state.apply(legal[choose.randrange(len(legal))] if len(legal) > 1 else legal[0])
+                steps += 1
+            logs.append(state.events())
+        first = next((i for i, (x, y) in enumerate(zip(*logs, strict=False)) if x != y), None)
+        assert logs[0] == logs[1], (
+            f"{game} {mode.name}, seed {seed}: the runner's step and apply, given the same choices, log differently "
+            f"from event {first} on")
 
 
 # ------------------------------------------------------------------ the checks have teeth
