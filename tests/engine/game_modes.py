@@ -145,6 +145,10 @@ def legends_rehide(state: Any, player: str, rng: random.Random) -> Any:
 
 LEGENDS_WINNERS = frozenset({"0", "1"})
 LEGENDS_REASONS = frozenset({"defenses_destroyed", "mutual_destruction", "max_rounds"})
+LEGENDS_KNOWN = {
+    "legal list": "LegendsState.legal_actions() returns the list the match caches (self.legal), not a copy: a "
+                  "caller that changes it changes the match's legal actions (the runner hands agents a copy)",
+}
 
 
 MODES: dict[str, tuple[Mode, ...]] = {
@@ -156,7 +160,7 @@ MODES: dict[str, tuple[Mode, ...]] = {
     ),
     "legends": tuple(
         Mode(name, legends_setup(name), legends_options, LEGENDS_WINNERS, LEGENDS_REASONS, legends_hidden,
-             legends_skip, legends_rehide)
+             legends_skip, legends_rehide, LEGENDS_KNOWN)
         for name in ("teams", "duel")
     ),
 }

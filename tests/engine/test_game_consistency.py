@@ -79,13 +79,24 @@ def _fresh_caches() -> Iterator[None]:
         cache.clear()
 
 
+FROZEN_TYPES: dict[type, bool] = {}
+
+
 def is_frozen(obj: Any) -> bool:
-    """Whether `obj`'s class makes values: a frozen dataclass, or a class made read-only by `read_only`."""
+    """Whether `obj`'s class makes values: a frozen dataclass, a class made read-only by `read_only`, or a
+    compiled class none of whose attributes can be set (judged on its first object)."""
     cls = type(obj)
-    params = getattr(cls, "__dataclass_params__", None)
-    if params is not None:
-        return bool(params.frozen)
-    return getattr(cls.__setattr__, "__qualname__", "").startswith("read_only.")
+    known = FROZEN_TYPES.get(cls)
+    if known is None:
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is not None:
+            known = bool(params.frozen)
+        elif getattr(cls.__setattr__, "__qualname__", "").startswith("read_only."):
+            known = True
+        else:
+            known = hasattr(cls, "__mypyc_attrs__") and bool(attribute_names(obj)) and not is_live(obj)
+        FROZEN_TYPES[cls] = known
+    return known
 
 
 def frozen_value(obj: Any) -> Any:
@@ -613,6 +624,23 @@ def differences(a: Any, b: Any, path: str = "observation") -> list[str]:
                 out.extend(differences(x, y, f"{path}[{i}]"))
         return out
     return [f"{path}: {a!r:.60} != {b!r:.60}"]
+
+
+@pytest.mark.parametrize("game, mode", cases("legal list"))
+def test_the_legal_actions_handed_out_are_the_callers(game: str, mode: Mode) -> None:
+    # Whoever asks for the legal actions may keep or change the list it gets without changing the match.
+    for seed in ISOLATION_SEEDS:
+        _, _, opts, state = begin(game, mode, seed, keep_log=False)
+        choose, step = random.Random(seed), 0
+        while not state.is_terminal() and step < action_cap(opts):
+            handed = state.legal_actions()
+            legal = list(handed)
+            handed.clear()
+            assert state.legal_actions() == legal, (
+                f"{game} {mode.name}, seed {seed}, step {step}: emptying the list legal_actions() returned emptied "
+                "the match's legal actions")
+            state.apply(legal[choose.randrange(len(legal))])
+            step += 1
 
 
 def emptying_choice(choose: random.Random, observation: Any, legal: list[Any]) -> Any:
