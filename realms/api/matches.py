@@ -227,18 +227,7 @@ def draw_armies(attrs: dict[str, Any]) -> None:
     study's seed, side a then side b, then a gauntlet's subject and its opponents, then a matrix's entrants, each
     in order. Each drawn army becomes its slots, and what was drawn is kept under `drawn` (the study records the
     armies it plays); a seed is chosen when none was given. ValidationError at the army no legal army fits."""
-    places: list[tuple[str, str | int | None]] = []
-    if "armies" in attrs:
-        places += [("armies", side) for side in SIDES]
-    if "subject" in attrs:
-        places.append(("subject", None))
-    for key in ("opponents", "entrants"):
-        places += [(key, index) for index in range(len(attrs.get(key) or []))]
-
-    def army_at(key: str, at: str | int | None) -> dict[str, Any]:
-        return attrs[key] if at is None else attrs[key][at]
-
-    wanted = [(key, at) for key, at in places if drawn_spec(army_at(key, at))]
+    wanted = [(key, at) for key, at in _army_places(attrs) if drawn_spec(_army_at(attrs, key, at))]
     if not wanted:
         return
     if attrs.get("seed") is None:
@@ -246,7 +235,7 @@ def draw_armies(attrs: dict[str, Any]) -> None:
     rng = random.Random(attrs["seed"])
     errors: dict[str, list[str]] = {}
     for key, at in wanted:
-        army = army_at(key, at)
+        army = _army_at(attrs, key, at)
         shape = "random" if army.get("random") else "faction"
         path = ".".join(str(part) for part in (key, at, shape) if part is not None)
         try:
@@ -261,6 +250,23 @@ def draw_armies(attrs: dict[str, Any]) -> None:
     if errors:
         raise serializers.ValidationError(errors)
     attrs[DRAWN] = {key: attrs[key] for key in dict.fromkeys(key for key, _ in wanted)}
+
+
+def _army_places(attrs: Mapping[str, Any]) -> list[tuple[str, str | int | None]]:
+    """Where a study's armies stand, in the order they are drawn: (key, side or index; None for the subject)."""
+    places: list[tuple[str, str | int | None]] = []
+    if "armies" in attrs:
+        places += [("armies", side) for side in SIDES]
+    if "subject" in attrs:
+        places.append(("subject", None))
+    for key in ("opponents", "entrants"):
+        places += [(key, index) for index in range(len(attrs.get(key) or []))]
+    return places
+
+
+def _army_at(attrs: Mapping[str, Any], key: str, at: str | int | None) -> dict[str, Any]:
+    """The army at a place of `_army_places`."""
+    return attrs[key] if at is None else attrs[key][at]
 
 
 MATCH_REQUEST_SCHEMA = PolymorphicProxySerializer(
