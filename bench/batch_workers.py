@@ -195,49 +195,90 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
 
 
 def run(args: argparse.Namespace, workers: Workers) -> None:
+    """Every variant over the same matches, in interleaved rounds; print rates, ratios and where time goes."""
     import django
 
     django.setup()
-    from django.db import connection
+    from simulate import batches, studies
 
-    from cardsdb.celery import app
-    from simulate import background, batches, studies
-    from simulate.engine.runner import play_match
-    from simulate.models import Batch, BatchChunk
-    from simulate.services import game_matches
+    bench = Bench(args, workers)
+    runs = bench.variants()
+    bench.warm_up()
+    rates, cpu = measure(runs, args.rounds, bench.count, workers)
+    bench.consume(bench.second, True)
+    parts = breakdown(bench.new_batch(), batches, studies)
+    report(bench, args.rounds, rates, cpu, parts)
 
-    matches = game_matches("realms")
-    entrants, names = matches.strongest_entrants({})
-    inputs = {"armies": {"a": entrants[0], "b": entrants[1]}}
-    count, seed = args.matches, args.seed
-    study = studies.plan(game="realms", kind="matchup", inputs=inputs, per_pairing=count, swap_sides=True)
-    prepared = study.pairings[0].prepared
-    plays = [(p.setup, p.agents, p.options) for p in
-             (prepared if i % 2 == 0 else matches.swapped(prepared) for i in range(count))]
-    size = studies.chunk_units(study)
-    bounds = [(start, min(count, start + size)) for start in range(0, count, size)]
 
-    def bare() -> None:
-        for i, (setup, agents, options) in enumerate(plays):
+class Bench:
+    """The matches every variant plays (one matchup, sides swapped in every odd match, match i with seed + i),
+    the variants that play them, and the two workers."""
+
+    def __init__(self, args: argparse.Namespace, workers: Workers) -> None:
+        """Plan the study once and prepare its matches; start both workers."""
+        from simulate import studies
+        from simulate.services import game_matches
+
+        self.matches = game_matches("realms")
+        entrants, self.names = self.matches.strongest_entrants({})
+        self.inputs = {"armies": {"a": entrants[0], "b": entrants[1]}}
+        self.count, self.seed = args.matches, args.seed
+        self.study = studies.plan(game="realms", kind="matchup", inputs=self.inputs, per_pairing=self.count,
+                                  swap_sides=True)
+        prepared = self.study.pairings[0].prepared
+        self.plays = [(p.setup, p.agents, p.options) for p in
+                      (prepared if i % 2 == 0 else self.matches.swapped(prepared) for i in range(self.count))]
+        self.size = studies.chunk_units(self.study)
+        self.bounds = [(start, min(self.count, start + self.size)) for start in range(0, self.count, self.size)]
+        self.workers = workers
+        self.first, self.second = workers.start("bench-a"), workers.start("bench-b")
+        self.per_worker: list[tuple[int, int]] = []  # chunks each worker played, per two-worker run
+
+    def variants(self) -> dict[str, Callable[[], None]]:
+        """Each measured variant, by the name the figures give it."""
+        return {"bare loop": self.bare, "play_chunk": self.chunks, "run_chunk": self.run_chunks,
+                "1 worker": self.celery(1), "2 workers": self.celery(2)}
+
+    def bare(self) -> None:
+        """`play_match` over the prepared setups, nothing else in the loop."""
+        from simulate.engine.runner import play_match
+
+        seed = self.seed
+        for i, (setup, agents, options) in enumerate(self.plays):
             play_match("realms", setup=setup, agents=agents, seed=seed + i, options=options, keep_log=False)
 
-    def chunks() -> None:
-        for start, stop in bounds:
-            studies.play_chunk(study, seed, start, stop)
+    def chunks(self) -> None:
+        """`studies.play_chunk` chunk by chunk in this process."""
+        from simulate import studies
 
-    def new_batch() -> Batch:
-        return batches.create_batch(game="realms", kind="matchup", inputs=inputs, count=count, seed=seed,
+        for start, stop in self.bounds:
+            studies.play_chunk(self.study, self.seed, start, stop)
+
+    def new_batch(self, batch_count: int | None = None):
+        """A stored batch of the matchup, as the API creates one."""
+        from simulate import batches
+
+        return batches.create_batch(game="realms", kind="matchup", inputs=self.inputs,
+                                    count=self.count if batch_count is None else batch_count, seed=self.seed,
                                     swap_sides=True)
 
-    def run_chunks() -> None:
-        batch = new_batch()
+    def run_chunks(self) -> None:
+        """`batches.run_chunk` for every chunk of a new batch, as a worker runs its tasks, without Celery."""
+        from simulate import batches
+        from simulate.models import Batch
+
+        batch = self.new_batch()
         for index in range(batch.chunks):
             batches.run_chunk(batch.pk, index)
         assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DONE
 
-    def on_workers(batch_count: int = count) -> Batch:
-        batch = batches.create_batch(game="realms", kind="matchup", inputs=inputs, count=batch_count, seed=seed,
-                                     swap_sides=True)
+    def on_workers(self, batch_count: int | None = None):
+        """A new batch queued for the workers, waited for until it is done."""
+        from simulate import background
+        from simulate.models import Batch
+
+        batch_count = self.count if batch_count is None else batch_count
+        batch = self.new_batch(batch_count)
         background.queue_batch(batch.pk)
         deadline = time.monotonic() + 600
         while Batch.objects.filter(pk=batch.pk).values_list("status", flat=True)[0] in ("queued", "running"):
@@ -248,55 +289,74 @@ def run(args: argparse.Namespace, workers: Workers) -> None:
         assert batch.status == Batch.Status.DONE and batch.played == batch_count, (batch.status, batch.error)
         return batch
 
-    first, second = workers.start("bench-a"), workers.start("bench-b")
-
-    def consume(name: str, on: bool) -> None:
+    def consume(self, name: str, on: bool) -> None:
         """Let a worker take chunks from the queue, or not (remote control; it answers between tasks)."""
+        from cardsdb.celery import app
+
         call = app.control.add_consumer if on else app.control.cancel_consumer
         replies = call("celery", destination=[name], reply=True, timeout=10)
         if not replies:
             raise SystemExit(f"worker {name} did not answer {'add' if on else 'cancel'}_consumer")
 
-    per_worker: list[tuple[int, int]] = []
+    def celery(self, n: int) -> Callable[[], None]:
+        """The batch on `n` workers (the second one sits out with one); with two, the chunks each played."""
+        from simulate.models import BatchChunk
 
-    def celery(n: int) -> Callable[[], None]:
         def timed() -> None:
-            consume(second, n == 2)
-            batch = on_workers()
+            self.consume(self.second, n == 2)
+            batch = self.on_workers()
             if n == 2:
                 runners = list(BatchChunk.objects.filter(batch=batch).values_list("runner", flat=True))
                 pids = [int(r.split(":")[1]) for r in runners]
-                per_worker.append((pids.count(workers.pid(first)), pids.count(workers.pid(second))))
+                self.per_worker.append((pids.count(self.workers.pid(self.first)),
+                                        pids.count(self.workers.pid(self.second))))
         return timed
 
-    runs: dict[str, Callable[[], None]] = {"bare loop": bare, "play_chunk": chunks, "run_chunk": run_chunks,
-                                           "1 worker": celery(1), "2 workers": celery(2)}
-    # Warm-up: imports, caches, both workers' first tasks; and the same matches in the bare loop and the chunks.
-    bare_draws = sum(play_match("realms", setup=s, agents=a, seed=seed + i, options=o, keep_log=False).winner is None
-                     for i, (s, a, o) in enumerate(plays[:500]))
-    assert bare_draws == studies.play_chunk(study, seed, 0, 500)["pairings"][0]["draws"], "not the same matches"
-    run_chunks()
-    consume(second, True)
-    for _ in range(5):
-        warm = on_workers(batch_count=min(count, 10 * size))
-        if len(set(BatchChunk.objects.filter(batch=warm).values_list("runner", flat=True))) == 2:
-            break
+    def warm_up(self) -> None:
+        """Imports, caches, both workers' first tasks; and a check that the bare loop and the chunks play the
+        same matches."""
+        from simulate import studies
+        from simulate.engine.runner import play_match
+        from simulate.models import BatchChunk
 
+        seed = self.seed
+        bare_draws = sum(play_match("realms", setup=s, agents=a, seed=seed + i, options=o, keep_log=False).winner
+                         is None for i, (s, a, o) in enumerate(self.plays[:500]))
+        assert bare_draws == studies.play_chunk(self.study, seed, 0, 500)["pairings"][0]["draws"], \
+            "not the same matches"
+        self.run_chunks()
+        self.consume(self.second, True)
+        for _ in range(5):
+            warm = self.on_workers(batch_count=min(self.count, 10 * self.size))
+            if len(set(BatchChunk.objects.filter(batch=warm).values_list("runner", flat=True))) == 2:
+                break
+
+
+def measure(runs: dict[str, Callable[[], None]], rounds: int, count: int,
+            workers: Workers) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Matches per second of each variant in each round, and the CPU seconds of this process and the workers
+    meanwhile; every variant once per round, in turn."""
     rates: dict[str, list[float]] = {name: [] for name in runs}
-    cpu: dict[str, list[float]] = {name: [] for name in runs}  # CPU seconds of this process and the workers
-    for _ in range(args.rounds):
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
         for name, variant in runs.items():
             cpu_start = time.process_time() + workers.cpu_seconds()
             start = time.perf_counter()
             variant()
             rates[name].append(count / (time.perf_counter() - start))
             cpu[name].append(time.process_time() + workers.cpu_seconds() - cpu_start)
-    consume(second, True)
+    return rates, cpu
 
-    parts = breakdown(new_batch(), batches, studies)
+
+def report(bench: Bench, rounds: int, rates: dict[str, list[float]], cpu: dict[str, list[float]],
+           parts: dict[str, tuple[float, float, float]]) -> None:
+    """Print the figures: each variant's rate and cost per chunk, then the ratios the targets name."""
+    from django.db import connection
+
+    count, size, chunks = bench.count, bench.size, len(bench.bounds)
     median = {name: statistics.median(values) for name, values in rates.items()}
-    print(f"Batch throughput: {count:,} matches per variant ({len(bounds)} chunks of {size}), median of "
-          f"{args.rounds} interleaved rounds; {names[0]} vs {names[1]}, greedy vs greedy, sides swapped")
+    print(f"Batch throughput: {count:,} matches per variant ({chunks} chunks of {size}), median of "
+          f"{rounds} interleaved rounds; {bench.names[0]} vs {bench.names[1]}, greedy vs greedy, sides swapped")
     print(f"  engines: {engine_build()}; database: {connection.vendor}; {os.cpu_count()} cores")
     # Cores used: the CPU time of this process and the workers over the wall time; below what a variant can
     # use (1, or 2 for two workers), the machine gave the rest to other processes.
@@ -306,12 +366,12 @@ def run(args: argparse.Namespace, workers: Workers) -> None:
         rate = median[name]
         used = statistics.median(c * r / count for c, r in zip(cpu[name], values, strict=True))
         print(f"  {name:12} {rate:10.0f} {min(values):8.0f} {max(values):8.0f} {rate / median['bare loop']:12.3f}x"
-              f" {1000 * size / rate:13.1f} {1000 * statistics.median(cpu[name]) / len(bounds):17.1f} {used:11.2f}")
+              f" {1000 * size / rate:13.1f} {1000 * statistics.median(cpu[name]) / chunks:17.1f} {used:11.2f}")
     layer = median["bare loop"] / median["play_chunk"] - 1
     task = median["bare loop"] / median["run_chunk"] - 1
     scale = median["2 workers"] / median["1 worker"]
     wall = {name: 1000 * size / median[name] for name in median}
-    cpu_ms = {name: 1000 * statistics.median(values) / len(bounds) for name, values in cpu.items()}
+    cpu_ms = {name: 1000 * statistics.median(values) / chunks for name, values in cpu.items()}
     print(f"  task layer: play_chunk costs {layer:+.1%} over the bare loop (target at most +5%)")
     print(f"  run_chunk (a worker's task without Celery) {task:+.1%}: {wall['run_chunk'] - wall['play_chunk']:+.1f} ms "
           f"wall and {cpu_ms['run_chunk'] - cpu_ms['play_chunk']:+.1f} ms CPU per chunk over play_chunk; its steps "
@@ -323,7 +383,7 @@ def run(args: argparse.Namespace, workers: Workers) -> None:
           f"(Celery, Redis, dispatch and polling)")
     print(f"  two workers / one worker: {scale:.2f}x (target at least 1.7x); CPU per chunk {cpu_ms['2 workers']:.1f} "
           f"ms with two, {cpu_ms['1 worker']:.1f} ms with one; chunks per worker: "
-          f"{', '.join(f'{a}/{b}' for a, b in per_worker)}")
+          f"{', '.join(f'{a}/{b}' for a, b in bench.per_worker)}")
 
 
 def breakdown(batch, batches, studies) -> dict[str, tuple[float, float, float]]:

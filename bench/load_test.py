@@ -573,7 +573,8 @@ def throttle_runs(server: Server, rates: dict[str, str]) -> list[Let]:
 # --- the run ----------------------------------------------------------------------------------
 
 
-def main() -> int:
+def parse_arguments() -> argparse.Namespace:
+    """The command line, with --smoke's short run and --attacks-only's attacks filled in."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--smoke", action="store_true", help="8 clients, 10 s in all")
     parser.add_argument("--clients", type=int, default=32)
@@ -593,7 +594,35 @@ def main() -> int:
         args.clients, args.seconds, args.max_requests = 8, 10.0 / len(SCENARIOS), 5_000
         args.slow_sockets, args.slow_seconds = 20, 4.0
     args.attacks = args.attacks or args.attacks_only
-    scenarios = [] if args.attacks_only else SCENARIOS
+    return args
+
+
+@dataclass
+class Run:
+    """What one load test started and measured: main stops what it started, whatever happens."""
+
+    server: Server | None = None
+    sampler: ConnectionSampler | None = None
+    workers: int = WORKERS
+    threads: int = THREADS
+    results: list[Figures] = field(default_factory=list)
+    held: dict[int, int] = field(default_factory=dict)  # copies each collection holds at the end
+    lost: int = 0
+    tracebacks: int = 0
+    slow: SlowFigures | None = None
+    let: list[Let] = field(default_factory=list)
+
+    def stop(self) -> None:
+        """Stop the connection sampler and the server, if they run."""
+        if self.sampler is not None and not self.sampler.greenlet.dead:
+            self.sampler.stop()
+        if self.server is not None:
+            self.server.stop()
+
+
+def main() -> int:
+    """A fresh database and `make serve` on it, the scenarios and attacks, the figures; 1 on any failure."""
+    args = parse_arguments()
     if not args.database_url.startswith(("postgres://", "postgresql://")):
         print(f"The load test needs PostgreSQL; DATABASE_URL is {args.database_url}", file=sys.stderr)
         return 2
@@ -605,63 +634,88 @@ def main() -> int:
 
     name = f"cardsdb_load_{os.getpid()}_{secrets.token_hex(3)}"
     admin.execute(f'CREATE DATABASE "{name}"')
-    workdir = Path(tempfile.mkdtemp(prefix="cardsdb-load-"))
-    server: Server | None = None
-    sampler: ConnectionSampler | None = None
-    slow: SlowFigures | None = None
-    let: list[Let] = []
-    results: list[Figures] = []
+    run = Run()
     try:
-        print(f"== make serve on a fresh database {name} (migrations, official sets, static files)", flush=True)
-        began = time.monotonic()
-        server = start_server(database_url(args.database_url, name), workdir, args.cache_url, args.startup_timeout)
-        workers = int(server.env.get("WEB_CONCURRENCY") or WORKERS)
-        threads = int(server.env.get("GUNICORN_THREADS") or THREADS)
-        print(f"   up in {time.monotonic() - began:.0f} s at {server.base_url}: {workers} workers x {threads} threads, "
-              f"cache {'Redis' if args.cache_url else 'database'}", flush=True)
-
-        SHARED.armies = legal_armies(8)
-        SHARED.accounts = create_accounts(server, ACCOUNTS)
-        cards = http(server, "GET", "/api/cards/?game=realms&ordering=name&page_size=3")["results"]
-        SHARED.cards = [card["slug"] for card in cards]
-
-        sampler = ConnectionSampler(args.database_url, name)
-        print(f"== {len(scenarios)} scenarios, {args.clients} concurrent clients, "
-              f"at most {args.seconds:g} s or {args.max_requests} requests each", flush=True)
-        for scenario, user_class in scenarios:
-            figures = run_scenario(scenario, user_class, server, args.clients, args.seconds, args.max_requests)
-            results.append(figures)
-            print(f"   {scenario:<12} {figures.requests:>6} requests, {figures.errors} errors", flush=True)
-        sampler.stop()
-
-        held = {}
-        for account in SHARED.accounts:
-            body = http(server, "GET", f"/api/collections/{account['collection']}/", token=account["token"])
-            held[account["collection"]] = sum(entry["quantity"] for entry in body["entries"])
-        # Copies added by successful requests that the collections do not hold (or hold extra).
-        lost = sum(abs(SHARED.added[c] - held[c]) for c in held)
-        tracebacks = server.tracebacks()
-
-        if args.smoke or args.attacks:
-            print(f"== slow clients: {args.slow_sockets} sockets sending a byte every {SLOW_PERIOD:g} s for "
-                  f"{args.slow_seconds:g} s, 8 other clients timed meanwhile", flush=True)
-            slow = slow_clients_run(server, args.slow_sockets, args.slow_seconds)
-            tracebacks = server.tracebacks()
-        if args.attacks:
-            server.stop()
-            print("== throttles: make serve again with the documented rates, NUM_PROXIES=1", flush=True)
-            server = start_server(database_url(args.database_url, name), workdir, args.cache_url,
-                                  args.startup_timeout, rates=DOCUMENTED_RATES, num_proxies=1, tag="-rates")
-            let = throttle_runs(server, DOCUMENTED_RATES)
-            tracebacks += server.tracebacks()
+        measure(run, args, name)
     finally:
-        if sampler is not None and not sampler.greenlet.dead:
-            sampler.stop()
-        if server is not None:
-            server.stop()
+        run.stop()
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
+    return 1 if report(run) else 0
 
+
+def measure(run: Run, args: argparse.Namespace, name: str) -> None:
+    """Start the service on database `name`, run the scenarios, check the collections, then the attacks."""
+    workdir = Path(tempfile.mkdtemp(prefix="cardsdb-load-"))
+    print(f"== make serve on a fresh database {name} (migrations, official sets, static files)", flush=True)
+    began = time.monotonic()
+    run.server = start_server(database_url(args.database_url, name), workdir, args.cache_url, args.startup_timeout)
+    run.workers = int(run.server.env.get("WEB_CONCURRENCY") or WORKERS)
+    run.threads = int(run.server.env.get("GUNICORN_THREADS") or THREADS)
+    print(f"   up in {time.monotonic() - began:.0f} s at {run.server.base_url}: {run.workers} workers x "
+          f"{run.threads} threads, cache {'Redis' if args.cache_url else 'database'}", flush=True)
+
+    SHARED.armies = legal_armies(8)
+    SHARED.accounts = create_accounts(run.server, ACCOUNTS)
+    cards = http(run.server, "GET", "/api/cards/?game=realms&ordering=name&page_size=3")["results"]
+    SHARED.cards = [card["slug"] for card in cards]
+
+    run.sampler = ConnectionSampler(args.database_url, name)
+    run_scenarios(run, args)
+    run.sampler.stop()
+    run.held, run.lost = collections_held(run.server)
+    run.tracebacks = run.server.tracebacks()
+
+    if args.smoke or args.attacks:
+        print(f"== slow clients: {args.slow_sockets} sockets sending a byte every {SLOW_PERIOD:g} s for "
+              f"{args.slow_seconds:g} s, 8 other clients timed meanwhile", flush=True)
+        run.slow = slow_clients_run(run.server, args.slow_sockets, args.slow_seconds)
+        run.tracebacks = run.server.tracebacks()
+    if args.attacks:
+        run.server.stop()
+        print("== throttles: make serve again with the documented rates, NUM_PROXIES=1", flush=True)
+        run.server = start_server(database_url(args.database_url, name), workdir, args.cache_url,
+                                  args.startup_timeout, rates=DOCUMENTED_RATES, num_proxies=1, tag="-rates")
+        run.let = throttle_runs(run.server, DOCUMENTED_RATES)
+        run.tracebacks += run.server.tracebacks()
+
+
+def run_scenarios(run: Run, args: argparse.Namespace) -> None:
+    """Each scenario (none with --attacks-only) from the same number of clients, one after another."""
+    assert run.server is not None
+    scenarios = [] if args.attacks_only else SCENARIOS
+    print(f"== {len(scenarios)} scenarios, {args.clients} concurrent clients, "
+          f"at most {args.seconds:g} s or {args.max_requests} requests each", flush=True)
+    for scenario, user_class in scenarios:
+        figures = run_scenario(scenario, user_class, run.server, args.clients, args.seconds, args.max_requests)
+        run.results.append(figures)
+        print(f"   {scenario:<12} {figures.requests:>6} requests, {figures.errors} errors", flush=True)
+
+
+def collections_held(server: Server) -> tuple[dict[int, int], int]:
+    """The copies each account's collection holds, and the lost updates: copies added by successful requests
+    that the collections do not hold (or hold extra)."""
+    held = {}
+    for account in SHARED.accounts:
+        body = http(server, "GET", f"/api/collections/{account['collection']}/", token=account["token"])
+        held[account["collection"]] = sum(entry["quantity"] for entry in body["entries"])
+    return held, sum(abs(SHARED.added[c] - held[c]) for c in held)
+
+
+def report(run: Run) -> bool:
+    """Print the figures of the run; whether it failed."""
+    failed = report_scenarios(run)
+    failed = report_slow_clients(run.slow) or failed
+    failed = report_throttles(run.let) or failed
+    print("== load test " + ("FAILED" if failed else "passed"))
+    return failed
+
+
+def report_scenarios(run: Run) -> bool:
+    """The scenarios against /healthz, the collections, the database connections and the errors; whether any
+    error, lost update or connection over the bound was seen."""
+    assert run.sampler is not None
+    results = run.results
     base = results[0] if results else Figures("healthz", 0, 0, 0.0, 0.0, 0.0, {})
     print()
     print(f"{'scenario':<12} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
@@ -673,31 +727,39 @@ def main() -> int:
     errors = sum(f.errors for f in results)
     added = sum(SHARED.added.values())
     print()
-    print(f"collections: {added} copies added by successful requests, {sum(held.values())} held afterwards, "
-          f"{lost} lost updates")
-    bound = workers * threads
-    print(f"database connections: at most {sampler.peak} at once (bound: {workers} x {threads} = {bound})")
-    print(f"errors: {errors} unexpected answers, {tracebacks} tracebacks in the server log")
+    print(f"collections: {added} copies added by successful requests, {sum(run.held.values())} held afterwards, "
+          f"{run.lost} lost updates")
+    bound = run.workers * run.threads
+    print(f"database connections: at most {run.sampler.peak} at once (bound: {run.workers} x {run.threads} = {bound})")
+    print(f"errors: {errors} unexpected answers, {run.tracebacks} tracebacks in the server log")
     for f in results:
         for kind, count in f.error_kinds.items():
             print(f"   {count} x {kind}")
+    return bool(errors or run.tracebacks or run.lost or run.sampler.peak > bound)
 
-    failed = errors or tracebacks or lost or sampler.peak > bound
-    if slow is not None:
-        print(f"slow clients: {slow.sockets} open; the other clients had {slow.answered} answers and {slow.failed} "
-              f"failures (none within {OTHER_TIMEOUT:g} s, or not 200), median {slow.p50:.0f} ms, "
-              f"p99 {slow.p99:.0f} ms (a failure counted at {OTHER_TIMEOUT:g} s); "
-              f"{slow.closed_by_server} slow sockets closed by the server")
-        for kind, count in slow.failures.most_common():
-            print(f"   {count} x {kind}")
-        failed = failed or slow.failed
+
+def report_slow_clients(slow: SlowFigures | None) -> bool:
+    """What the other clients saw while the slow sockets were open; whether any of them failed."""
+    if slow is None:
+        return False
+    print(f"slow clients: {slow.sockets} open; the other clients had {slow.answered} answers and {slow.failed} "
+          f"failures (none within {OTHER_TIMEOUT:g} s, or not 200), median {slow.p50:.0f} ms, "
+          f"p99 {slow.p99:.0f} ms (a failure counted at {OTHER_TIMEOUT:g} s); "
+          f"{slow.closed_by_server} slow sockets closed by the server")
+    for kind, count in slow.failures.most_common():
+        print(f"   {count} x {kind}")
+    return bool(slow.failed)
+
+
+def report_throttles(let: list[Let]) -> bool:
+    """The requests each throttle let through against its bound; whether one let more through."""
+    failed = False
     for entry in let:
         answered = ", ".join(f"{status or 'none'}: {count}" for status, count in sorted(entry.statuses.items()))
         print(f"throttles: {entry.name}: {entry.through} of {entry.sent} let through, bound {entry.bound} "
               f"({answered})")
         failed = failed or entry.through > entry.bound
-    print("== load test " + ("FAILED" if failed else "passed"))
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

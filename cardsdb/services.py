@@ -324,54 +324,80 @@ def plan_official(rows: list[ReleaseRow], *, update: bool, using: str = DEFAULT_
     plans: list[RowPlan] = []
     for row in rows:
         key = (row.label, row.pk)
-        instance, record = current.get(key), records.get(key)
-        plan = RowPlan(UNCHANGED, row.label, row.pk, names.get(_group(*key), ""), row=row, record=record)
+        plan = RowPlan(UNCHANGED, row.label, row.pk, names.get(_group(*key), ""), row=row, record=records.get(key))
         plans.append(plan)
+        instance = current.get(key)
         if instance is None:
-            if record is None:
-                plan.action, plan.new_fingerprint = CREATE, row.fingerprint
-            else:
-                plan.action, plan.reason = CONFLICT, "deleted since it was loaded; left deleted"
-            continue
-        now = row_fields(instance)
-        now_print = fingerprint(now)
-        if not update:
-            if record is None:
-                plan.new_fingerprint = row.fingerprint
-                if now_print != row.fingerprint:
-                    plan.reason = "differs from the release; recorded as loaded, so updates report it"
-            continue
-        changes = _changes(now, row.fields)
-        if now_print == row.fingerprint:
-            if record is None or record.fingerprint != row.fingerprint:
-                plan.new_fingerprint = row.fingerprint
-        elif record is None:
-            plan.action, plan.changes = CONFLICT, changes
-            plan.reason = "already in the database, never loaded as official, and different from the release; kept"
-        elif record.fingerprint != now_print:
-            plan.action, plan.changes = CONFLICT, changes
-            plan.reason = "edited since it was loaded; kept as it is"
+            _plan_missing(plan, row)
+        elif update:
+            _plan_update(plan, row, row_fields(instance))
         else:
-            plan.action, plan.changes, plan.new_fingerprint = UPDATE, changes, row.fingerprint
+            _plan_load(plan, row, row_fields(instance))
+    _hold_back_conflicted(plans)
+    if update:
+        plans += _retired(rows, records)
+    return OfficialPlan(plans)
+
+
+def _plan_missing(plan: RowPlan, row: ReleaseRow) -> None:
+    """A release row not in the database: created if it was never loaded, else left deleted (a conflict)."""
+    if plan.record is None:
+        plan.action, plan.new_fingerprint = CREATE, row.fingerprint
+    else:
+        plan.action, plan.reason = CONFLICT, "deleted since it was loaded; left deleted"
+
+
+def _plan_load(plan: RowPlan, row: ReleaseRow, now: dict[str, Any]) -> None:
+    """A row already there, on a load: never changed, only recorded as loaded if it was not."""
+    if plan.record is None:
+        plan.new_fingerprint = row.fingerprint
+        if fingerprint(now) != row.fingerprint:
+            plan.reason = "differs from the release; recorded as loaded, so updates report it"
+
+
+def _plan_update(plan: RowPlan, row: ReleaseRow, now: dict[str, Any]) -> None:
+    """A row already there, on an update: brought to the release unless edited since it was loaded (or never
+    loaded and different), which is a conflict."""
+    record, now_print = plan.record, fingerprint(now)
+    changes = _changes(now, row.fields)
+    if now_print == row.fingerprint:
+        if record is None or record.fingerprint != row.fingerprint:
+            plan.new_fingerprint = row.fingerprint
+    elif record is None:
+        plan.action, plan.changes = CONFLICT, changes
+        plan.reason = "already in the database, never loaded as official, and different from the release; kept"
+    elif record.fingerprint != now_print:
+        plan.action, plan.changes = CONFLICT, changes
+        plan.reason = "edited since it was loaded; kept as it is"
+    else:
+        plan.action, plan.changes, plan.new_fingerprint = UPDATE, changes, row.fingerprint
+
+
+def _hold_back_conflicted(plans: list[RowPlan]) -> None:
+    """No row of an object in conflict is created or updated: the object stays whole as it is."""
     conflicted = {_group(p.label, p.pk) for p in plans if p.action == CONFLICT}
     for plan in plans:
         if plan.action in (CREATE, UPDATE) and _group(plan.label, plan.pk) in conflicted:
             plan.action, plan.new_fingerprint = HELD, None
             plan.reason = "held back: another row of this object is in conflict"
-    if update:
-        released = {(row.label, row.pk) for row in rows}
-        sources = {row.source for row in rows}
-        for key, record in sorted(records.items()):
-            if key not in released and record.source in sources:
-                try:
-                    name = str(record.recorded_row())
-                except (LookupError, ObjectDoesNotExist):
-                    name = ""
-                plans.append(RowPlan(
-                    RETIRED, record.model, record.object_pk, name, record=record,
-                    reason=f"official in {record.source} but not in this release; left in place",
-                ))
-    return OfficialPlan(plans)
+
+
+def _retired(rows: list[ReleaseRow], records: dict[tuple[str, str], OfficialRecord]) -> list[RowPlan]:
+    """Rows recorded as official from the release's files that the release no longer lists (left in place)."""
+    released = {(row.label, row.pk) for row in rows}
+    sources = {row.source for row in rows}
+    retired = []
+    for key, record in sorted(records.items()):
+        if key not in released and record.source in sources:
+            try:
+                name = str(record.recorded_row())
+            except (LookupError, ObjectDoesNotExist):
+                name = ""
+            retired.append(RowPlan(
+                RETIRED, record.model, record.object_pk, name, record=record,
+                reason=f"official in {record.source} but not in this release; left in place",
+            ))
+    return retired
 
 
 def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> OfficialPlan:

@@ -168,31 +168,36 @@ def read_decklist(text: str, cards: Iterable[DecklistCard]) -> tuple[list[Slot],
             continue
         if stripped.startswith("#") or _COMMENT.match(stripped):
             continue  # a comment, or a header that names no line (e.g. "# My army")
-        quantity, rest = _quantity(stripped)
-        found, name, line, not_a_line = _card_and_line(rest, index)
-        if not found:
-            suggestion = index.suggest(name)
-            hint = f"; did you mean '{suggestion}'?" if suggestion else "."
-            problems.append(Problem(number, f"No character card '{name}'{hint}", suggestion))
-            continue
-        if len(found) > 1:
-            slugs = ", ".join(sorted(card.slug for card in found))
-            problems.append(Problem(number, f"'{rest}' names several cards ({slugs}); write its slug.", None))
-            continue
-        card = found[0]
-        if not_a_line is not None:
-            problems.append(Problem(number, f"'{not_a_line}' is not a line (vanguard or rearguard).",
-                                    card.position if card.position != FLEX else None))
-            continue
-        line = line or section or (card.position if card.position != FLEX else None)
-        if line is None:
-            problems.append(Problem(number, f"'{card.name}' is flex: say which line (vanguard or rearguard).", None))
-            continue
-        if not 1 <= quantity <= MAX_QUANTITY:
-            problems.append(Problem(number, f"A quantity of {quantity}: an army holds 1 to {MAX_QUANTITY} cards.", None))
-            continue
-        slots.extend(Slot(card.slug, line) for _ in range(quantity))
+        read = _card_line(number, stripped, index, section)
+        if isinstance(read, Problem):
+            problems.append(read)
+        else:
+            slots.extend(read)
     return slots, problems
+
+
+def _card_line(number: int, text: str, index: CardIndex, section: str | None) -> list[Slot] | Problem:
+    """The slots a line naming a card gives (its quantity, in the line written, else the section's, else the
+    card's own), or the problem that keeps it from giving any."""
+    quantity, rest = _quantity(text)
+    found, name, line, not_a_line = _card_and_line(rest, index)
+    if not found:
+        suggestion = index.suggest(name)
+        hint = f"; did you mean '{suggestion}'?" if suggestion else "."
+        return Problem(number, f"No character card '{name}'{hint}", suggestion)
+    if len(found) > 1:
+        slugs = ", ".join(sorted(card.slug for card in found))
+        return Problem(number, f"'{rest}' names several cards ({slugs}); write its slug.", None)
+    card = found[0]
+    printed_line = card.position if card.position != FLEX else None
+    if not_a_line is not None:
+        return Problem(number, f"'{not_a_line}' is not a line (vanguard or rearguard).", printed_line)
+    line = line or section or printed_line
+    if line is None:
+        return Problem(number, f"'{card.name}' is flex: say which line (vanguard or rearguard).", None)
+    if not 1 <= quantity <= MAX_QUANTITY:
+        return Problem(number, f"A quantity of {quantity}: an army holds 1 to {MAX_QUANTITY} cards.", None)
+    return [Slot(card.slug, line) for _ in range(quantity)]
 
 
 def write_decklist(slots: Sequence[Slot], cards: Iterable[DecklistCard]) -> str:

@@ -57,17 +57,27 @@ def army_decode(code: str) -> tuple[int, list[Slot]]:
     was written in for version 1, canonical order (by card code, then line) for version 2; ArmyCodeError for a
     code that does not decode or names a card this catalogue does not have."""
     version, entries = decode_army_code(code)
-    if version == LEGACY_CODE_VERSION:
-        by_id = {card.id: card.slug for card in selectors.army_cards(ids=[i for i, _ in entries]).values()}
-        found = {f"#{key}": by_id.get(key) for key, _ in entries if isinstance(key, int)}
-    else:
-        by_code = {card.code: card.slug for card in selectors.army_cards(codes=[c for c, _ in entries]).values()}
-        found = {str(key): by_code.get(str(key)) for key, _ in entries}
+    found = _slugs_named(version, entries)
     missing = sorted(name for name, slug in found.items() if slug is None)
     if missing:
         raise ArmyCodeError(f"The code names cards this catalogue does not have: {', '.join(missing)}.")
-    names = [f"#{key}" if version == LEGACY_CODE_VERSION else str(key) for key, _ in entries]
+    names = [_entry_name(version, key) for key, _ in entries]
     return version, [Slot(found[name] or "", line) for name, (_, line) in zip(names, entries, strict=True)]
+
+
+def _entry_name(version: int, key: int | str) -> str:
+    """How an entry of a code names its card: `#<id>` in a version 1 code, its card code after."""
+    return f"#{key}" if version == LEGACY_CODE_VERSION else str(key)
+
+
+def _slugs_named(version: int, entries: list[tuple[int | str, str]]) -> dict[str, str | None]:
+    """The slug of each card a code names, by the entry's name (None for a card this catalogue does not have):
+    version 1 names cards by id, later versions by card code."""
+    if version == LEGACY_CODE_VERSION:
+        by_id = {card.id: card.slug for card in selectors.army_cards(ids=[i for i, _ in entries]).values()}
+        return {f"#{key}": by_id.get(key) for key, _ in entries if isinstance(key, int)}
+    by_code = {card.code: card.slug for card in selectors.army_cards(codes=[c for c, _ in entries]).values()}
+    return {str(key): by_code.get(str(key)) for key, _ in entries}
 
 
 def army_from_code(code: str) -> list[Slot]:

@@ -30,6 +30,7 @@ from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from cardsdb.errors import DomainError
 from simulate import studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
@@ -56,8 +57,11 @@ BROKER_QUEUED_FOR = timedelta(minutes=15)
 TAKE_ATTEMPTS, TURN_CHECKS = 1_000, 3
 
 
-class TooManyBatches(Exception):
+class TooManyBatches(DomainError):
     """A client with MAX_UNFINISHED batches not yet over asked for another (answered 429)."""
+
+    status = 429
+    code = "too_many_batches"
 
 
 UNFINISHED = (Batch.Status.QUEUED, Batch.Status.RUNNING)

@@ -3,7 +3,7 @@
 Nothing here knows a game. Each game app registers its `GameMatches` from its `ready()`: the
 request it takes, how such a request becomes an engine match (setup, options, agents) and how a
 played match reads. Refusals are an `InputError` (with the request paths at fault) or an
-`IllegalMatchSetup` (with every rule violation); the API maps both in one place.
+`IllegalMatchSetup` (with every rule violation); each says how the API answers it (cardsdb.errors).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from django.utils import timezone
 
+from cardsdb.errors import DomainError
 from simulate.conf import setting
 from simulate.engine import runner
 from simulate.engine.agents import agent_names
@@ -36,12 +37,20 @@ SEED_LIMIT = 2**63 - 1  # seeds are 0 to 2^63 - 1, so that every seed fits a dat
 logger = logging.getLogger(__name__)
 
 
-class IllegalMatchSetup(Exception):
-    """Armies or team setups that break the rules; `violations` lists every one."""
+class IllegalMatchSetup(DomainError):
+    """Armies or team setups that break the rules; `violations` lists every one (answered 400)."""
+
+    status = 400
+    code = "rule_violations"
 
     def __init__(self, violations: list[dict], message: str):
-        super().__init__(message)
+        """Every violation, and a message saying what breaks the rules."""
+        super().__init__(message or "The request breaks the rules.")
         self.violations = violations
+
+    def details(self) -> dict[str, Any]:
+        """The answer's `violations`."""
+        return {"violations": self.violations}
 
 
 @dataclass(frozen=True)

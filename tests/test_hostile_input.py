@@ -641,8 +641,8 @@ def test_numbers_in_lists_and_dicts_keep_their_type(staff_client):
 
 def input_serializers() -> list[type]:
     """Every serializer that reads a request body (those refusing unknown keys), of every app."""
-    import legends.matches  # noqa: F401  (the simulate requests of each game)
-    import realms.matches  # noqa: F401
+    import legends.api.matches  # noqa: F401  (the simulate requests of each game)
+    import realms.api.matches  # noqa: F401
     from cardsdb.api.serializers import StrictFieldsMixin
 
     found, todo = set(), [StrictFieldsMixin]

@@ -1,4 +1,8 @@
-"""One error shape for every 4xx answer: `message`, `code`, and `fields` or `violations`."""
+"""One error shape for every 4xx answer: `message`, `code`, and `fields` or `violations`.
+
+A domain error (`cardsdb.errors.DomainError`) declares its own answer; Django's, the database's and DRF's
+exceptions are converted here into the API exceptions that answer them.
+"""
 
 import logging
 import math
@@ -25,18 +29,10 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
 
 from cardsdb.api.parsers import MAX_JSON_DEPTH, RequestTooLarge, body_limit_message
-from simulate.batches import TooManyBatches
-from simulate.engine.errors import (
-    InputError,
-    OptionsError,
-    SetupError,
-    SpecError,
-    UnknownAgentError,
-    UnknownGameError,
-)
-from simulate.services import IllegalMatchSetup
+from cardsdb.errors import DomainError
 
 logger = logging.getLogger(__name__)
 logger_request = logging.getLogger("django.request")
@@ -48,18 +44,6 @@ class Conflict(exceptions.APIException):
     default_detail = "The request conflicts with the current state."
 
 
-class RuleViolations(exceptions.APIException):
-    """A request that is well formed but breaks the game's rules, with every violation."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "rule_violations"
-    default_detail = "The request breaks the rules."
-
-    def __init__(self, violations: list[dict], message: str | None = None):
-        super().__init__(message or self.default_detail, self.default_code)
-        self.violations = violations
-
-
 class CsrfFailed(exceptions.PermissionDenied):
     """A write signed in by the session cookie without its CSRF token: DRF's SessionAuthentication refused it."""
 
@@ -68,36 +52,6 @@ class CsrfFailed(exceptions.PermissionDenied):
     def __init__(self, reason: str):
         super().__init__(CSRF_API_MESSAGE, self.default_code)
         self.reason = reason
-
-
-class InvalidInput(exceptions.ValidationError):
-    """Input refused below the API (by an engine or a service): its own message, fields by dotted path."""
-
-    def __init__(self, message: str, fields: dict[str, list[str]]):
-        super().__init__(fields)
-        self.message = message
-
-
-# The request field the paths of an engine error start from; other input errors give request paths.
-INPUT_ERROR_FIELDS = (
-    (OptionsError, "options"),
-    (UnknownAgentError, "agents"),
-    (SetupError, "setup"),
-    (SpecError, "setup"),
-    (UnknownGameError, "game"),
-)
-
-
-def input_error_fields(exc: InputError) -> dict[str, list[str]]:
-    """{dotted request path: [reasons]} for an engine input error (`teams[0].players` reads `teams.0.players`)."""
-    root = next((field for kind, field in INPUT_ERROR_FIELDS if isinstance(exc, kind)), "")
-    fields: dict[str, list[str]] = {}
-    for path, reason in exc.errors:
-        dotted = path.replace("[", ".").replace("]", "")
-        if root and dotted != root and not dotted.startswith(f"{root}."):
-            dotted = f"{root}.{dotted}" if dotted else root
-        fields.setdefault(dotted or "non_field_errors", []).append(reason)
-    return fields or {root or "non_field_errors": [str(exc)]}
 
 
 def _join(path: str, key: object) -> str:
@@ -153,66 +107,88 @@ def _in_json_decoding(exc: BaseException) -> bool:
     return False
 
 
-class TooManyUnfinished(exceptions.APIException):
-    """A client with too many batches not yet over asked for another."""
-
-    status_code = 429
-    default_code = "too_many_batches"
-
-
 # How DRF's SessionAuthentication words a refused CSRF check (PermissionDenied), before Django's reason.
 DRF_CSRF_FAILED = "CSRF Failed: "
 
 
-def _convert(exc):
-    """Django, database and engine exceptions as the API exceptions that answer them (or None)."""
-    if isinstance(exc, exceptions.PermissionDenied) and str(exc.detail).startswith(DRF_CSRF_FAILED):
+def _csrf_refused(exc: exceptions.PermissionDenied) -> exceptions.APIException | None:
+    """DRF's refused CSRF check, told from its other refusals by the wording."""
+    if str(exc.detail).startswith(DRF_CSRF_FAILED):
         return CsrfFailed(str(exc.detail).removeprefix(DRF_CSRF_FAILED))
-    if isinstance(exc, DjangoValidationError):
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
-        return exceptions.ValidationError(detail)
-    if isinstance(exc, Http404):
-        return exceptions.NotFound()
-    if isinstance(exc, PermissionDenied):
-        return exceptions.PermissionDenied()
-    if isinstance(exc, (ProtectedError, RestrictedError)):
-        users = len(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects)
-        them = "it" if users == 1 else "them"
-        return Conflict(f"Still in use by {_plural(users, 'other row', 'other rows')}; remove {them} first.",
-                        "protected")
-    if isinstance(exc, InputError):
-        return InvalidInput(str(exc), input_error_fields(exc))
-    if isinstance(exc, IllegalMatchSetup):
-        return RuleViolations(exc.violations, str(exc))
-    if isinstance(exc, TooManyBatches):
-        return TooManyUnfinished(str(exc))
-    if isinstance(exc, RequestDataTooBig):
-        return RequestTooLarge(body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
-    if isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
-        return exceptions.ParseError(str(exc) or "The request has too many form fields.")
-    if isinstance(exc, RecursionError) and _in_json_decoding(exc):
+    return None
+
+
+def _model_invalid(exc: DjangoValidationError) -> exceptions.APIException:
+    """A model's own check (`full_clean`) refused: its messages by field."""
+    detail = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+    return exceptions.ValidationError(detail)
+
+
+def _still_in_use(exc: ProtectedError | RestrictedError) -> exceptions.APIException:
+    """A deletion that other rows keep from happening."""
+    users = len(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects)
+    them = "it" if users == 1 else "them"
+    return Conflict(f"Still in use by {_plural(users, 'other row', 'other rows')}; remove {them} first.",
+                    "protected")
+
+
+def _nested_too_deeply(exc: RecursionError) -> exceptions.APIException | None:
+    """A JSON body nested too deeply to decode (any other RecursionError is a bug, left a 500)."""
+    if _in_json_decoding(exc):
         return exceptions.ParseError(f"JSON parse error - nested deeper than {MAX_JSON_DEPTH} levels.")
-    if isinstance(exc, DataError):
-        # A value the database refuses (out of its range, unstorable text) that no check caught first.
-        logger.warning("Database refused a value: %s", exc)
-        return exceptions.ValidationError(
-            {"non_field_errors": ["A value is outside what the database can store."]}
-        )
+    return None
+
+
+def _database_refused(exc: DataError) -> exceptions.APIException:
+    """A value the database refuses (out of its range, unstorable text) that no check caught first."""
+    logger.warning("Database refused a value: %s", exc)
+    return exceptions.ValidationError({"non_field_errors": ["A value is outside what the database can store."]})
+
+
+# Each exception DRF does not answer in our terms, with what makes the API exception that answers it (None: not
+# this one after all); the first that answers wins.
+CONVERSIONS = (
+    (exceptions.PermissionDenied, _csrf_refused),
+    (DjangoValidationError, _model_invalid),
+    (Http404, lambda exc: exceptions.NotFound()),
+    (PermissionDenied, lambda exc: exceptions.PermissionDenied()),
+    ((ProtectedError, RestrictedError), _still_in_use),
+    (RequestDataTooBig, lambda exc: RequestTooLarge(body_limit_message(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))),
+    ((TooManyFieldsSent, TooManyFilesSent),
+     lambda exc: exceptions.ParseError(str(exc) or "The request has too many form fields.")),
+    (RecursionError, _nested_too_deeply),
+    (DataError, _database_refused),
+)
+
+
+def _convert(exc):
+    """Django, database and request-reading exceptions as the API exceptions that answer them (or exc itself)."""
+    for kinds, conversion in CONVERSIONS:
+        if isinstance(exc, kinds):
+            converted = conversion(exc)
+            if converted is not None:
+                return converted
     return exc
+
+
+def _domain_answer(exc: DomainError) -> Response:
+    """A domain error answered as it declares: its status and code, its message and its details."""
+    set_rollback()  # as DRF does for the errors it answers: a request's atomic block is not committed
+    return Response(error_body(str(exc), exc.code, **exc.details()), status=exc.status)
 
 
 def exception_handler(exc, context):
     """DRF exception handler that answers every error in the common shape, a server error (500) too."""
+    if isinstance(exc, DomainError):
+        return _domain_answer(exc)
     exc = _convert(exc)
     response = drf_exception_handler(exc, context)
     if response is None:
         return _server_error(exc, context)
 
-    if isinstance(exc, RuleViolations):
-        response.data = error_body(str(exc.detail), exc.default_code, violations=exc.violations)
-    elif isinstance(exc, exceptions.ValidationError):
+    if isinstance(exc, exceptions.ValidationError):
         fields = field_errors(exc.detail)
-        message = exc.message if isinstance(exc, InvalidInput) else _first_message(fields)
+        message = _first_message(fields)
         # Some input errors carry more than fields, e.g. the position of a query syntax error.
         response.data = error_body(message, "invalid", fields=fields, **getattr(exc, "extra", {}))
     elif isinstance(exc, CsrfFailed):

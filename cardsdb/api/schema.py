@@ -169,36 +169,55 @@ def postprocess(result, generator, request, public):
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             view = views.get((path, method))
-            if view is None:
-                continue
-            operation["parameters"] = [p for p in operation.get("parameters", []) if not _is_format(p)]
-            if not operation["parameters"]:
-                del operation["parameters"]
-            query = [parameter for parameter in operation.get("parameters", []) if parameter.get("in") == "query"]
-            for parameter in query:
-                _no_nul(parameter.get("schema"))
-            if any(parameter.get("name") == "page" for parameter in query):  # a list: it ignores empty values
-                for parameter in query:
-                    _empty_ignored(parameter)
-            responses = operation.setdefault("responses", {})
-            for status in _error_statuses(operation, method, view):
-                responses.setdefault(status, _error_response(status))
-            security = operation.setdefault("security", [])
-            if _allows(view, method, AnonymousUser()) and {} not in security:
-                security.append({})
+            if view is not None:
+                _query_parameters(operation)
+                _error_answers(operation, method, view)
+                _anonymous_access(operation, method, view)
     for name, serializer in _component_serializers(generator).items():
         schema = schemas.get(name)
-        if schema is None or schema.get("type") != "object":
-            continue
-        for field, extra in getattr(serializer, "field_schemas", {}).items():
-            if field in schema.get("properties", {}):
-                schema["properties"][field].update(extra)
-        if not name.endswith("Request"):
-            continue
-        _no_nul(schema)
-        if issubclass(serializer, StrictFieldsMixin):
-            schema["additionalProperties"] = False
+        if schema is not None and schema.get("type") == "object":
+            _component(schema, name, serializer)
     return result
+
+
+def _query_parameters(operation: dict[str, Any]) -> None:
+    """Without DRF's `format`; free text holds no NUL; a list's parameters may be given empty (ignored)."""
+    operation["parameters"] = [p for p in operation.get("parameters", []) if not _is_format(p)]
+    if not operation["parameters"]:
+        del operation["parameters"]
+    query = [parameter for parameter in operation.get("parameters", []) if parameter.get("in") == "query"]
+    for parameter in query:
+        _no_nul(parameter.get("schema"))
+    if any(parameter.get("name") == "page" for parameter in query):  # a list: it ignores empty values
+        for parameter in query:
+            _empty_ignored(parameter)
+
+
+def _error_answers(operation: dict[str, Any], method: str, view) -> None:
+    """Every error answer the operation can give, in the one error shape (those it documents kept)."""
+    responses = operation.setdefault("responses", {})
+    for status in _error_statuses(operation, method, view):
+        responses.setdefault(status, _error_response(status))
+
+
+def _anonymous_access(operation: dict[str, Any], method: str, view) -> None:
+    """`{}` in `security` where the view's permissions let an anonymous client in."""
+    security = operation.setdefault("security", [])
+    if _allows(view, method, AnonymousUser()) and {} not in security:
+        security.append({})
+
+
+def _component(schema: dict[str, Any], name: str, serializer: type) -> None:
+    """What a serializer declares per field (`field_schemas`); a request body's text without NUL, closed when
+    its serializer refuses unknown keys."""
+    for field, extra in getattr(serializer, "field_schemas", {}).items():
+        if field in schema.get("properties", {}):
+            schema["properties"][field].update(extra)
+    if not name.endswith("Request"):
+        return
+    _no_nul(schema)
+    if issubclass(serializer, StrictFieldsMixin):
+        schema["additionalProperties"] = False
 
 
 def _empty_ignored(parameter: dict[str, Any]) -> None:

@@ -9,9 +9,10 @@ from typing import Any
 from django import forms
 
 from legends import selectors
+from legends.api.matches import AGENT_NAMES
 from legends.choices import Mode
 from legends.engine.vocabulary import MODES
-from legends.matches import AGENT_NAMES, setup_from_request
+from legends.matches import setup_from_request
 from legends.services import setup_from_code
 from legends.setup_codes import SetupCodeError
 from simulate.engine.errors import InputError

@@ -10,7 +10,7 @@ from typing import Any
 from django import forms
 
 from realms import selectors
-from realms.matches import AGENT_NAMES, SIDES
+from realms.api.matches import AGENT_NAMES, SIDES
 from realms.snapshot import DEFAULT_AGENTS
 from realms.studies import command_army
 from simulate.engine.errors import InputError

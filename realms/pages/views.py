@@ -400,33 +400,25 @@ def _builder_context(request, builder: Builder) -> dict:
     report = services.army_validate(slots=builder.slots, collection=collection)
     known = {c.slug: c for c in selectors.character_list().filter(slug__in={s.card for s in builder.slots})}
     entries = _entries(builder, known)
-    rarity_names = dict(Rarity.objects.values_list("slug", "name"))
-    counts = report["counts"]
-    stats = report["stats"]
-    faction_names = dict(Faction.objects.filter(slug__in=stats["counts"]["faction"]).values_list("slug", "name"))
-    find_errors: list[str] = []
-    characters, errors, find_warnings = _search_characters(request, {"q": builder.find} if builder.find else {})
-    if characters is None:
-        find_errors = _messages(errors)
-        listed, total = [], 0
-    else:
-        listed = list(characters[:BUILDER_LIST_LIMIT])
-        total = characters.count() if len(listed) == BUILDER_LIST_LIMIT else len(listed)
-    code = report["code"]
-    share_url = decklist = None
-    if code:  # every card is known
-        share_url = request.build_absolute_uri(f"{reverse('army-builder')}?{urlencode({'code': code})}")
-        decklist = services.army_export_text(builder.slots)
-    moved = None
-    if builder.moved is not None:
-        entry = entries[builder.moved[0]]
-        moved = f"{entry['name']} is now number {entry['number']} of {len(entries)} in the army order."
+    figures = _army_figures(report, known)
+    found = _found_characters(request, builder)
     return {
         "nav": "army-builder", "builder": builder, "report": report, "army_size": ARMY_SIZE,
         "violations": named_violations(report["violations"]),
+        "entries": entries, "moved": _moved(builder, entries),
+        **figures, **_sharing(request, builder, report["code"]), **found,
+        "paste": builder.paste,
+    }
+
+
+def _army_figures(report: dict, known: dict[str, Character]) -> dict:
+    """The army's counts against the rules (lines, rarity quotas) and its statistics, as the page shows them."""
+    counts, stats = report["counts"], report["stats"]
+    rarity_names = dict(Rarity.objects.values_list("slug", "name"))
+    faction_names = dict(Faction.objects.filter(slug__in=stats["counts"]["faction"]).values_list("slug", "name"))
+    return {
         "lines": [{"line": line, "label": line.title(), "capacity": LINE_CAPACITY, "count": counts["line"][line]}
                   for line in LINES],
-        "entries": entries, "moved": moved,
         "rarities": [{"slug": slug, "name": rarity_names.get(slug, slug.title()), "have": counts["rarity"][slug],
                       "need": need} for slug, need in RARITY_QUOTA.items()],
         "factions": [{"name": faction_names.get(slug, slug), "count": n} for slug, n in stats["counts"]["faction"].items()],
@@ -436,11 +428,40 @@ def _builder_context(request, builder: Builder) -> dict:
         "attack_order": [{"spd": group["spd"], "tie": group["tie"],
                           "names": [known[u["card"]].name if u["card"] in known else u["card"] for u in group["units"]]}
                          for group in stats["attack_order"]],
-        "share_url": share_url, "decklist": decklist,
-        "decklist_rows": min(decklist.count("\n"), DECKLIST_ROWS) if decklist else 0,
-        "characters": listed, "characters_total": total, "find_errors": find_errors, "find_warnings": find_warnings,
-        "paste": builder.paste,
     }
+
+
+def _found_characters(request, builder: Builder) -> dict:
+    """The characters the builder's search finds (the first BUILDER_LIST_LIMIT and how many in all), or why the
+    search could not be read."""
+    find_errors: list[str] = []
+    characters, errors, find_warnings = _search_characters(request, {"q": builder.find} if builder.find else {})
+    if characters is None:
+        find_errors = _messages(errors)
+        listed, total = [], 0
+    else:
+        listed = list(characters[:BUILDER_LIST_LIMIT])
+        total = characters.count() if len(listed) == BUILDER_LIST_LIMIT else len(listed)
+    return {"characters": listed, "characters_total": total, "find_errors": find_errors,
+            "find_warnings": find_warnings}
+
+
+def _sharing(request, builder: Builder, code: str | None) -> dict:
+    """The army's share link and decklist, once every card is known (it then has a code)."""
+    share_url = decklist = None
+    if code:
+        share_url = request.build_absolute_uri(f"{reverse('army-builder')}?{urlencode({'code': code})}")
+        decklist = services.army_export_text(builder.slots)
+    return {"share_url": share_url, "decklist": decklist,
+            "decklist_rows": min(decklist.count("\n"), DECKLIST_ROWS) if decklist else 0}
+
+
+def _moved(builder: Builder, entries: list[dict]) -> str | None:
+    """Where the card a button just moved now stands in the army order."""
+    if builder.moved is None:
+        return None
+    entry = entries[builder.moved[0]]
+    return f"{entry['name']} is now number {entry['number']} of {len(entries)} in the army order."
 
 
 def _entries(builder: Builder, known: dict[str, Character]) -> list[dict]:

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from cardsdb.api.errors import field_errors, input_error_fields
+from cardsdb.api.errors import field_errors
 from cardsdb.pages.wording import named_violations
-from simulate.engine.errors import InputError
+from simulate.engine.errors import InputError, input_error_fields
 from simulate.pages.choices import Choice, prefill, settle
 from simulate.pages.games import game_pages
 from simulate.services import IllegalMatchSetup, game_matches, new_seed

@@ -3,8 +3,19 @@ fields keyed by dotted request path."""
 
 import pytest
 
-from cardsdb.api.errors import exception_handler, input_error_fields
-from simulate.engine.errors import InputError, OptionsError, SetupError, SpecError, UnknownAgentError
+from cardsdb.api.errors import exception_handler
+from cardsdb.errors import DomainError
+from simulate.batches import TooManyBatches
+from simulate.engine.errors import (
+    IllegalAction,
+    InputError,
+    OptionsError,
+    SetupError,
+    SpecError,
+    UnknownAgentError,
+    UnknownGameError,
+    input_error_fields,
+)
 from simulate.services import IllegalMatchSetup
 from tests.conftest import assert_error_shape
 from tests.simulate.test_legends_matches_api import DUEL
@@ -42,3 +53,21 @@ def test_input_errors_and_rule_violations_answer_400_in_the_common_shape():
 def test_a_setup_in_an_unknown_mode_is_a_400_at_its_path(anon_client, catalogue):
     response = anon_client.post("/api/simulate/legends/matches/", {"setup": {**DUEL, "mode": "trio"}}, format="json")
     assert "setup.mode" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
+def test_every_engine_input_error_is_a_domain_error_answered_as_it_declares():
+    from legends.engine.setup import SetupFormatError
+
+    for error in (InputError("x"), OptionsError("x"), SetupError("x"), SpecError([("a", "b")]),
+                  UnknownAgentError("x"), UnknownGameError("x"), SetupFormatError([("teams", "missing")])):
+        assert isinstance(error, DomainError)
+        answer = exception_handler(error, {})
+        assert (answer.status_code, answer.data["code"], answer.data["message"]) == (400, "invalid", str(error))
+        assert answer.data["fields"] == input_error_fields(error)
+    assert not isinstance(IllegalAction(1, [2]), DomainError)  # a bug of the caller, not a refusal: a 500
+
+
+def test_too_many_batches_answers_429():
+    answer = exception_handler(TooManyBatches("You have 3 batches queued or running."), {})
+    assert answer.status_code == 429
+    assert answer.data == {"message": "You have 3 batches queued or running.", "code": "too_many_batches"}
