@@ -157,8 +157,22 @@ class Targets:
         destroyed, 1 per marker (see `alloc_score`)."""
         if cap <= 0:
             return 0.0
-        destroyed = self.most_destroyed(strength, cap, self.completable(strength))
-        return destroyed * DESTROY_WEIGHT + self.placed(strength, cap) * MARKER_WEIGHT
+        # The markers placed whichever defenses are completed: each element's points up to its open slots.
+        placed = 0
+        for i, slots in enumerate(self.open_slots):
+            points = strength[i]
+            placed += points if points < slots else slots
+        if placed > cap:
+            placed = cap
+        destroyed = 0
+        completable = self.completable(strength)
+        for members in self.groups:  # the largest groups first: the first that fits is the most destroyed
+            if members & ~completable or self.markers[members] > cap:
+                continue
+            if self.fits(members, strength):
+                destroyed = members.bit_count()
+                break
+        return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT
 
     def completable(self, strength: list[int]) -> int:
         """The defenses (a bit mask) whose every missing element has points."""
@@ -171,24 +185,6 @@ class Targets:
             else:
                 completable |= 1 << k
         return completable
-
-    def placed(self, strength: list[int], cap: int) -> int:
-        """The markers placed whichever defenses are completed: each element's points up to its open slots, at
-        most `cap` in all."""
-        placed = 0
-        for i, slots in enumerate(self.open_slots):
-            points = strength[i]
-            placed += points if points < slots else slots
-        return cap if placed > cap else placed
-
-    def most_destroyed(self, strength: list[int], cap: int, completable: int) -> int:
-        """The size of the largest group of `completable` defenses that `strength` and `cap` destroy together."""
-        for members in self.groups:  # the largest groups first
-            if members & ~completable or self.markers[members] > cap:
-                continue
-            if self.fits(members, strength):
-                return bin(members).count("1")
-        return 0
 
     def fits(self, members: int, strength: list[int]) -> bool:
         """Whether `strength` has a point for every missing element of the group `members` at once."""
