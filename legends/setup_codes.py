@@ -17,6 +17,10 @@ from legends.engine.setup import SetupFormatError, Team, parse_teams, team_as_di
 
 SETUP_CODE_VERSION = 1
 MAX_SETUP_CODE_LENGTH = 4000
+# The packed forms, field by field (the module docstring): a code, one of its teams, one of a team's players.
+PACKED_CODE = ("version", "mode", "teams")
+PACKED_TEAM = ("spirit", "players", "protector", "defenses")
+PACKED_PLAYER = ("name", "counter")
 
 
 class SetupCodeError(ValueError):
@@ -87,7 +91,7 @@ def _version(data: Any) -> int:
 def _unpacked(data: Any) -> tuple[str, list[Any]]:
     """The mode and packed teams of `[version, mode, teams]`."""
     version = _version(data)
-    if version != SETUP_CODE_VERSION or len(data) != 3 or not isinstance(data[1], str) or not isinstance(data[2], list):
+    if version != SETUP_CODE_VERSION or len(data) != len(PACKED_CODE) or not isinstance(data[1], str) or not isinstance(data[2], list):
         raise SetupCodeError("The code is not a setup code of a known version.")
     if data[1] not in Mode.values:
         raise SetupCodeError(f"The code names an unknown mode {data[1]!r}.")
@@ -98,7 +102,7 @@ def _card_codes_named(packed: list[Any]) -> list[str]:
     """Every card code the packed teams name (spirit, protector, defenses), once each team's shape is checked."""
     named: list[str] = []
     for team in packed:
-        if not isinstance(team, list) or len(team) != 4 or not isinstance(team[1], list):
+        if not isinstance(team, list) or len(team) != len(PACKED_TEAM) or not isinstance(team[1], list):
             raise SetupCodeError("The code holds a team in an unknown shape.")
         for value in (team[0], team[2], *(team[3] if isinstance(team[3], list) else [])):
             if value is not None and not isinstance(value, str):
@@ -113,7 +117,8 @@ def _team_data(team: list[Any], slugs: dict[str, str]) -> dict[str, Any]:
     spirit, players, protector, defenses = team
     return {
         "spirit": slugs.get(spirit) if spirit else None,
-        "players": [{"name": p[0], "counter": p[1]} if isinstance(p, list) and len(p) == 2 else p for p in players],
+        "players": [dict(zip(PACKED_PLAYER, p, strict=True)) if isinstance(p, list) and len(p) == len(PACKED_PLAYER)
+                    else p for p in players],
         "protector": slugs.get(protector) if protector else None,
         "defenses": None if defenses is None else [slugs[c] for c in defenses],
     }

@@ -21,7 +21,7 @@ from legends.engine.showdown import DefenseLike, Play, attack_points, best_alloc
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
 from legends.engine.views import DefenseView
-from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, REDRAW, REDRAW_SIZE
+from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
@@ -122,7 +122,7 @@ def groups_largest_first(count: int) -> list[int]:
     return sorted(range(1, 1 << count), key=lambda members: -bin(members).count("1"))
 
 
-GROUPS: Final = [groups_largest_first(count) for count in range(4)]  # a team has at most 3 defenses (L5)
+GROUPS: Final = [groups_largest_first(count) for count in range(MAX_TEAM_DEFENSES + 1)]  # by live defenses (L5)
 
 
 class Targets:

@@ -24,7 +24,16 @@ from typing import Any
 
 from legends.engine.effects.base import ProtectorEffect
 from legends.engine.protectors import parse_protector_effect
-from legends.engine.vocabulary import ATTACK, DEFAULT_SPIRITS, EFFECT, EFFECT_KINDS, MAX_COPIES, MIN_SPIRITS
+from legends.engine.vocabulary import (
+    ATTACK,
+    ATTACK_ELEMENTS,
+    DEFAULT_SPIRITS,
+    DEFENSE_ELEMENTS,
+    EFFECT,
+    EFFECT_KINDS,
+    MAX_COPIES,
+    MIN_SPIRITS,
+)
 from simulate.engine.checking import Checker
 from simulate.engine.errors import SetupError, SpecError
 
@@ -129,12 +138,12 @@ def _text(check: Checker, raw: Mapping[str, Any], key: str, path: str) -> str:
     return value
 
 
-def _element_pair(check: Checker, value: Any, path: str) -> tuple[str, str] | None:
-    """Two element slugs (a defense's elements, a summoning card's attacks)."""
+def _element_pair(check: Checker, value: Any, path: str, count: int) -> tuple[str, str] | None:
+    """Two element slugs: a defense's DEFENSE_ELEMENTS (L2), a summoning card's ATTACK_ELEMENTS (L3)."""
     if (
         isinstance(value, (str, bytes))
         or not isinstance(value, Sequence)
-        or len(value) != 2
+        or len(value) != count
         or not all(isinstance(v, str) and v for v in value)
     ):
         check.fail(path, "must be a list of two element slugs")
@@ -150,7 +159,7 @@ def parse_defense(raw: Any, path: str, check: Checker) -> DefenseCard | None:
     mark = check.mark()
     slug = _text(check, data, "slug", path)
     name = data.get("name") or slug
-    elements = _element_pair(check, data.get("elements"), f"{path}.elements")
+    elements = _element_pair(check, data.get("elements"), f"{path}.elements", DEFENSE_ELEMENTS)
     if elements is not None and elements[0] == elements[1]:
         check.fail(f"{path}.elements", "a defense requires two different elements (L2)")
     if check.failed_since(mark) or elements is None:
@@ -218,7 +227,7 @@ def parse_summoning(raw: Any, path: str, check: Checker) -> SummoningCard | None
     mark = check.mark()
     slug = _text(check, data, "slug", path)
     name = data.get("name") or slug
-    attacks = _element_pair(check, data.get("attacks"), f"{path}.attacks")
+    attacks = _element_pair(check, data.get("attacks"), f"{path}.attacks", ATTACK_ELEMENTS)
     kind, element = _summoning_effect(check, data.get("effect"), f"{path}.effect")
     copies = _copies(check, data, path)
     if check.failed_since(mark) or attacks is None:

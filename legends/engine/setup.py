@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from legends.engine.vocabulary import DUEL, MODES, ModeRules
+from legends.engine.vocabulary import DUEL, MODES, TEAM_COUNT, ModeRules
 from simulate.engine.checking import Checker
 from simulate.engine.errors import SetupError
 
@@ -329,13 +329,13 @@ def _check_counters(rules: ModeRules, teams: Sequence[Team], out: list[Violation
                 valid_counters.setdefault(t, []).append(counter)
     # Counters run 1..N then wrap to 1 again (L7, L11), so in teams mode teammates alternate
     # exactly when their counters have the same parity (1 and 3, or 2 and 4).
-    if rules.players_per_team < 2:
+    if rules.players_per_team == 1:  # a team of one has no teammate to alternate with
         return
     for t, team in enumerate(teams):
         counters = valid_counters.get(t, [])
         if len(team.players) != rules.players_per_team or len(counters) != len(team.players):
             continue
-        if len({counter % 2 for counter in counters}) > 1:
+        if len({counter % TEAM_COUNT for counter in counters}) > 1:
             names = " and ".join(player.name for player in team.players)
             shown = " and ".join(str(counter) for counter in counters)
             out.append(_violation(

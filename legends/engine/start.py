@@ -274,7 +274,7 @@ def _draw_defenses(
 def _check_deck(catalogue: Catalogue, rules: ModeRules) -> None:
     """L5: the summoning deck holds a full hand for every player."""
     deck_size = sum(d.copies for d in catalogue.designs)
-    players = rules.teams * rules.players_per_team
+    players = rules.players
     if deck_size < players * HAND_SIZE:
         raise SetupError(
             f"The summoning deck holds {deck_size} cards; {players} hands of {HAND_SIZE} need at least "

@@ -42,7 +42,7 @@ from legends.engine.table import (
     Seat,
     Table,
 )
-from legends.engine.vocabulary import ALLOCATE, ATTACK, HAND_SIZE, HEAL, REDRAW
+from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import Event
@@ -320,7 +320,7 @@ def _sample_plays(
         card, element = v.card, v.element
         if card is None or element is None:
             card = pool.pop()
-            element = card.attacks[rng.randrange(2)] if v.orientation == ATTACK else card.element
+            element = card.attacks[rng.randrange(ATTACK_ELEMENTS)] if v.orientation == ATTACK else card.element
         world.plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
 
 
