@@ -102,9 +102,10 @@ def _card_codes_named(packed: list[Any]) -> list[str]:
     """Every card code the packed teams name (spirit, protector, defenses), once each team's shape is checked."""
     named: list[str] = []
     for team in packed:
-        if not isinstance(team, list) or len(team) != len(PACKED_TEAM) or not isinstance(team[1], list):
+        if (not isinstance(team, list) or len(team) != len(PACKED_TEAM) or not isinstance(team[1], list)
+                or not (team[3] is None or isinstance(team[3], list))):
             raise SetupCodeError("The code holds a team in an unknown shape.")
-        for value in (team[0], team[2], *(team[3] if isinstance(team[3], list) else [])):
+        for value in (team[0], team[2], *(team[3] or [])):
             if value is not None and not isinstance(value, str):
                 raise SetupCodeError("The code names a card by something other than its code.")
             if value:
