@@ -24,6 +24,7 @@ COMPILED = [
     "simulate/engine/rng.py",
     "simulate/engine/deciders.py",
     "simulate/engine/budget.py",
+    "simulate/engine/checking.py",
     "realms/engine/vocabulary.py",
     "realms/engine/units.py",
     "realms/engine/effects/base.py",

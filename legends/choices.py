@@ -16,5 +16,5 @@ class EffectKind(models.TextChoices):
 class Mode(models.TextChoices):
     """A match's mode (L5)."""
 
-    TEAMS = vocabulary.TEAMS, "Teams (2 × 2 players)"
+    TEAMS = vocabulary.TEAMS, f"Teams ({vocabulary.TEAM_COUNT} × {vocabulary.MODES[vocabulary.TEAMS].players_per_team} players)"
     DUEL = vocabulary.DUEL, "Duel (two-player variant)"

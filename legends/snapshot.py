@@ -7,11 +7,11 @@ from typing import Any
 
 from legends import selectors
 from legends.engine.cards import Catalogue, parse_catalogue
-from legends.engine.vocabulary import MODES
+from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.models import Protector, SummoningCard
 from simulate.engine.errors import InputError
 
-TEAMS = (0, 1)
+TEAMS = tuple(range(TEAM_COUNT))  # team 0 first
 DEFAULT_AGENT = "greedy"
 
 
@@ -56,7 +56,8 @@ def seat_agents(agents: str | list[str] | None, players: int) -> list[str]:
 
 def legal_players(mode: str) -> list[list[dict[str, Any]]]:
     """Each team's players with legal counters (L5): 1 and 3 against 2 and 4, or 1 against 2 in a duel."""
-    per_team = MODES[mode].players_per_team
-    counters = [[1, 3], [2, 4]] if per_team == 2 else [[1], [2]]
-    return [[{"name": f"Player {team * per_team + i + 1}", "counter": counters[team][i]} for i in range(per_team)]
+    rules = MODES[mode]
+    per_team = rules.players_per_team
+    return [[{"name": f"Player {team * per_team + i + 1}", "counter": rules.seat_counter(team, i)}
+             for i in range(per_team)]
             for team in TEAMS]

@@ -20,7 +20,7 @@ from legends import selectors
 from legends.engine.cards import Catalogue, parse_catalogue
 from legends.engine.setup import MAX_SLUG
 from legends.engine.start import MatchStart, normalize_setup
-from legends.engine.vocabulary import MODES
+from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.models import Element, Protector, SummoningCard
 from legends.snapshot import catalogue_raw, design_entry, legal_players, protector_entry, seat_agents
 from simulate.api.serializers import TrueFalseField, WholeNumberField
@@ -148,7 +148,7 @@ class LegendsStudies:
         players = legal_players(mode)
         pool = drawable(LegendsPool(mode, restricted(raw, protectors, defenses), protectors, defenses,
                                     (players[0], players[1])), "pool")
-        prepared = PreparedMatch(setup=None, agents=seat_agents(inputs.get("agents"), len(players[0]) * 2),
+        prepared = PreparedMatch(setup=None, agents=seat_agents(inputs.get("agents"), MODES[mode].players),
                                  options=validate_options("legends", inputs.get("options")), stored_setup={})
         return pool, prepared
 
@@ -287,7 +287,7 @@ def restricted(raw: Mapping[str, Any], protectors: Sequence[str], defenses: Sequ
 
 def field_setup(pool: LegendsPool, rng: random.Random) -> dict[str, Any]:
     """A setup of two teams protecting two different spirits drawn from `rng`, their cards left to draw."""
-    spirits = rng.sample(pool.catalogue.spirits, 2)
+    spirits = rng.sample(pool.catalogue.spirits, TEAM_COUNT)
     return {"mode": pool.mode, "catalogue": pool.catalogue,
             "teams": [{"spirit": spirit, "players": players} for spirit, players in zip(spirits, pool.players,
                                                                                        strict=True)]}

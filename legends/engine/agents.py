@@ -21,7 +21,7 @@ from legends.engine.showdown import DefenseLike, Play, attack_points, best_alloc
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
 from legends.engine.views import DefenseView
-from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, REDRAW, REDRAW_SIZE
+from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
@@ -70,10 +70,7 @@ def default_heal(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     team = heal.team
     opponents = 1 - team
     ours = obs.defenses[team]
-    shown: dict[str, int] = {}
-    for v in obs.last_plays:
-        if v.team == opponents and v.orientation == ATTACK and v.element is not None:
-            shown[v.element] = shown.get(v.element, 0) + 1
+    shown = last_attacks(obs, opponents)
     plays = revealed_plays(obs)
     points: dict[str, int] = {}
     cap = 0
@@ -84,19 +81,40 @@ def default_heal(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
     best_key: tuple[float, int] | None = None
     for action in legal:
         _, slug, element = action
-        defenses = []
-        threat = 0
-        for d in ours:
-            if d.slug == slug:
-                markers = list(d.markers)
-                markers.remove(element)
-                threat = sum(shown.get(e, 0) for e in d.elements if e not in d.markers)
-                d = d._replace(markers=tuple(markers))
-            defenses.append(d)
-        key = (alloc_score(points, cap, defenses) if plays is not None else 0.0, -threat)
+        threat = heal_threat(ours, slug, shown)
+        key = (alloc_score(points, cap, healed(ours, slug, element)) if plays is not None else 0.0, -threat)
         if best_key is None or key < best_key:
             best, best_key = action, key
     return best
+
+
+def last_attacks(obs: LegendsObservation, team: int) -> dict[str, int]:
+    """The attacks `team` made in the last round, counted by element."""
+    shown: dict[str, int] = {}
+    for v in obs.last_plays:
+        if v.team == team and v.orientation == ATTACK and v.element is not None:
+            shown[v.element] = shown.get(v.element, 0) + 1
+    return shown
+
+
+def heal_threat(ours: Sequence[DefenseView], slug: str, shown: dict[str, int]) -> int:
+    """How often the opponents attacked (`shown`) with the elements the defense `slug` still misses."""
+    for d in ours:
+        if d.slug == slug:
+            return sum(shown.get(e, 0) for e in d.elements if e not in d.markers)
+    return 0
+
+
+def healed(ours: Sequence[DefenseView], slug: str, element: str) -> list[DefenseView]:
+    """The team's defenses once a heal took one `element` marker off the defense `slug`."""
+    defenses = []
+    for d in ours:
+        if d.slug == slug:
+            markers = list(d.markers)
+            markers.remove(element)
+            d = d._replace(markers=tuple(markers))
+        defenses.append(d)
+    return defenses
 
 
 def groups_largest_first(count: int) -> list[int]:
@@ -104,7 +122,7 @@ def groups_largest_first(count: int) -> list[int]:
     return sorted(range(1, 1 << count), key=lambda members: -bin(members).count("1"))
 
 
-GROUPS: Final = [groups_largest_first(count) for count in range(4)]  # a team has at most 3 defenses (L5)
+GROUPS: Final = [groups_largest_first(count) for count in range(MAX_TEAM_DEFENSES + 1)]  # by live defenses (L5)
 
 
 class Targets:
@@ -139,14 +157,7 @@ class Targets:
         destroyed, 1 per marker (see `alloc_score`)."""
         if cap <= 0:
             return 0.0
-        missing = self.missing
-        completable = 0  # the defenses whose every missing element has points
-        for k in range(len(missing)):
-            for i in missing[k]:
-                if strength[i] <= 0:
-                    break
-            else:
-                completable |= 1 << k
+        # The markers placed whichever defenses are completed: each element's points up to its open slots.
         placed = 0
         for i, slots in enumerate(self.open_slots):
             points = strength[i]
@@ -154,25 +165,43 @@ class Targets:
         if placed > cap:
             placed = cap
         destroyed = 0
-        used = self.used
-        for members in self.groups:
+        completable = self.completable(strength)
+        for members in self.groups:  # the largest groups first: the first that fits is the most destroyed
             if members & ~completable or self.markers[members] > cap:
                 continue
-            fits = True
-            for k in range(len(missing)):
-                if members >> k & 1:
-                    for i in missing[k]:
-                        used[i] += 1
-                        if used[i] > strength[i]:
-                            fits = False
-            for k in range(len(missing)):
-                if members >> k & 1:
-                    for i in missing[k]:
-                        used[i] = 0
-            if fits:
-                destroyed = bin(members).count("1")
+            if self.fits(members, strength):
+                destroyed = members.bit_count()
                 break
         return destroyed * DESTROY_WEIGHT + placed * MARKER_WEIGHT
+
+    def completable(self, strength: list[int]) -> int:
+        """The defenses (a bit mask) whose every missing element has points."""
+        missing = self.missing
+        completable = 0
+        for k in range(len(missing)):
+            for i in missing[k]:
+                if strength[i] <= 0:
+                    break
+            else:
+                completable |= 1 << k
+        return completable
+
+    def fits(self, members: int, strength: list[int]) -> bool:
+        """Whether `strength` has a point for every missing element of the group `members` at once."""
+        missing = self.missing
+        used = self.used  # scratch, left at zero again
+        fits = True
+        for k in range(len(missing)):
+            if members >> k & 1:
+                for i in missing[k]:
+                    used[i] += 1
+                    if used[i] > strength[i]:
+                        fits = False
+        for k in range(len(missing)):
+            if members >> k & 1:
+                for i in missing[k]:
+                    used[i] = 0
+        return fits
 
 
 def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLike]) -> float:

@@ -24,7 +24,17 @@ from typing import Any
 
 from legends.engine.effects.base import ProtectorEffect
 from legends.engine.protectors import parse_protector_effect
-from legends.engine.vocabulary import ATTACK, DEFAULT_SPIRITS, EFFECT, EFFECT_KINDS, MAX_COPIES, MIN_SPIRITS
+from legends.engine.vocabulary import (
+    ATTACK,
+    ATTACK_ELEMENTS,
+    DEFAULT_SPIRITS,
+    DEFENSE_ELEMENTS,
+    EFFECT,
+    EFFECT_KINDS,
+    MAX_COPIES,
+    MIN_SPIRITS,
+)
+from simulate.engine.checking import Checker
 from simulate.engine.errors import SetupError, SpecError
 
 # A turn's action as the match offers it: ("attack", slug, element) or ("effect", slug) (see state.py).
@@ -116,109 +126,124 @@ class Catalogue:
         return self.design_by_slug[slug]
 
 
-def _text(raw: Mapping[str, Any], key: str, path: str, errors: list[tuple[str, str]]) -> str:
+CATALOGUE_KEYS = frozenset({"elements", "spirits", "protectors", "defenses", "deck"})
+
+
+def _text(check: Checker, raw: Mapping[str, Any], key: str, path: str) -> str:
+    """A required non-empty string field."""
     value = raw.get(key)
     if not isinstance(value, str) or not value.strip():
-        errors.append((f"{path}.{key}", "is required (a non-empty string)"))
+        check.fail(f"{path}.{key}", "is required (a non-empty string)")
         return ""
     return value
 
 
-def _element_list(value: Any, path: str, errors: list[tuple[str, str]]) -> tuple[str, str] | None:
+def _element_pair(check: Checker, value: Any, path: str, count: int) -> tuple[str, str] | None:
+    """Two element slugs: a defense's DEFENSE_ELEMENTS (L2), a summoning card's ATTACK_ELEMENTS (L3)."""
     if (
         isinstance(value, (str, bytes))
         or not isinstance(value, Sequence)
-        or len(value) != 2
+        or len(value) != count
         or not all(isinstance(v, str) and v for v in value)
     ):
-        errors.append((path, "must be a list of two element slugs"))
+        check.fail(path, "must be a list of two element slugs")
         return None
     return (value[0], value[1])
 
 
-def parse_defense(raw: Any, path: str, errors: list[tuple[str, str]]) -> DefenseCard | None:
-    """A defense card from its dict, or None with the problems appended to `errors`."""
-    if not isinstance(raw, Mapping):
-        errors.append((path, "must be an object"))
+def parse_defense(raw: Any, path: str, check: Checker) -> DefenseCard | None:
+    """A defense card from its dict, or None with the problems noted on `check`."""
+    data = check.mapping(raw, path)
+    if data is None:
         return None
-    before = len(errors)
-    slug = _text(raw, "slug", path, errors)
-    name = raw.get("name") or slug
-    elements = _element_list(raw.get("elements"), f"{path}.elements", errors)
+    mark = check.mark()
+    slug = _text(check, data, "slug", path)
+    name = data.get("name") or slug
+    elements = _element_pair(check, data.get("elements"), f"{path}.elements", DEFENSE_ELEMENTS)
     if elements is not None and elements[0] == elements[1]:
-        errors.append((f"{path}.elements", "a defense requires two different elements (L2)"))
-    if len(errors) > before or elements is None:
+        check.fail(f"{path}.elements", "a defense requires two different elements (L2)")
+    if check.failed_since(mark) or elements is None:
         return None
     return DefenseCard(slug=slug, name=str(name), elements=elements)
 
 
 def parse_protector(
-    raw: Any, path: str, errors: list[tuple[str, str]], elements: Iterable[str] | None = None
+    raw: Any, path: str, check: Checker, elements: Iterable[str] | None = None
 ) -> ProtectorCard | None:
-    """A protector card from its dict (effect validated by the spec), or None with the problems."""
-    if not isinstance(raw, Mapping):
-        errors.append((path, "must be an object"))
+    """A protector card from its dict (effect validated by the spec), or None with the problems noted."""
+    data = check.mapping(raw, path)
+    if data is None:
         return None
-    before = len(errors)
-    slug = _text(raw, "slug", path, errors)
-    name = raw.get("name") or slug
+    mark = check.mark()
+    slug = _text(check, data, "slug", path)
+    name = data.get("name") or slug
     effect: ProtectorEffect | None = None
     try:
-        effect = parse_protector_effect(raw.get("effect"), set(elements) if elements is not None else None,
+        effect = parse_protector_effect(data.get("effect"), set(elements) if elements is not None else None,
                                         path=f"{path}.effect")
     except SpecError as exc:
-        errors.extend(exc.errors)
-    duel_legal = raw.get("duel_legal", True)
+        check.extend(exc.errors)
+    duel_legal = data.get("duel_legal", True)
     if not isinstance(duel_legal, bool):
-        errors.append((f"{path}.duel_legal", "must be true or false"))
+        check.fail(f"{path}.duel_legal", "must be true or false")
     elif effect is not None and effect.teams_only and duel_legal:
-        errors.append((f"{path}.duel_legal", f"the {effect.kind} effect runs only in teams mode (L13)"))
-    if len(errors) > before or effect is None:
+        check.fail(f"{path}.duel_legal", f"the {effect.kind} effect runs only in teams mode (L13)")
+    if check.failed_since(mark) or effect is None:
         return None
-    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=tuple(raw["effect"].items()),
+    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=tuple(data["effect"].items()),
                          duel_legal=bool(duel_legal))
 
 
-def parse_summoning(raw: Any, path: str, errors: list[tuple[str, str]]) -> SummoningCard | None:
-    """A summoning card design from its dict, or None with the problems."""
-    if not isinstance(raw, Mapping):
-        errors.append((path, "must be an object"))
-        return None
-    before = len(errors)
-    slug = _text(raw, "slug", path, errors)
-    name = raw.get("name") or slug
-    attacks = _element_list(raw.get("attacks"), f"{path}.attacks", errors)
-    effect = raw.get("effect")
-    kind = element = ""
-    if not isinstance(effect, Mapping):
-        errors.append((f"{path}.effect", "must be an object {kind, element}"))
-    else:
-        raw_kind = effect.get("kind")
-        raw_element = effect.get("element")
-        if raw_kind not in EFFECT_KINDS:
-            errors.append((f"{path}.effect.kind", f"must be one of {', '.join(EFFECT_KINDS)} (got {raw_kind!r})"))
-        else:
-            kind = str(raw_kind)
-        if not isinstance(raw_element, str) or not raw_element:
-            errors.append((f"{path}.effect.element", "must be an element slug"))
-        else:
-            element = raw_element
+def _summoning_effect(check: Checker, raw: Any, path: str) -> tuple[str, str]:
+    """A summoning card's special effect (L3): its kind and element ("" for what is wrong)."""
+    effect = check.mapping(raw, path, "must be an object {kind, element}")
+    if effect is None:
+        return "", ""
+    kind = effect.get("kind")
+    if kind not in EFFECT_KINDS:  # a missing kind is named as None, like any other that is not one
+        check.fail(f"{path}.kind", f"must be one of {', '.join(EFFECT_KINDS)} (got {kind!r})")
+        kind = ""
+    element = effect.get("element")
+    if not isinstance(element, str) or not element:
+        check.fail(f"{path}.element", "must be an element slug")
+        element = ""
+    return str(kind), element
+
+
+def _copies(check: Checker, raw: Mapping[str, Any], path: str) -> int:
+    """The copies of a design in the deck: 1 when not given, at most MAX_COPIES."""
     copies = raw.get("copies", 1)
     if isinstance(copies, bool) or not isinstance(copies, int) or not 1 <= copies <= MAX_COPIES:
-        errors.append((f"{path}.copies", f"must be an integer from 1 to {MAX_COPIES} (got {copies!r})"))
-    if len(errors) > before or attacks is None:
+        check.fail(f"{path}.copies", f"must be an integer from 1 to {MAX_COPIES} (got {copies!r})")
+        return 0
+    return copies
+
+
+def parse_summoning(raw: Any, path: str, check: Checker) -> SummoningCard | None:
+    """A summoning card design from its dict, or None with the problems noted."""
+    data = check.mapping(raw, path)
+    if data is None:
+        return None
+    mark = check.mark()
+    slug = _text(check, data, "slug", path)
+    name = data.get("name") or slug
+    attacks = _element_pair(check, data.get("attacks"), f"{path}.attacks", ATTACK_ELEMENTS)
+    kind, element = _summoning_effect(check, data.get("effect"), f"{path}.effect")
+    copies = _copies(check, data, path)
+    if check.failed_since(mark) or attacks is None:
         return None
     return SummoningCard(slug=slug, name=str(name), attacks=attacks, kind=kind, element=element, copies=copies)
 
 
-def _list(raw: Mapping[str, Any], key: str, errors: list[tuple[str, str]], required: bool = True) -> list[Any] | None:
+def _list(check: Checker, raw: Mapping[str, Any], key: str, required: bool = True) -> list[Any] | None:
+    """The catalogue's list at `key` (None when it is absent or not a list)."""
     value = raw.get(key)
     if value is None:
         if required:
-            errors.append((f"catalogue.{key}", "is required (a list)"))
+            check.fail(f"catalogue.{key}", "is required (a list)")
         return None
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-        errors.append((f"catalogue.{key}", "must be a list"))
+        check.fail(f"catalogue.{key}", "must be a list")
         return None
     return list(value)
 
@@ -227,85 +252,117 @@ def parse_catalogue(raw: Any) -> Catalogue:
     """The frozen catalogue from its plain-data form; a SetupError lists every problem."""
     if isinstance(raw, Catalogue):
         return raw
-    if not isinstance(raw, Mapping):
-        raise _catalogue_error([("catalogue", "must be an object with protectors, defenses and deck")])
-    errors: list[tuple[str, str]] = []
-    for key in sorted(set(raw) - {"elements", "spirits", "protectors", "defenses", "deck"}, key=str):
-        errors.append((f"catalogue.{key}", "is not a known field"))
-    element_list = _list(raw, "elements", errors, required=False)
-    known_elements: set[str] | None = None
-    if element_list is not None:
-        if not all(isinstance(e, str) and e for e in element_list):
-            errors.append(("catalogue.elements", "must be a list of element slugs"))
-        else:
-            known_elements = set(element_list)
-
-    spirits: tuple[str, ...] = tuple(slug for slug, _ in DEFAULT_SPIRITS)
-    spirit_names: dict[str, str] = dict(DEFAULT_SPIRITS)
-    spirit_list = _list(raw, "spirits", errors, required=False)
-    if spirit_list is not None:
-        slugs: list[str] = []
-        spirit_names = {}
-        for i, item in enumerate(spirit_list):
-            if isinstance(item, str) and item:
-                slug = item
-            elif isinstance(item, Mapping) and isinstance(item.get("slug"), str) and item["slug"]:
-                slug = item["slug"]
-            else:
-                errors.append((f"catalogue.spirits[{i}]", "must be a spirit slug or {slug, name}"))
-                continue
-            if slug in spirit_names:
-                errors.append((f"catalogue.spirits[{i}]", f"{slug!r} appears twice"))
-                continue
-            slugs.append(slug)
-            spirit_names[slug] = str(item.get("name") or slug) if isinstance(item, Mapping) else slug
-        if len(spirit_list) < MIN_SPIRITS:
-            errors.append(("catalogue.spirits", f"must list at least {MIN_SPIRITS} spirit cards (L5: one a team)"))
-        spirits = tuple(slugs)
-
-    protectors: dict[str, ProtectorCard] = {}
-    for i, item in enumerate(_list(raw, "protectors", errors) or []):
-        protector = parse_protector(item, f"catalogue.protectors[{i}]", errors, known_elements)
-        if protector is not None:
-            if protector.slug in protectors:
-                errors.append((f"catalogue.protectors[{i}].slug", f"{protector.slug!r} appears twice"))
-            protectors[protector.slug] = protector
-    defenses: dict[str, DefenseCard] = {}
-    for i, item in enumerate(_list(raw, "defenses", errors) or []):
-        defense = parse_defense(item, f"catalogue.defenses[{i}]", errors)
-        if defense is not None:
-            if defense.slug in defenses:
-                errors.append((f"catalogue.defenses[{i}].slug", f"{defense.slug!r} appears twice"))
-            defenses[defense.slug] = defense
-    designs: list[SummoningCard] = []
-    seen: set[str] = set()
-    deck = _list(raw, "deck", errors)
-    for i, item in enumerate(deck or []):
-        design = parse_summoning(item, f"catalogue.deck[{i}]", errors)
-        if design is not None:
-            if design.slug in seen:
-                errors.append((f"catalogue.deck[{i}].slug", f"{design.slug!r} appears twice (raise its copies)"))
-            seen.add(design.slug)
-            designs.append(design)
-    if deck is not None and not deck:
-        errors.append(("catalogue.deck", "must hold at least one summoning card"))
-
-    used = {e for d in defenses.values() for e in d.elements}
-    used.update(e for c in designs for e in (*c.attacks, c.element))
-    if known_elements is not None:
-        for e in sorted(used - known_elements):
-            errors.append(("catalogue", f"unknown element {e!r} on a card (known: {', '.join(element_list or [])})"))
-        elements = tuple(element_list or ())
-    else:
-        elements = tuple(sorted(used))
-    if errors:
-        raise _catalogue_error(errors)
+    check = Checker()
+    data = check.mapping(raw, "catalogue", "must be an object with protectors, defenses and deck")
+    if data is None:
+        raise _catalogue_error(check.errors)
+    check.unknown_keys(data, CATALOGUE_KEYS, "catalogue")
+    element_list = _element_slugs(check, data)
+    known_elements = set(element_list) if element_list is not None else None
+    spirits, spirit_names = _spirits(check, data)
+    protectors = _protectors(check, data, known_elements)
+    defenses = _defenses(check, data)
+    designs = _designs(check, data)
+    elements = _elements(check, element_list, defenses.values(), designs)
+    check.raise_if_failed(_catalogue_error)
     return Catalogue(
         elements=elements, spirits=spirits, spirit_names=MappingProxyType(spirit_names),
         protectors=MappingProxyType(protectors), defenses=MappingProxyType(defenses), designs=tuple(designs),
         design_by_slug=MappingProxyType({c.slug: c for c in designs}),
         element_index=MappingProxyType({e: i for i, e in enumerate(elements)}),
     )
+
+
+def _element_slugs(check: Checker, raw: Mapping[str, Any]) -> list[str] | None:
+    """The catalogue's own list of elements (L1), or None when it gives none (or a bad one)."""
+    element_list = _list(check, raw, "elements", required=False)
+    if element_list is not None and not all(isinstance(e, str) and e for e in element_list):
+        check.fail("catalogue.elements", "must be a list of element slugs")
+        return None
+    return element_list
+
+
+def _spirit_slug(check: Checker, item: Any, path: str) -> str | None:
+    """A spirit's slug from a slug or a {slug, name} dict."""
+    if isinstance(item, str) and item:
+        return item
+    if isinstance(item, Mapping) and isinstance(item.get("slug"), str) and item["slug"]:
+        return str(item["slug"])
+    check.fail(path, "must be a spirit slug or {slug, name}")
+    return None
+
+
+def _spirits(check: Checker, raw: Mapping[str, Any]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The spirit cards (L5) and their names: the catalogue's, or the rulebook's Akin and Yulin when it lists none."""
+    spirit_list = _list(check, raw, "spirits", required=False)
+    if spirit_list is None:
+        return tuple(slug for slug, _ in DEFAULT_SPIRITS), dict(DEFAULT_SPIRITS)
+    names: dict[str, str] = {}
+    for i, item in enumerate(spirit_list):
+        slug = _spirit_slug(check, item, f"catalogue.spirits[{i}]")
+        if slug is None:
+            continue
+        if slug in names:
+            check.fail(f"catalogue.spirits[{i}]", f"{slug!r} appears twice")
+            continue
+        names[slug] = str(item.get("name") or slug) if isinstance(item, Mapping) else slug
+    if len(spirit_list) < MIN_SPIRITS:
+        check.fail("catalogue.spirits", f"must list at least {MIN_SPIRITS} spirit cards (L5: one a team)")
+    return tuple(names), names
+
+
+def _protectors(check: Checker, raw: Mapping[str, Any], elements: set[str] | None) -> dict[str, ProtectorCard]:
+    """The protector cards by slug (L4: each one unique)."""
+    protectors: dict[str, ProtectorCard] = {}
+    for i, item in enumerate(_list(check, raw, "protectors") or []):
+        protector = parse_protector(item, f"catalogue.protectors[{i}]", check, elements)
+        if protector is not None:
+            if protector.slug in protectors:
+                check.fail(f"catalogue.protectors[{i}].slug", f"{protector.slug!r} appears twice")
+            protectors[protector.slug] = protector
+    return protectors
+
+
+def _defenses(check: Checker, raw: Mapping[str, Any]) -> dict[str, DefenseCard]:
+    """The defense cards by slug."""
+    defenses: dict[str, DefenseCard] = {}
+    for i, item in enumerate(_list(check, raw, "defenses") or []):
+        defense = parse_defense(item, f"catalogue.defenses[{i}]", check)
+        if defense is not None:
+            if defense.slug in defenses:
+                check.fail(f"catalogue.defenses[{i}].slug", f"{defense.slug!r} appears twice")
+            defenses[defense.slug] = defense
+    return defenses
+
+
+def _designs(check: Checker, raw: Mapping[str, Any]) -> list[SummoningCard]:
+    """The summoning deck's designs, in catalogue order: at least one, each slug once (copies count the rest)."""
+    designs: list[SummoningCard] = []
+    seen: set[str] = set()
+    deck = _list(check, raw, "deck")
+    for i, item in enumerate(deck or []):
+        design = parse_summoning(item, f"catalogue.deck[{i}]", check)
+        if design is not None:
+            if design.slug in seen:
+                check.fail(f"catalogue.deck[{i}].slug", f"{design.slug!r} appears twice (raise its copies)")
+            seen.add(design.slug)
+            designs.append(design)
+    if deck is not None and not deck:
+        check.fail("catalogue.deck", "must hold at least one summoning card")
+    return designs
+
+
+def _elements(
+    check: Checker, element_list: list[str] | None, defenses: Iterable[DefenseCard], designs: list[SummoningCard]
+) -> tuple[str, ...]:
+    """The match's elements (L1): the catalogue's list, every element on a card among them; else the cards' own."""
+    used = {e for d in defenses for e in d.elements}
+    used.update(e for c in designs for e in (*c.attacks, c.element))
+    if element_list is None:
+        return tuple(sorted(used))
+    for e in sorted(used - set(element_list)):
+        check.fail("catalogue", f"unknown element {e!r} on a card (known: {', '.join(element_list)})")
+    return tuple(element_list)
 
 
 def _catalogue_error(errors: list[tuple[str, str]]) -> SetupError:

@@ -24,7 +24,7 @@ from legends.engine.options import validate_options
 from legends.engine.playbyplay import render_events
 from legends.engine.start import normalize_setup, setup_players
 from legends.engine.state import LegendsState
-from legends.engine.vocabulary import PLAYER_IDS
+from legends.engine.vocabulary import PLAYER_IDS, SEAT_COUNTS
 from simulate.engine.agents import Agent
 from simulate.engine.runner import MatchResult, play_match
 
@@ -62,7 +62,7 @@ class LegendsRules:
     def players_for(self, setup: Any) -> list[str]:
         """The seats of this setup (four in teams mode, two in a duel), for the runner to fill."""
         players = setup_players(setup)
-        if len(players) not in (2, 4):  # a malformed setup: report it rather than the agents
+        if len(players) not in SEAT_COUNTS:  # a malformed setup: report it rather than the agents
             normalize_setup(setup, random.Random(0))
         return players
 

@@ -24,6 +24,7 @@ from legends.engine.effects import (
 )
 from legends.engine.effects.base import ProtectorEffect, ProtectorKind
 from legends.engine.vocabulary import ANY_ELEMENT, HOOKS
+from simulate.engine.checking import Checker
 from simulate.engine.errors import SpecError
 
 __all__ = ["HOOKS", "KINDS", "ProtectorEffect", "SpecError", "describe_protector_effect", "parse_protector_effect"]
@@ -41,60 +42,45 @@ def parse_protector_effect(raw: Any, elements: Collection[str] | None = None, pa
 
     `elements` is the set of known element slugs; when None, any slug-like string is accepted.
     """
-    if not isinstance(raw, dict):
-        raise SpecError([(path, "must be an object")])
-    kind_name = raw.get("kind")
-    if kind_name is None:
-        raise SpecError([(f"{path}.kind", "is required")])
-    kind = KINDS.get(kind_name) if isinstance(kind_name, str) else None
-    if kind is None:
-        raise SpecError([(f"{path}.kind", f"must be one of {', '.join(KINDS)} (got {kind_name!r})")])
-
-    refused = dict(kind.refused)
-    allowed = {"kind", "when", *[param.name for param in kind.params], *(["element"] if kind.element else [])}
-    errors: list[tuple[str, str]] = [
-        (f"{path}.{key}", refused.get(key, "is not a known field")) for key in sorted(set(raw) - allowed, key=str)
-    ]
-
-    when = raw.get("when")
-    if when is None:
-        errors.append((f"{path}.when", "is required"))
-    elif when not in HOOKS:
-        errors.append((f"{path}.when", f"must be one of {', '.join(HOOKS)} (got {when!r})"))
-    elif when != kind.when:
-        errors.append((f"{path}.when", f"the {kind.name} effect runs at {kind.when} (got {when!r})"))
-
-    values: dict[str, int] = {}
-    for param in kind.params:
-        value = raw.get(param.name)
-        if value is None:
-            errors.append((f"{path}.{param.name}", "is required"))
-        elif isinstance(value, bool) or not isinstance(value, int):
-            errors.append((f"{path}.{param.name}", "must be an integer"))
-        elif not param.low <= value <= param.high:
-            errors.append((f"{path}.{param.name}", f"must be between {param.low} and {param.high}"))
-        else:
-            values[param.name] = value
-
-    element = ""
-    if kind.element:
-        value = raw.get("element")
-        if value is None:
-            errors.append((f"{path}.element", "is required"))
-        elif not isinstance(value, str) or not value:
-            errors.append((f"{path}.element", f"must be an element slug or {ANY_ELEMENT!r}"))
-        elif value != ANY_ELEMENT and elements is not None and value not in elements:
-            known = ", ".join(sorted(elements)) or "none"
-            errors.append((f"{path}.element", f"unknown element {value!r} (known: {known}, or {ANY_ELEMENT})"))
-        else:
-            element = value
-
-    if errors:
-        raise SpecError(errors)
+    check = Checker()
+    data = check.obj(raw, path)
+    if data is None:
+        raise SpecError(check.errors)
+    kind_name = check.choice(data, "kind", tuple(KINDS), path)
+    if not kind_name:  # without its kind, nothing else of the spec can be read
+        raise SpecError(check.errors)
+    kind = KINDS[kind_name]
+    check.unknown_keys(data, _known_keys(kind), path, refused=dict(kind.refused))
+    when = check.choice(data, "when", HOOKS, path)
+    if when and when != kind.when:
+        check.fail(f"{path}.when", f"the {kind.name} effect runs at {kind.when} (got {when!r})")
+    values = {param.name: check.integer(data, param.name, path, param.low, param.high) for param in kind.params}
+    element = _element(check, data, elements, path) if kind.element else ""
+    check.raise_if_failed(SpecError)
     return ProtectorEffect(
         kind=kind.name, when=kind.when, handler=kind, count=values.get("count", 0), amount=values.get("amount", 0),
         max_hand=values.get("max_hand", 0), element=element,
     )
+
+
+def _known_keys(kind: ProtectorKind) -> set[str]:
+    """The fields a spec of `kind` may have: kind, when, its parameters and its element if it takes one."""
+    return {"kind", "when", *[param.name for param in kind.params], *(["element"] if kind.element else [])}
+
+
+def _element(check: Checker, data: dict[str, Any], elements: Collection[str] | None, path: str) -> str:
+    """The effect's element parameter: a known element slug (any slug when `elements` is None) or "any"."""
+    value = data.get("element")
+    if value is None:
+        check.fail(f"{path}.element", "is required")
+    elif not isinstance(value, str) or not value:
+        check.fail(f"{path}.element", f"must be an element slug or {ANY_ELEMENT!r}")
+    elif value != ANY_ELEMENT and elements is not None and value not in elements:
+        known = ", ".join(sorted(elements)) or "none"
+        check.fail(f"{path}.element", f"unknown element {value!r} (known: {known}, or {ANY_ELEMENT})")
+    else:
+        return value
+    return ""
 
 
 def describe_protector_effect(effect: ProtectorEffect, element_names: Mapping[str, str] | None = None) -> str:

@@ -166,30 +166,47 @@ def end_showdown(table: Table) -> None:
 
 def end_round(table: Table) -> None:
     """L11: played cards to the discard pile, counters handed on, round-end protector draws; L12's round cap."""
-    emit = table.emit
+    discard_plays(table)
+    hand_on_counters(table)
+    round_end_draws(table)
+    if table.round >= table.max_rounds:
+        finish(table, None, "max_rounds")
+
+
+def discard_plays(table: Table) -> None:
+    """L11: the round's cards go to the discard pile, and are kept as the last round's plays."""
     for p in table.plays:
         table.discard.append(p.card)
-    if emit is not None:
-        emit({"type": "round_end", "round": table.round, "cards": [p.card.slug for p in table.plays],
-              "discard_pile": len(table.discard), "visible_to": list(table.everyone)})
+    if table.emit is not None:
+        table.emit({"type": "round_end", "round": table.round, "cards": [p.card.slug for p in table.plays],
+                    "discard_pile": len(table.discard), "visible_to": list(table.everyone)})
     table.last_plays = table.plays
     table.plays = []
+
+
+def hand_on_counters(table: Table) -> None:
+    """L11: counter card 1 goes to the holder of 2, ..., card N to the holder of 1."""
+    emit = table.emit
     seats = table.seats
     count = len(seats)
     before = {s.pid: s.counter for s in seats} if emit is not None else None
-    for s in seats:  # card 1 goes to the holder of 2, ..., card N to the holder of 1
+    for s in seats:
         s.counter = s.counter - 1 if s.counter > 1 else count
     if emit is not None:
         emit({"type": "counters", "round": table.round, "before": before,
               "after": {s.pid: s.counter for s in seats}, "visible_to": list(table.everyone)})
+
+
+def round_end_draws(table: Table) -> None:
+    """After the counters are handed on, a protector drawing at round end draws for each of its players, in
+    counter order."""
+    seats = table.seats
     for team, effect in enumerate(table.effects):
         if not effect.handler.draws_at_round_end:
             continue
         for seat in sorted((s for s in seats if s.team == team), key=lambda s: s.counter):
             table.draw_cards(seat, effect.handler.round_end_draw(effect, len(seat.hand)), "protector",
                              table.protectors[team].slug)
-    if table.round >= table.max_rounds:
-        finish(table, None, "max_rounds")
 
 
 def finish(table: Table, winner: int | None, reason: str) -> None:

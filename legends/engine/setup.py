@@ -11,10 +11,11 @@ returned, every one of them, as violations with a stable code and their place.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
-from legends.engine.vocabulary import DUEL, MODES, ModeRules
+from legends.engine.vocabulary import DUEL, MODES, TEAM_COUNT, ModeRules
+from simulate.engine.checking import Checker
 from simulate.engine.errors import SetupError
 
 MAX_TEAMS: Final = 8
@@ -91,102 +92,115 @@ class SetupReport:
         return not self.violations
 
 
-@dataclass
-class _Parser:
-    """Collects every structural problem of a setup instead of stopping at the first."""
+TEAM_KEYS = frozenset({"spirit", "protector", "defenses", "players"})
+PLAYER_KEYS = frozenset({"name", "counter"})
 
-    errors: list[tuple[str, str]] = field(default_factory=list)
 
-    def fail(self, path: str, reason: str) -> None:
-        """Note one problem at `path`."""
-        self.errors.append((path, reason))
+def _slug(check: Checker, value: Any, path: str) -> str | None:
+    """A card slug, or None (noted) when it is not one."""
+    if not isinstance(value, str) or not value.strip():
+        check.fail(path, "must be a card slug (a non-empty string)")
+        return None
+    if len(value) > MAX_SLUG:
+        check.fail(path, f"must be at most {MAX_SLUG} characters")
+        return None
+    return value
 
-    def slug(self, value: Any, path: str) -> str | None:
-        """A card slug, or None (noted) when it is not one."""
-        if not isinstance(value, str) or not value.strip():
-            self.fail(path, "must be a card slug (a non-empty string)")
-            return None
-        if len(value) > MAX_SLUG:
-            self.fail(path, f"must be at most {MAX_SLUG} characters")
-            return None
-        return value
 
-    def optional_slug(self, data: dict[str, Any], key: str, path: str) -> str | None:
-        """The slug at `key`, None when absent."""
-        value = data.get(key)
-        return None if value is None else self.slug(value, f"{path}.{key}")
+def _optional_slug(check: Checker, data: dict[str, Any], key: str, path: str) -> str | None:
+    """The slug at `key`, None when absent."""
+    value = data.get(key)
+    return None if value is None else _slug(check, value, f"{path}.{key}")
 
-    def player(self, raw: Any, path: str) -> Player | None:
-        """One player, or None (noted)."""
-        if not isinstance(raw, dict):
-            self.fail(path, "must be an object")
-            return None
-        for key in sorted(set(raw) - {"name", "counter"}, key=str):
-            self.fail(f"{path}.{key}", "is not a known field")
-        name, counter = raw.get("name"), raw.get("counter")
-        ok = True
-        if not isinstance(name, str) or not name.strip():
-            self.fail(f"{path}.name", "is required (a non-empty string)")
-            ok = False
-        elif len(name) > MAX_NAME:
-            self.fail(f"{path}.name", f"must be at most {MAX_NAME} characters")
-            ok = False
-        if counter is None:
-            self.fail(f"{path}.counter", "is required")
-            ok = False
-        elif isinstance(counter, bool) or not isinstance(counter, int):
-            self.fail(f"{path}.counter", "must be an integer")
-            ok = False
-        if not ok or not isinstance(name, str) or not isinstance(counter, int):
-            return None
-        return Player(name=name.strip(), counter=counter)
 
-    def team(self, raw: Any, path: str) -> Team | None:
-        """One team, or None (noted)."""
-        if not isinstance(raw, dict):
-            self.fail(path, "must be an object")
-            return None
-        for key in sorted(set(raw) - {"spirit", "protector", "defenses", "players"}, key=str):
-            self.fail(f"{path}.{key}", "is not a known field")
-        before = len(self.errors)
-        spirit = self.optional_slug(raw, "spirit", path)
-        protector = self.optional_slug(raw, "protector", path)
-        defenses: tuple[str, ...] | None = None
-        if raw.get("defenses") is not None:
-            items = raw["defenses"]
-            if not isinstance(items, list):
-                self.fail(f"{path}.defenses", "must be a list of card slugs (or null to draw them)")
-            elif len(items) > MAX_DEFENSES:
-                self.fail(f"{path}.defenses", f"must hold at most {MAX_DEFENSES} cards")
-            else:
-                slugs = [self.slug(item, f"{path}.defenses[{i}]") for i, item in enumerate(items)]
-                defenses = tuple(slug for slug in slugs if slug is not None)
-        players: list[Player] = []
-        raw_players = raw.get("players")
-        if raw_players is None:
-            self.fail(f"{path}.players", "is required")
-        elif not isinstance(raw_players, list):
-            self.fail(f"{path}.players", "must be a list")
-        elif len(raw_players) > MAX_PLAYERS:
-            self.fail(f"{path}.players", f"must hold at most {MAX_PLAYERS} players")
-        else:
-            parsed = [self.player(item, f"{path}.players[{i}]") for i, item in enumerate(raw_players)]
-            players = [player for player in parsed if player is not None]
-        if len(self.errors) > before:
-            return None
-        return Team(spirit=spirit, players=tuple(players), protector=protector, defenses=defenses)
+def _name(check: Checker, value: Any, path: str) -> str | None:
+    """A player's name: a non-empty string of at most MAX_NAME characters, stripped."""
+    if not isinstance(value, str) or not value.strip():
+        check.fail(path, "is required (a non-empty string)")
+        return None
+    if len(value) > MAX_NAME:
+        check.fail(path, f"must be at most {MAX_NAME} characters")
+        return None
+    return value.strip()
+
+
+def _counter(check: Checker, value: Any, path: str) -> int | None:
+    """A turn counter: an integer (its range is a rule of the mode, checked by `validate_setup`)."""
+    if value is None:
+        check.fail(path, "is required")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        check.fail(path, "must be an integer")
+        return None
+    return value
+
+
+def _player(check: Checker, raw: Any, path: str) -> Player | None:
+    """One player, or None (noted)."""
+    data = check.obj(raw, path)
+    if data is None:
+        return None
+    check.unknown_keys(data, PLAYER_KEYS, path)
+    name = _name(check, data.get("name"), f"{path}.name")
+    counter = _counter(check, data.get("counter"), f"{path}.counter")
+    if name is None or counter is None:
+        return None
+    return Player(name=name, counter=counter)
+
+
+def _defenses(check: Checker, items: Any, path: str) -> tuple[str, ...] | None:
+    """A team's defense card slugs, or None (noted) when they are not a list of at most MAX_DEFENSES."""
+    if not isinstance(items, list):
+        check.fail(path, "must be a list of card slugs (or null to draw them)")
+        return None
+    if len(items) > MAX_DEFENSES:
+        check.fail(path, f"must hold at most {MAX_DEFENSES} cards")
+        return None
+    slugs = [_slug(check, item, f"{path}[{i}]") for i, item in enumerate(items)]
+    return tuple(slug for slug in slugs if slug is not None)
+
+
+def _players(check: Checker, items: Any, path: str) -> tuple[Player, ...]:
+    """A team's players (required, a list of at most MAX_PLAYERS), those that are well formed."""
+    if items is None:
+        check.fail(path, "is required")
+        return ()
+    if not isinstance(items, list):
+        check.fail(path, "must be a list")
+        return ()
+    if len(items) > MAX_PLAYERS:
+        check.fail(path, f"must hold at most {MAX_PLAYERS} players")
+        return ()
+    parsed = [_player(check, item, f"{path}[{i}]") for i, item in enumerate(items)]
+    return tuple(player for player in parsed if player is not None)
+
+
+def _team(check: Checker, raw: Any, path: str) -> Team | None:
+    """One team, or None (noted) when one of its fields is wrong."""
+    data = check.obj(raw, path)
+    if data is None:
+        return None
+    check.unknown_keys(data, TEAM_KEYS, path)
+    mark = check.mark()
+    spirit = _optional_slug(check, data, "spirit", path)
+    protector = _optional_slug(check, data, "protector", path)
+    raw_defenses = data.get("defenses")
+    defenses = None if raw_defenses is None else _defenses(check, raw_defenses, f"{path}.defenses")
+    players = _players(check, data.get("players"), f"{path}.players")
+    if check.failed_since(mark):
+        return None
+    return Team(spirit=spirit, players=players, protector=protector, defenses=defenses)
 
 
 def parse_teams(raw: Any, path: str = "teams") -> tuple[Team, ...]:
     """Check the structure of a setup's teams and return them frozen; raise SetupFormatError with every problem."""
-    parser = _Parser()
     if not isinstance(raw, list):
         raise SetupFormatError([(path, "must be a list of teams")])
     if len(raw) > MAX_TEAMS:
         raise SetupFormatError([(path, f"must hold at most {MAX_TEAMS} teams")])
-    teams = [parser.team(item, f"{path}[{i}]") for i, item in enumerate(raw)]
-    if parser.errors:
-        raise SetupFormatError(parser.errors)
+    check = Checker()
+    teams = [_team(check, item, f"{path}[{i}]") for i, item in enumerate(raw)]
+    check.raise_if_failed(SetupFormatError)
     return tuple(team for team in teams if team is not None)
 
 
@@ -315,13 +329,13 @@ def _check_counters(rules: ModeRules, teams: Sequence[Team], out: list[Violation
                 valid_counters.setdefault(t, []).append(counter)
     # Counters run 1..N then wrap to 1 again (L7, L11), so in teams mode teammates alternate
     # exactly when their counters have the same parity (1 and 3, or 2 and 4).
-    if rules.players_per_team < 2:
+    if rules.players_per_team == 1:  # a team of one has no teammate to alternate with
         return
     for t, team in enumerate(teams):
         counters = valid_counters.get(t, [])
         if len(team.players) != rules.players_per_team or len(counters) != len(team.players):
             continue
-        if len({counter % 2 for counter in counters}) > 1:
+        if len({counter % TEAM_COUNT for counter in counters}) > 1:
             names = " and ".join(player.name for player in team.players)
             shown = " and ".join(str(counter) for counter in counters)
             out.append(_violation(

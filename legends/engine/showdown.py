@@ -32,6 +32,7 @@ from legends.engine.vocabulary import (
     ATTACK,
     BOOST,
     DEFENSE,
+    DEFENSE_ELEMENTS,
     EFFECT,
     HEALING,
     VIA_CARD,
@@ -313,7 +314,7 @@ def allocation_value(placements: Sequence[Placement], defenses: Sequence[Defense
     added: dict[str, int] = {}
     for slug, _ in placements:
         added[slug] = added.get(slug, 0) + 1
-    destroyed = sum(1 for slug, n in added.items() if held[slug] + n >= 2)
+    destroyed = sum(1 for slug, n in added.items() if held[slug] + n >= DEFENSE_ELEMENTS)
     return destroyed, len(placements)
 
 

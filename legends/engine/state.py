@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from legends.engine import heals, rounds, turns
+from legends.engine.cards import SummoningCard
 from legends.engine.events import SCHEMA_VERSION, action_json
 from legends.engine.observation import LegendsObservation, observe
 from legends.engine.showdown import Defense, Play, intact
@@ -41,7 +42,7 @@ from legends.engine.table import (
     Seat,
     Table,
 )
-from legends.engine.vocabulary import ALLOCATE, ATTACK, HAND_SIZE, HEAL, REDRAW
+from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import Event
@@ -296,28 +297,46 @@ def determinise(obs: LegendsObservation, seed: int) -> LegendsState:
     world.defenses = [[Defense(v.card, v.team, v.markers, v.destroyed) for v in team] for team in obs.defenses]
     index = {p.pid: i for i, p in enumerate(obs.players)}
     world.seat_players([Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(obs.players)])
-    for v in obs.plays:
-        card, element = v.card, v.element
-        if card is None or element is None:
-            card = pool.pop()
-            element = card.attacks[rng.randrange(2)] if v.orientation == ATTACK else card.element
-        world.plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
-    for p in obs.players:
-        seat = world.by_pid[p.pid]
-        seat.hand = list(obs.hand) if p.pid == obs.player else [pool.pop() for _ in range(p.hand_size)]
-    if len(pool) != obs.draw_pile:
-        raise AssertionError(f"{len(pool)} unseen cards left for a draw pile of {obs.draw_pile}")
+    _sample_plays(world, obs, index, pool, rng)
+    _sample_hands(world, obs, pool)
     world.draw = pool
     world.discard = list(obs.discard)
     world.round = obs.round
     world.order = [index[pid] for pid in obs.order]
     world.turn = obs.turn
-    for v in obs.last_plays:  # every card of the last round was revealed: card and element are set
-        if v.card is None or v.element is None:
-            raise AssertionError(f"the last round's card #{v.seq} is not revealed")
-        world.last_plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, v.card,
-                                     v.element))
+    _last_plays(world, obs, index)
     world.known[obs.team].update(obs.spied)
     world.known[1 - obs.team].update(obs.spied_by_opponents)
     world.spy_used = list(obs.spy_used)
     return world
+
+
+def _sample_plays(
+    world: LegendsState, obs: LegendsObservation, index: dict[str, int], pool: list[SummoningCard],
+    rng: random.Random,
+) -> None:
+    """The round's plays, each hidden card taken from the pool (a face-down attack with one of its elements)."""
+    for v in obs.plays:
+        card, element = v.card, v.element
+        if card is None or element is None:
+            card = pool.pop()
+            element = card.attacks[rng.randrange(ATTACK_ELEMENTS)] if v.orientation == ATTACK else card.element
+        world.plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
+
+
+def _sample_hands(world: LegendsState, obs: LegendsObservation, pool: list[SummoningCard]) -> None:
+    """The observer's own hand, and every other hand of its public size from the pool; the rest is the draw pile."""
+    for p in obs.players:
+        seat = world.by_pid[p.pid]
+        seat.hand = list(obs.hand) if p.pid == obs.player else [pool.pop() for _ in range(p.hand_size)]
+    if len(pool) != obs.draw_pile:
+        raise AssertionError(f"{len(pool)} unseen cards left for a draw pile of {obs.draw_pile}")
+
+
+def _last_plays(world: LegendsState, obs: LegendsObservation, index: dict[str, int]) -> None:
+    """The last round's plays, every one revealed at its showdown: card and element are set."""
+    for v in obs.last_plays:
+        if v.card is None or v.element is None:
+            raise AssertionError(f"the last round's card #{v.seq} is not revealed")
+        world.last_plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, v.card,
+                                     v.element))

@@ -8,7 +8,7 @@ from itertools import combinations
 from legends.engine.cards import SummoningCard
 from legends.engine.showdown import Play
 from legends.engine.table import Action, Seat, Table
-from legends.engine.vocabulary import ATTACK, DUEL, DUEL_DRAW, REDRAW, REDRAW_SIZE
+from legends.engine.vocabulary import ATTACK, DUEL, DUEL_DRAW, FACE_UP_PASSES, REDRAW, REDRAW_SIZE
 from simulate.engine.errors import IllegalAction
 
 
@@ -51,7 +51,7 @@ def play_card(table: Table, seat: Seat, action: Action) -> None:
     draws one."""
     card = take(seat, action[1])
     passes_done, _ = divmod(table.turn, len(table.order))
-    face_up = passes_done == 0
+    face_up = passes_done < FACE_UP_PASSES
     orientation: str = action[0]
     element: str = action[2] if orientation == ATTACK else card.element
     play = Play(table.turn, seat.index, seat.pid, seat.team, face_up, orientation, card, element)
@@ -92,7 +92,7 @@ def redraw(table: Table, seat: Seat, action: Action) -> None:
 def spy_look(table: Table) -> None:
     """L13: before a face-down turn, a Spy team that has not looked this round sees the latest face-down card
     an opponent played (one card a round), logged for the Spy team and the card's owner."""
-    if table.turn < len(table.order):
+    if table.turn < len(table.order) * FACE_UP_PASSES:  # nothing is face down yet
         return
     team = table.turn_seat().team
     if table.spy_used[team]:

@@ -17,6 +17,9 @@ MAX_ROUNDS_LIMIT: Final = 200
 MAX_ACTIONS_DEFAULT: Final = 5_000  # the hard cap on decisions of a match (a draw)
 MAX_ACTIONS_LIMIT: Final = 100_000
 MAX_COPIES: Final = 12  # the copies of one summoning card design a deck may hold
+DEFENSE_ELEMENTS: Final = 2  # L2: a defense card requires two different elements; destroyed when both lie on it
+ATTACK_ELEMENTS: Final = 2  # L3: a summoning card's attack elements (they may be equal)
+FACE_UP_PASSES: Final = 1  # L7: a player's first card of a round is played face up, the next ones face down
 
 # The seats, team 0 first: the core runner seats agents by these ids (a duel uses t0p0 and t1p0 only).
 PLAYER_IDS: Final = ("t0p0", "t0p1", "t1p0", "t1p1")
@@ -69,12 +72,26 @@ class ModeRules:
     passes: int  # the cards each player plays a round (L7)
 
     @property
-    def counters(self) -> int:
-        """Turn counters in play: numbered 1..counters."""
+    def players(self) -> int:
+        """Players in a match: four in teams mode, two in a duel."""
         return self.teams * self.players_per_team
+
+    @property
+    def counters(self) -> int:
+        """Turn counters in play, one a player (L5): numbered 1..counters."""
+        return self.players
+
+    def seat_counter(self, team: int, index: int) -> int:
+        """A legal counter for a team's index-th player (L5): teams alternate, so team 0 holds 1 and 3, team 1
+        holds 2 and 4 (a duel: 1 and 2)."""
+        return team + index * self.teams + 1
 
 
 MODES: Final[dict[str, ModeRules]] = {
     TEAMS: ModeRules(teams=TEAM_COUNT, players_per_team=2, defenses_per_team=3, passes=2),
     DUEL: ModeRules(teams=TEAM_COUNT, players_per_team=1, defenses_per_team=2, passes=3),
 }
+# The most defense cards a team has in any mode (3, in teams mode).
+MAX_TEAM_DEFENSES: Final = max(rules.defenses_per_team for rules in MODES.values())
+# The numbers of players a match seats, by mode (4 and 2).
+SEAT_COUNTS: Final = frozenset(rules.players for rules in MODES.values())

@@ -19,7 +19,7 @@ from cardsdb.models import CardSet
 from legends import selectors
 from legends.choices import Mode
 from legends.engine.setup import MAX_NAME, MAX_SLUG, Team
-from legends.engine.vocabulary import MODES, TEAM_COUNT, TEAMS
+from legends.engine.vocabulary import MAX_TEAM_DEFENSES, MODES, TEAM_COUNT, TEAMS
 from legends.models import TeamSetup
 
 NO_FILTER = ("", "(no filter)")
@@ -93,7 +93,7 @@ def shown_filter_fields(kind: str, filter_form: forms.Form) -> list[BoundField]:
 
 # The builder shows the shape a legal setup has: two teams, and per team the mode's players and defenses.
 MAX_PLAYERS_SHOWN = max(rules.players_per_team for rules in MODES.values())
-MAX_DEFENSES_SHOWN = max(rules.defenses_per_team for rules in MODES.values())
+MAX_DEFENSES_SHOWN = MAX_TEAM_DEFENSES
 
 
 def _with_current(choices: list[tuple[Any, str]], value: Any, note: str = "not offered here") -> list[tuple[Any, str]]:
@@ -240,7 +240,7 @@ def default_setup_initial(mode: str) -> dict[str, Any]:
         for p in range(rules.players_per_team):
             # Named in setup order, as a random setup names them; counters dealt so that teammates alternate.
             initial[f"t{t}_player_{p}_name"] = f"Player {player_number(t, p, rules.players_per_team)}"
-            initial[f"t{t}_player_{p}_counter"] = t + p * TEAM_COUNT + 1
+            initial[f"t{t}_player_{p}_counter"] = rules.seat_counter(t, p)
     return initial
 
 

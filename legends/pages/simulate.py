@@ -11,7 +11,7 @@ from django import forms
 from legends import selectors
 from legends.api.matches import AGENT_NAMES
 from legends.choices import Mode
-from legends.engine.vocabulary import MODES
+from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.matches import setup_from_request
 from legends.services import setup_from_code
 from legends.setup_codes import SetupCodeError
@@ -84,7 +84,7 @@ class LegendsForm(MatchForm):
             except InputError:
                 return first  # the saved setup is refused where the match is prepared
         players = [team.get("players") if isinstance(team, dict) else None for team in teams or []]
-        if len(players) != 2 or not all(isinstance(seats, list) and seats for seats in players):
+        if len(players) != TEAM_COUNT or not all(isinstance(seats, list) and seats for seats in players):
             return first  # a setup of another shape is refused where the match is prepared
         return [name for seats, name in zip(players, (first, second), strict=True) for _ in seats]
 

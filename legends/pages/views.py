@@ -7,6 +7,7 @@ through the API's serializer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -139,24 +140,37 @@ def every_kind(request) -> tuple[QuerySet | None, Filtered, list[str], list[str]
     """
     data = {name: value for name, value in filter_data(request).items() if name in COMMON_PARAMETERS}
     outcomes = [filter_cards(request, kind, data) for kind in KINDS.values()]
-    whole = [o for o in outcomes if o.cards is not None and not o.warnings]
-    partial = [o for o in outcomes if o.cards is not None and o.warnings]
+    whole, partial = read_whole_or_partly(outcomes)
     used = whole or partial
     if not used:
         return None, outcomes[0], unique(m for o in outcomes for m in o.errors), [], []
-    notes = []
-    if whole and len(whole) < len(outcomes):
-        left_out = [f"{o.kind.label} ({(o.errors or o.warnings)[0]})" for o in outcomes if o not in whole]
-        notes.append("Left out, as this query does not apply to them: " + "; ".join(left_out) + ".")
     warnings = [] if whole else unique(w for o in partial for w in o.warnings)
+    return cards_of_kinds(used), outcomes[0], [], warnings, left_out_notes(outcomes, whole)
+
+
+def read_whole_or_partly(outcomes: list[Filtered]) -> tuple[list[Filtered], list[Filtered]]:
+    """The kinds that ran the query as it is, and those that ran it ignoring some of it (with warnings)."""
+    ran = [o for o in outcomes if o.cards is not None]
+    return [o for o in ran if not o.warnings], [o for o in ran if o.warnings]
+
+
+def left_out_notes(outcomes: list[Filtered], whole: list[Filtered]) -> list[str]:
+    """The kinds left out because the query does not apply to them, while others read it whole."""
+    if not whole or len(whole) == len(outcomes):
+        return []
+    left_out = [f"{o.kind.label} ({(o.errors or o.warnings)[0]})" for o in outcomes if o not in whole]
+    return ["Left out, as this query does not apply to them: " + "; ".join(left_out) + "."]
+
+
+def cards_of_kinds(used: list[Filtered]) -> QuerySet:
+    """The cards the kinds' filters kept, in one query, each annotated with its kind."""
     condition = Q()
     for outcome in used:
         condition |= Q(pk__in=outcome.cards.values("pk"))
     kind_of = Case(*[When(pk__in=o.cards.values("pk"), then=Value(o.kind.slug)) for o in used],
                    output_field=CharField())
-    cards = (Card.objects.filter(condition, game=Game.LEGENDS).annotate(kind=kind_of)
-             .order_by("name", "pk").only("pk", "name", "slug"))
-    return cards, outcomes[0], [], warnings, notes
+    return (Card.objects.filter(condition, game=Game.LEGENDS).annotate(kind=kind_of)
+            .order_by("name", "pk").only("pk", "name", "slug"))
 
 
 def unique(items) -> list[str]:
@@ -167,56 +181,88 @@ def gallery_url(params: dict[str, str]) -> str:
     return f"{reverse('legends-gallery')}?{urlencode(params)}" if params else reverse("legends-gallery")
 
 
-def gallery(request):
-    """Card faces of one kind or every kind, filtered as the API filters them, 24 a page."""
-    kind_slug = request.GET.get("kind", "")
-    kind = KINDS.get(kind_slug)
+@dataclass
+class GalleryQuery:
+    """What the gallery shows for its query string: the cards (None when the query is refused), the filter
+    form and what to tell about the query."""
+
+    cards: QuerySet | None
+    form: Any
+    errors: list[str]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def gallery_query(request, kind_slug: str, kind: Kind | None) -> GalleryQuery:
+    """The query string run as the API runs it: on one kind, or on every kind when none is chosen."""
     errors = parameter_problems(request.GET)
-    status = 400
-    cards = warnings = notes = None
-    shown_kind = kind_slug if kind is not None else ""
     if kind_slug and kind is None:
         errors.append(f"There is no kind of card {kind_slug!r}: choose one of {', '.join(KINDS)}.")
     if errors:
         # The refused query string is not run, not even through a FilterSet: the form is shown empty.
-        filterset_form = (kind or KINDS["spirits"]).viewset.filterset_class().form
-    elif kind is None:
+        return GalleryQuery(None, (kind or KINDS["spirits"]).viewset.filterset_class().form, errors)
+    if kind is None:
         cards, outcome, errors, warnings, notes = every_kind(request)
-        filterset_form = outcome.filterset.form
-    else:
-        outcome = filter_cards(request, kind, filter_data(request))
-        cards, errors, warnings, notes = outcome.cards, outcome.errors, outcome.warnings, []
-        filterset_form = outcome.filterset.form
-    page_obj = None
-    if cards is not None:
-        paginator = Paginator(cards, PAGE_SIZE)
-        number = request.GET.get("page", "1")
-        try:
-            page_obj = paginator.page(number)
-        except InvalidPage:
-            status = 404
-            errors.append(f"There is no page {number!r} of these cards: pages run from 1 to {paginator.num_pages}.")
+        return GalleryQuery(cards, outcome.filterset.form, errors, warnings, notes)
+    outcome = filter_cards(request, kind, filter_data(request))
+    return GalleryQuery(outcome.cards, outcome.filterset.form, outcome.errors, outcome.warnings)
+
+
+def gallery_page(request, query: GalleryQuery):
+    """The page of cards asked for (`page`), or None; a page that does not exist is an error (404)."""
+    if query.cards is None:
+        return None
+    paginator = Paginator(query.cards, PAGE_SIZE)
+    number = request.GET.get("page", "1")
+    try:
+        return paginator.page(number)
+    except InvalidPage:
+        query.errors.append(f"There is no page {number!r} of these cards: pages run from 1 to {paginator.num_pages}.")
+        return None
+
+
+def gallery_tiles(page_obj, kind: Kind | None) -> list[dict[str, Any]]:
+    """Each card of the page as a tile: name, kind, link and small face."""
+    if page_obj is None:
+        return []
     tiles = []
-    if page_obj is not None:
-        for card in page_obj.object_list:
-            card_kind = kind or KINDS[card.kind]
-            tiles.append({"name": card.name, "kind": card_kind, "url": reverse("legends-card", args=[card.slug]),
-                          "face": card_kind.face_url(card.slug, "small")})
+    for card in page_obj.object_list:
+        card_kind = kind or KINDS[card.kind]
+        tiles.append({"name": card.name, "kind": card_kind, "url": reverse("legends-card", args=[card.slug]),
+                      "face": card_kind.face_url(card.slug, "small")})
+    return tiles
+
+
+def gallery_tabs(kept: dict[str, str]) -> list[dict[str, str]]:
+    """One tab for every kind and one for all kinds, each keeping the filters every kind understands."""
+    return [{"slug": slug, "label": label, "url": gallery_url({**kept, **({"kind": slug} if slug else {})})}
+            for slug, label in [("", "All kinds"), *((k.slug, k.label) for k in KINDS.values())]]
+
+
+def gallery(request):
+    """Card faces of one kind or every kind, filtered as the API filters them, 24 a page."""
+    kind_slug = request.GET.get("kind", "")
+    kind = KINDS.get(kind_slug)
+    shown_kind = kind_slug if kind is not None else ""
+    query = gallery_query(request, kind_slug, kind)
+    page_obj = gallery_page(request, query)
+    errors = query.errors
+    # A refused query answers 400; a page past the last one, 404.
+    status = 404 if query.cards is not None and page_obj is None else 400
     # Switching kind keeps what every kind understands.
     kept = {name: request.GET[name] for name in ("q", "name", "set") if request.GET.get(name) and not errors}
     context = {
         "nav": "legends-gallery",
         "kind": kind,
         "kind_slug": shown_kind,
-        "tabs": [{"slug": slug, "label": label, "url": gallery_url({**kept, **({"kind": slug} if slug else {})})}
-                 for slug, label in [("", "All kinds"), *((k.slug, k.label) for k in KINDS.values())]],
-        "filters": shown_filter_fields(shown_kind, filterset_form),
+        "tabs": gallery_tabs(kept),
+        "filters": shown_filter_fields(shown_kind, query.form),
         "q": request.GET.get("q", ""),
         "errors": errors,
-        "warnings": warnings or [],
-        "notes": notes or [],
+        "warnings": query.warnings,
+        "notes": query.notes,
         "page_obj": page_obj if not errors else None,
-        "tiles": tiles if not errors else [],
+        "tiles": gallery_tiles(page_obj, kind) if not errors else [],
     }
     fragment = request.htmx and not request.htmx.history_restore_request
     template = "legends/pages/gallery_results.html" if fragment else "legends/pages/gallery.html"
@@ -250,34 +296,49 @@ class ElementNames:
 def field_rows(card, data: dict[str, Any]) -> list[dict[str, Any]]:
     """Every field the kind's API serializer shows (but its study block), as label and readable value."""
     element = ElementNames()
-    rows = []
-    for name, value in data.items():
-        if name == "simulated":
-            continue
-        row: dict[str, Any] = {"label": FIELD_LABELS.get(name, name.replace("_", " ").capitalize()), "text": value}
-        if name == "set":
-            row["text"] = f"{card.card_set.name} ({value})"
-        elif name == "game":
-            row["text"] = Game(value).label
-        elif name in ("elements", "attacks"):
-            row["text"] = (" + " if name == "elements" else " / ").join(element(slug) for slug in value)
-        elif name == "effect" and "kind" in value and set(value) == {"kind", "element"}:
-            row["text"] = f"{value['kind'].capitalize()} · {element(value['element'])}"
-        elif name == "effect":
-            row["text"] = " · ".join(f"{key}: {element(v) if key == 'element' else v}" for key, v in value.items())
-        elif name == "duel_legal":
-            row["text"] = "Yes" if value else "No (removed from the two-player variant)"
-        elif name in ("image", "thumbnail", "card_face"):
-            row["text"], row["href"] = ("open" if value else "none uploaded"), value
-        elif name in ("created_at", "updated_at"):
-            moment = parse_datetime(value) if isinstance(value, str) else value
-            row["text"] = date_format(moment, "j F Y, H:i") + " UTC" if moment else value
-        elif name == "color":
-            row["swatch"] = value
-        elif value in ("", None):
-            row["text"] = "—"
-        rows.append(row)
-    return rows
+    return [field_row(card, name, value, element) for name, value in data.items() if name != "simulated"]
+
+
+def field_row(card, name: str, value: Any, element: ElementNames) -> dict[str, Any]:
+    """One field as label and readable text (with a link for a file, a swatch for a colour)."""
+    row: dict[str, Any] = {"label": FIELD_LABELS.get(name, name.replace("_", " ").capitalize()), "text": value}
+    text = FIELD_TEXTS.get(name)
+    if text is not None:
+        row["text"] = text(card, value, element)
+    elif name in FILE_FIELDS:
+        row["text"], row["href"] = ("open" if value else "none uploaded"), value
+    elif name == "color":
+        row["swatch"] = value
+    elif value in ("", None):
+        row["text"] = "—"
+    return row
+
+
+def effect_text(card, value: dict[str, Any], element: ElementNames) -> str:
+    """A summoning card's effect as "Kind · element"; a protector's spec as its "key: value" pairs."""
+    if "kind" in value and set(value) == {"kind", "element"}:
+        return f"{value['kind'].capitalize()} · {element(value['element'])}"
+    return " · ".join(f"{key}: {element(v) if key == 'element' else v}" for key, v in value.items())
+
+
+def moment_text(card, value: Any, element: ElementNames) -> Any:
+    """A date and time as people read it, in UTC."""
+    moment = parse_datetime(value) if isinstance(value, str) else value
+    return date_format(moment, "j F Y, H:i") + " UTC" if moment else value
+
+
+# How each field that is not shown as it is reads: a function of the card, the value and the element names.
+FIELD_TEXTS: dict[str, Callable[[Any, Any, ElementNames], Any]] = {
+    "set": lambda card, value, element: f"{card.card_set.name} ({value})",
+    "game": lambda card, value, element: Game(value).label,
+    "elements": lambda card, value, element: " + ".join(element(slug) for slug in value),
+    "attacks": lambda card, value, element: " / ".join(element(slug) for slug in value),
+    "effect": effect_text,
+    "duel_legal": lambda card, value, element: "Yes" if value else "No (removed from the two-player variant)",
+    "created_at": moment_text,
+    "updated_at": moment_text,
+}
+FILE_FIELDS = ("image", "thumbnail", "card_face")
 
 
 def find_card(slug: str) -> tuple[Kind, Any]:

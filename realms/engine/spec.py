@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS, ONGOING_KINDS
-from realms.engine.effects.base import Checker, Effect
+from realms.engine.effects.base import Effect
 from realms.engine.vocabulary import LINES
+from simulate.engine.checking import Checker
 from simulate.engine.errors import SpecError
 
 TRIGGERS = (

@@ -60,3 +60,10 @@ def test_hostile_codes_are_400(catalogue, anon_client, code, fragment):
     body = assert_error_shape(anon_client.get(DECODE, {"code": code}), 400, "invalid")
     assert fragment in body["message"] or fragment in str(body["fields"]), body
     assert Card.objects.filter(code="AL-EOTP-001").exists()
+
+
+@pytest.mark.parametrize("defenses", ["AL-EOTP-001", 5, {"a": 1}])
+def test_a_code_whose_defenses_are_not_a_list_is_400(catalogue, anon_client, defenses):
+    code = b64([1, "duel", [[None, [["Ann", 1]], None, defenses]]])
+    body = assert_error_shape(anon_client.get(DECODE, {"code": code}), 400, "invalid")
+    assert "unknown shape" in body["message"], body

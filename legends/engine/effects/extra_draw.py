@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from legends.engine.effects.base import Param, ProtectorEffect, ProtectorKind, plural
+from legends.engine.vocabulary import HAND_SIZE
 
 
 class ExtraDraw(ProtectorKind):
     name = "extra_draw"
     when = "round_end"
-    params = (Param("count", 1, 2), Param("max_hand", 7, 10))
+    params = (Param("count", 1, 2), Param("max_hand", HAND_SIZE, 10))  # never below the hand dealt (L5)
     draws_at_round_end = True
 
     def describe(self, effect: ProtectorEffect, names: Mapping[str, str]) -> str:

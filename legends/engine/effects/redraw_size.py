@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from legends.engine.effects.base import Param, ProtectorEffect, ProtectorKind
-from legends.engine.vocabulary import REDRAW_SIZE
+from legends.engine.vocabulary import HAND_SIZE, REDRAW_SIZE
 
 
 class RedrawSize(ProtectorKind):
     name = "redraw_size"
     when = "redraw"
-    params = (Param("count", 4, 7),)
+    params = (Param("count", REDRAW_SIZE + 1, HAND_SIZE),)  # more than the usual redraw, at most a full hand
 
     def describe(self, effect: ProtectorEffect, names: Mapping[str, str]) -> str:
         # Every size from the usual 3 to `count` is offered (never fewer than 3), so the text names both ends.

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine.units import Standing, Unit
+from simulate.engine.checking import Checker as Checker  # the effect kinds' parsers read their specs with it
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -55,89 +56,6 @@ class Effect:
     count: int = 1
     unit: SummonSpec | None = None
     persists: bool = False  # R17: a lasting effect that outlives its source ("even after it falls")
-
-
-class Checker:
-    """Collects every problem of a spec instead of stopping at the first."""
-
-    def __init__(self) -> None:
-        self.errors: list[tuple[str, str]] = []
-
-    def fail(self, path: str, reason: str) -> None:
-        """Note one problem at `path`."""
-        self.errors.append((path, reason))
-
-    def obj(self, value: Any, path: str) -> dict[str, Any] | None:
-        """`value` if it is an object."""
-        if not isinstance(value, dict):
-            self.fail(path, "must be an object")
-            return None
-        return value
-
-    def text(self, data: dict[str, Any], key: str, path: str, required: bool = True, max_len: int = 400) -> str:
-        """A non-empty string field."""
-        value = data.get(key)
-        if value is None:
-            if required:
-                self.fail(f"{path}.{key}", "is required")
-            return ""
-        if not isinstance(value, str) or not value.strip():
-            self.fail(f"{path}.{key}", "must be a non-empty string")
-            return ""
-        if len(value) > max_len:
-            self.fail(f"{path}.{key}", f"must be at most {max_len} characters")
-        return value
-
-    def choice(
-        self, data: dict[str, Any], key: str, options: Sequence[str], path: str, default: str | None = None
-    ) -> str:
-        """One of `options`."""
-        value = data.get(key, default)
-        if value is None:
-            self.fail(f"{path}.{key}", "is required")
-            return ""
-        if value not in options:
-            self.fail(f"{path}.{key}", f"must be one of {', '.join(options)} (got {value!r})")
-            return ""
-        return str(value)
-
-    def integer(
-        self, data: dict[str, Any], key: str, path: str, low: int, high: int, default: int | None = None
-    ) -> int:
-        """An integer within bounds."""
-        value = data.get(key, default)
-        if value is None:
-            self.fail(f"{path}.{key}", "is required")
-            return 0
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"{path}.{key}", "must be an integer")
-            return 0
-        if not low <= value <= high:
-            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
-        return value
-
-    def number(self, data: dict[str, Any], key: str, path: str, low: float, high: float) -> float:
-        """A number within bounds (0 when absent)."""
-        value = data.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(f"{path}.{key}", "must be a number")
-            return 0.0
-        if not low <= value <= high:
-            self.fail(f"{path}.{key}", f"must be between {low} and {high}")
-        return float(value)
-
-    def boolean(self, data: dict[str, Any], key: str, path: str) -> bool:
-        """true or false (false when absent)."""
-        value = data.get(key, False)
-        if not isinstance(value, bool):
-            self.fail(f"{path}.{key}", "must be true or false")
-            return False
-        return value
-
-    def unknown_keys(self, data: dict[str, Any], allowed: set[str] | frozenset[str], path: str) -> None:
-        """Every key that is not allowed."""
-        for key in sorted(set(data) - allowed):
-            self.fail(f"{path}.{key}", "is not a known field")
 
 
 class ValueContext:
