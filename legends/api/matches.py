@@ -14,6 +14,7 @@ from cardsdb.api.serializers import StrictSerializer
 from legends.choices import Mode
 from legends.engine.setup import MAX_DEFENSES, MAX_NAME, MAX_PLAYERS, MAX_SLUG, MAX_TEAMS
 from legends.engine.vocabulary import (
+    DEFENSE_ELEMENTS,
     MAX_ACTIONS_DEFAULT,
     MAX_ACTIONS_LIMIT,
     MAX_ROUNDS_DEFAULT,
@@ -191,7 +192,8 @@ class ByTeamField(serializers.ListField):
 class LegendsDefenseLeftSerializer(serializers.Serializer):
     defense = serializers.CharField(help_text="Defense slug.")
     name = serializers.CharField()
-    elements = serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    elements = serializers.ListField(child=serializers.CharField(), min_length=DEFENSE_ELEMENTS,
+                                     max_length=DEFENSE_ELEMENTS)
     markers = serializers.ListField(child=serializers.CharField(), help_text="Elements marked on it so far.")
 
 
