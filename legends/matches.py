@@ -28,7 +28,7 @@ from legends.engine.vocabulary import (
 )
 from legends.services import setup_validate
 from legends.snapshot import TEAMS, catalogue_snapshot, legal_players, seat_agents
-from legends.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer, LegendsStudies
+from legends.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer
 from simulate.api.serializers import (
     BatchOptionsMixin,
     BatchResultSerializer,
@@ -332,7 +332,7 @@ def setup_from_request(*, mode: str | None, setup: Mapping[str, Any] | None, use
     return mode, teams
 
 
-class LegendsMatches(LegendsStudies):
+class LegendsMatches:
     """Akin Legends as the simulate services play it: a team setup (teams or duel), seats in setup order."""
 
     game = "legends"

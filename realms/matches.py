@@ -26,7 +26,7 @@ from realms.engine.cards import CharacterCard
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
 from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
 from realms.snapshot import DEFAULT_AGENTS, character_snapshot
-from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, RealmsStudies, command_army
+from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, command_army
 from simulate.api.serializers import (
     DRAWN,
     BatchOptionsMixin,
@@ -429,7 +429,7 @@ def swap_sides(setup: dict) -> dict:
     return {key: {"a": setup[key]["b"], "b": setup[key]["a"]}}
 
 
-class RealmsMatches(RealmsStudies):
+class RealmsMatches:
     """Echo Realms as the simulate services play it: two armies, or a Formation Round from two collections."""
 
     game = "realms"

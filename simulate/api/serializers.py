@@ -16,11 +16,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from cardsdb.api.serializers import MAX_ID
-from simulate.batches import MAX_BATCH, MAX_PER_PAIRING, MIN_CI_WIDTH
+from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
 from simulate.models import Batch as BatchModel
 from simulate.services import SEED_LIMIT, game_matches
-from simulate.studies import LADDER_LEVELS, MAX_ENTRANTS
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
 
 # ---------------------------------------------------------------------------------- JSON fields
 
@@ -91,10 +91,11 @@ def id_field(**kwargs) -> WholeNumberField:
 
 
 class BatchOptionsMixin(serializers.Serializer):
-    """What a batch request adds to its game's match request: the kind of study and its size. Each game
-    adds the inputs of every kind (`subject`, `opponents`, `entrants`, `pool`, `patch`) in its own shapes."""
+    """What a batch request adds to its game's match request: the kind of study, its size, and the fields each
+    kind declares (simulate.study_kinds). Each game adds the inputs kinds read in its own shapes (`subject`,
+    `opponents`, `entrants`, `pool`, `patch`); each kind checks the keys it reads."""
 
-    kind = one_of(BatchModel.Kind.values, required=False, help_text="The study (default matchup): see docs/simulate.md.")
+    kind = one_of(kind_names(), required=False, help_text="The study (default matchup): see docs/simulate.md.")
     count = WholeNumberField(
         min_value=1, max_value=MAX_PER_PAIRING,
         help_text="Matches of each pairing (each opponent, matrix cell, agent level; a what-if plays each seed "
@@ -106,60 +107,42 @@ class BatchOptionsMixin(serializers.Serializer):
         default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move "
                                  "bias (a matrix always does).",
     )
-    until_ci_width = NumberField(
-        required=False, min_value=MIN_CI_WIDTH, max_value=1.0,
-        help_text="matchup: stop once the 95% interval of the win rate is at most this wide (count is the cap).",
-    )
-    base = one_of(["matchup", "field"], required=False, help_text="whatif: the study played with and without the patch.")
-    levels = serializers.ListField(
-        child=one_of(LADDER_LEVELS), min_length=1, max_length=len(LADDER_LEVELS), required=False,
-        help_text="ladder: the agents that play both sides in turn (default random, greedy, search).",
-    )
-    factions = TrueFalseField(required=False, help_text="matrix: every faction's strongest legal army as the entrants.")
 
-    # The request keys that give one matchup (each game's own), and what every kind needs or refuses.
+    # The request keys that give one matchup (each game's own).
     matchup_keys: tuple[str, ...] = ()
     matchup_optional = False  # a game whose matchup may give none of them (then a random setup of its own)
-    kind_keys = {
-        "matchup": set(), "ladder": {"levels"}, "gauntlet": {"subject", "opponents"},
-        "matrix": {"entrants", "factions"}, "field": {"pool"}, "whatif": {"patch", "base", "pool"},
-    }
+
+    def get_fields(self):
+        """The declared fields, then every kind's own, each game-shaped key noted with what kinds read in it."""
+        fields = super().get_fields()
+        for kind in KINDS.values():
+            fields.update(kind.fields())
+            for key, note in kind.notes.items():
+                if key in fields:
+                    fields[key].help_text = f"{fields[key].help_text or ''} {note}".strip()
+        return fields
 
     def validate(self, attrs):
+        """The keys of the kind's study only (and its matchup's), checked by the kind."""
         attrs = super().validate(attrs)
-        kind = attrs.setdefault("kind", "matchup")
-        base = attrs.get("base", "matchup")
-        allowed = set(self.kind_keys[kind])
-        needs_matchup = kind in ("matchup", "ladder") or (kind == "whatif" and base == "matchup")
-        if needs_matchup:
+        kind = study_kind(attrs.setdefault("kind", DEFAULT_KIND))
+        allowed = kind.allowed_keys(attrs)
+        if kind.takes_matchup(attrs):
             allowed |= set(self.matchup_keys)
-            given = [key for key in self.matchup_keys if key in attrs]
-            if len(given) > 1 or (not given and not self.matchup_optional):
-                raise serializers.ValidationError(f"A {kind} gives one of {', '.join(f'`{k}`' for k in self.matchup_keys)}.")
-        study_keys = {"subject", "opponents", "entrants", "factions", "pool", "patch", "base", "levels",
-                      "until_ci_width", *self.matchup_keys}
-        if kind != "matchup":
-            allowed.discard("until_ci_width")
-        else:
-            allowed.add("until_ci_width")
-        if kind == "whatif" and base == "matchup":
-            allowed.discard("pool")
+            self.check_matchup(attrs)
+        study_keys = {key for other in KINDS.values() for key in other.keys} | {"until_ci_width", *self.matchup_keys}
         stray = sorted(key for key in study_keys - allowed if key in attrs)
         if stray:
-            raise serializers.ValidationError({key: [f"Not an input of a {kind} study."] for key in stray})
-        if kind == "gauntlet" and not ({"subject", "opponents"} <= set(attrs)):
-            raise serializers.ValidationError("A gauntlet gives `subject` and `opponents`.")
-        if kind == "matrix" and ("entrants" in attrs) == bool(attrs.get("factions")):
-            raise serializers.ValidationError(f"A matrix gives `entrants` (2 to {MAX_ENTRANTS}) or `factions: true`.")
-        if kind == "matrix" and "entrants" in attrs and len(attrs["entrants"]) < 2:
-            raise serializers.ValidationError({"entrants": ["Give at least 2 entrants."]})
-        if kind == "whatif" and not attrs.get("patch"):
-            raise serializers.ValidationError({"patch": ["A whatif gives a patch: [{\"card\": ..., \"changes\": {...}}]."]})
-        if kind == "ladder" and "agents" in attrs:
-            raise serializers.ValidationError({"agents": ["A ladder's agents are its `levels`."]})
-        if "levels" in attrs and len(set(attrs["levels"])) != len(attrs["levels"]):
-            raise serializers.ValidationError({"levels": ["Each level once."]})
+            raise serializers.ValidationError({key: [f"Not an input of a {kind.name} study."] for key in stray})
+        kind.validate(attrs)
         return attrs
+
+    def check_matchup(self, attrs) -> None:
+        """One of the keys that give a matchup (or none, for a game that draws one)."""
+        given = [key for key in self.matchup_keys if key in attrs]
+        if len(given) > 1 or (not given and not self.matchup_optional):
+            raise serializers.ValidationError(
+                f"A {attrs['kind']} gives one of {', '.join(f'`{k}`' for k in self.matchup_keys)}.")
 
 
 DRAWN = "drawn"  # what a batch request's validation drew (random armies), by request key, as it will be played
@@ -167,14 +150,12 @@ DRAWN = "drawn"  # what a batch request's validation drew (random armies), by re
 
 def study_inputs(validated: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
     """What a batch keeps as its `inputs`: the request as given, but the batch's own fields, and the armies its
-    validation drew as drawn (so that every chunk plays them); a matrix of factions keeps
-    `entrants: "factions"` until they are chosen."""
+    validation drew as drawn (so that every chunk plays them); its kind adjusts the rest (a matrix of factions
+    keeps `entrants: "factions"` until they are chosen)."""
     left_out = {"seed", "count", "swap_sides", "until_ci_width", "kind"}
     inputs = {key: value for key, value in given.items() if key in validated and key not in left_out}
     inputs.update(validated.get(DRAWN) or {})
-    if validated.get("factions"):
-        inputs.pop("factions", None)
-        inputs["entrants"] = "factions"
+    study_kind(validated["kind"]).stored(inputs, validated)
     return inputs
 
 
@@ -377,7 +358,7 @@ class BatchResultSerializer(serializers.ModelSerializer):
     """A batch: the fields every game answers (each game's subclass types its summary and inputs)."""
 
     url = serializers.HyperlinkedIdentityField(view_name="batch-detail")
-    kind = one_of(BatchModel.Kind.values)
+    kind = one_of(kind_names())
     status = one_of(BatchModel.Status.values)
     count = serializers.IntegerField(min_value=1, max_value=MAX_BATCH, help_text="Matches to play in all.")
     played = serializers.IntegerField(min_value=0, max_value=MAX_BATCH, help_text="Matches played and stored.")
