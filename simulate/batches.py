@@ -46,7 +46,6 @@ MAX_LOCAL_BATCH = 20_000  # on the service's own background thread (no broker se
 MAX_LOCAL_SEARCH_BATCH = 200
 MAX_PER_PAIRING = 100_000
 MAX_UNFINISHED = 5  # queued or running batches per client
-MIN_CI_WIDTH = 0.01
 # With a broker a queued batch's chunks wait in the broker's queue, which keeps them: they are sent again
 # only when nothing of the batch was taken or stored for this long (a broker that lost its queue), not after
 # the stale time.

@@ -132,15 +132,6 @@ class Batch(TimestampedModel):
     def __str__(self) -> str:
         return f"{self.get_game_display()} batch {self.id} ({self.played}/{self.count})"
 
-    @property
-    def kind_label(self) -> str:
-        """Its kind as the pages name it."""
-        from simulate.study_kinds import (
-            kind_label,  # the kinds plan and play batches: they import this module
-        )
-
-        return kind_label(self.kind)
-
 
 class ChunkClaim(models.Model):
     """A chunk handed out to a runner and not stored yet, so that no other runner takes it. A Celery task

@@ -13,13 +13,14 @@ from django.conf import settings
 from rest_framework import exceptions
 
 from cardsdb.api.parsers import load_json
-from simulate.batches import MAX_PER_PAIRING, MIN_CI_WIDTH
+from simulate.batches import MAX_PER_PAIRING
 from simulate.engine.agents import agent_names
 from simulate.pages.choices import Choice, Option, prefill, settle
 from simulate.pages.games import GamePages, game_pages
 from simulate.services import SEED_LIMIT
 from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_choices, study_kind
 from simulate.study_kinds.base import StudyKind
+from simulate.study_kinds.matchup import MIN_CI_WIDTH
 
 # What is set over the JSON inputs (every other field is replaced by them), and the choice between the two.
 OVER_JSON = ("kind", "inputs_json", "count", "seed", "swap_sides", "until_ci_width", "patch_field")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from django import forms
 from rest_framework import serializers
 
+from simulate.api.fields import one_of
 from simulate.engine.tally import Tally, figures
 from simulate.pages.report import figures as shown
 from simulate.services import game_matches
@@ -41,8 +42,6 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         """`levels`: the agents that play both sides in turn."""
-        from simulate.api.serializers import one_of
-
         return {"levels": serializers.ListField(
             child=one_of(LEVELS), min_length=1, max_length=len(LEVELS), required=False,
             help_text="ladder: the agents that play both sides in turn (default random, greedy, search).")}

@@ -6,7 +6,10 @@ from typing import Any, ClassVar
 
 from rest_framework import serializers
 
+from simulate.api.fields import NumberField
 from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind
+
+MIN_CI_WIDTH = 0.01  # the narrowest interval a matchup may stop at
 
 
 class Kind(StudyKind):
@@ -21,9 +24,6 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         """`until_ci_width`: stop once the interval is narrow enough."""
-        from simulate.api.serializers import NumberField
-        from simulate.batches import MIN_CI_WIDTH
-
         return {"until_ci_width": NumberField(
             required=False, min_value=MIN_CI_WIDTH, max_value=1.0,
             help_text="matchup: stop once the 95% interval of the win rate is at most this wide (count is the cap).")}

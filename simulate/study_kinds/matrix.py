@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
 
+from simulate.api.fields import TrueFalseField
 from simulate.engine.tally import Tally, figures, new_tally
 from simulate.pages import charts
 from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
@@ -34,8 +35,6 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         """`factions`: every faction's strongest army as the entrants."""
-        from simulate.api.serializers import TrueFalseField
-
         return {"factions": TrueFalseField(required=False,
                                            help_text="matrix: every faction's strongest legal army as the entrants.")}
 

@@ -16,6 +16,7 @@ from rest_framework import exceptions, serializers
 
 import simulate.study_kinds as registry
 from cardsdb.api.parsers import load_json
+from simulate.api.fields import one_of
 from simulate.engine.tally import WIN, Tally, paired_figures
 from simulate.pages import charts
 from simulate.pages.games import game_pages
@@ -61,8 +62,6 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         """`base`: the kind played with and without the patch."""
-        from simulate.api.serializers import one_of
-
         return {"base": one_of(BASES, required=False, help_text="whatif: the study played with and without the patch.")}
 
     def takes_matchup(self, attrs: Mapping[str, Any]) -> bool:
