@@ -71,8 +71,11 @@ class LegendsStudies:
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """A match of team `first` (team 0) against team `second`, with the study's mode and options. Teams
         given apart may clash on what two teams cannot share: the second then protects the spirit left and
-        its players take the counters left (in their order)."""
-        mode = inputs["mode"]
+        its players take the counters left (in their order). InputError at `mode` when the study gives none."""
+        mode = inputs.get("mode")
+        if mode is None:
+            message = "A study of teams given apart gives the mode (teams or duel)."
+            raise InputError(message, [("mode", message)])
         second = fitted(first, second, mode)
         return {"mode": mode, "setup": {"mode": mode, "teams": [first, second]},
                 **({"options": inputs["options"]} if "options" in inputs else {})}

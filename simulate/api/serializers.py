@@ -300,6 +300,13 @@ class ResultsSerializer(with_groups("ResultsGroupsSerializer", serializers.Seria
     p_value = serializers.FloatField(min_value=0, max_value=1, required=False, help_text="McNemar's exact test, paired by seed.")
     patched_rows = PatchedRowSerializer(many=True, required=False, help_text="field what-if: the patched cards' rows.")
 
+    def get_fields(self):
+        """The fields declared here, then those each kind declares of its own results."""
+        fields = super().get_fields()
+        for kind in KINDS.values():
+            fields.update(kind.result_fields())
+        return fields
+
 
 class BatchResultSerializer(serializers.ModelSerializer):
     """A batch: the fields every game answers (each game's subclass types its summary and inputs)."""

@@ -193,6 +193,10 @@ class StudyKind:
 
     # ---------------------------------------------------------------------------- results
 
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """The keys its results add to every kind's figures, as the API answers them (a new set on every call)."""
+        return {}
+
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """Everything measured, read off the summed tally."""
         return figures(merge_all(total["pairings"]))
