@@ -157,19 +157,10 @@ class LegendsStudies:
                                "No protector or summoning card has this slug." if row is None else "Patched twice."))
                 continue
             done.add(row.slug)
-            errors.extend(apply_changes(row, entry["changes"], elements, f"patch.{index}.changes"))
-            try:
-                row.full_clean(validate_unique=False, validate_constraints=False)
-            except ValidationError as exc:
-                for field, messages in exc.message_dict.items():
-                    where = f"patch.{index}.changes" + (f".{field}" if field in entry["changes"] else "")
-                    errors.extend((where, message) for message in messages)
-                continue
-            if isinstance(row, Protector):
-                raw["protectors"] = [protector_entry(row) if card["slug"] == row.slug else card
-                                     for card in raw["protectors"]]
-            else:
-                raw["deck"] = [design_entry(row) if card["slug"] == row.slug else card for card in raw["deck"]]
+            edit = edit_errors(row, entry["changes"], elements, f"patch.{index}.changes")
+            errors.extend(edit)
+            if not edit:
+                put_in(raw, row)
         if errors:
             raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
         try:
@@ -226,6 +217,26 @@ def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> di
         if len(left) == len(players):
             second["players"] = [{**player, "counter": counter} for player, counter in zip(players, left, strict=True)]
     return second
+
+
+def edit_errors(row: Protector | SummoningCard, changes: Mapping[str, Any], elements: Mapping[str, Element],
+                where: str) -> list[tuple[str, str]]:
+    """Set the changes on the (unsaved) row and check it as the admin does; every error, at `where`."""
+    errors = apply_changes(row, changes, elements, where)
+    try:
+        row.full_clean(validate_unique=False, validate_constraints=False)
+    except ValidationError as exc:
+        errors.extend((where + (f".{field}" if field in changes else ""), message)
+                      for field, messages in exc.message_dict.items() for message in messages)
+    return errors
+
+
+def put_in(raw: dict[str, Any], row: Protector | SummoningCard) -> None:
+    """The raw catalogue with the edited row in place of its card."""
+    if isinstance(row, Protector):
+        raw["protectors"] = [protector_entry(row) if card["slug"] == row.slug else card for card in raw["protectors"]]
+    else:
+        raw["deck"] = [design_entry(row) if card["slug"] == row.slug else card for card in raw["deck"]]
 
 
 def apply_changes(row: Protector | SummoningCard, changes: Mapping[str, Any], elements: Mapping[str, Element],

@@ -154,15 +154,9 @@ class RealmsStudies:
             if row is None or entry["card"] in patched:
                 errors.append((f"patch.{index}.card", "Unknown character." if row is None else "Patched twice."))
                 continue
-            for key, value in entry["changes"].items():
-                setattr(row, PATCHABLE[key], value)
-            try:
-                row.full_clean(validate_unique=False, validate_constraints=False)
-            except ValidationError as exc:
-                fields = {field: name for name, field in PATCHABLE.items()}
-                for field, messages in exc.message_dict.items():
-                    where = f"patch.{index}.changes.{fields[field]}" if field in fields else f"patch.{index}"
-                    errors.extend((where, message) for message in messages)
+            edit = edit_errors(row, entry["changes"], f"patch.{index}")
+            if edit:
+                errors.extend(edit)
                 continue
             patched[row.slug] = character_card(row)
         if errors:
@@ -233,6 +227,20 @@ class RealmsStudies:
         if arguments["sets"] is not None:
             body["pool"] = {"sets": arguments["sets"]}
         return labels
+
+
+def edit_errors(row: Any, changes: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
+    """Set the changes on the (unsaved) character and check it as the admin does; every error, at
+    `<where>.changes.<field>` (or `where` for the card as a whole)."""
+    for key, value in changes.items():
+        setattr(row, PATCHABLE[key], value)
+    try:
+        row.full_clean(validate_unique=False, validate_constraints=False)
+    except ValidationError as exc:
+        fields = {field: name for name, field in PATCHABLE.items()}
+        return [(f"{where}.changes.{fields[field]}" if field in fields else where, message)
+                for field, messages in exc.message_dict.items() for message in messages]
+    return []
 
 
 def command_army(spec: str, rng: random.Random) -> list[dict]:
