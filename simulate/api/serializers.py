@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from simulate.api.fields import (  # as every game's requests use them
@@ -27,6 +26,13 @@ from simulate.api.fields import (
 )
 from simulate.api.fields import (
     id_field as id_field,
+)
+from simulate.api.figures import (
+    FIELD_GROUPS,
+    ByFirstSerializer,
+    DecisivenessSerializer,
+    IntervalSerializer,
+    StudyRoundsSerializer,
 )
 from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
@@ -145,138 +151,7 @@ class BatchSummarySerializer(serializers.Serializer):
     rounds = RoundsSerializer()
 
 
-class IntervalSerializer(serializers.Serializer):
-    low = serializers.FloatField()
-    high = serializers.FloatField()
-
-
-class OutcomeFiguresSerializer(serializers.Serializer):
-    """Side a's (team 0's) wins, draws and losses, and its win rate (draws are not wins) with a 95% Wilson
-    interval."""
-
-    played = serializers.IntegerField(min_value=0, required=False)
-    wins = serializers.IntegerField(min_value=0)
-    draws = serializers.IntegerField(min_value=0)
-    losses = serializers.IntegerField(min_value=0)
-    win_rate = serializers.FloatField(min_value=0, max_value=1, allow_null=True, help_text="null before a match.")
-    win_rate_ci = IntervalSerializer()
-
-
-class ByFirstSerializer(serializers.Serializer):
-    a = OutcomeFiguresSerializer(help_text="The matches in which side a held the first seat.")
-    b = OutcomeFiguresSerializer(help_text="The matches in which side b held it (sides swapped).")
-
-
-class StudyRoundsSerializer(serializers.Serializer):
-    mean = serializers.FloatField(min_value=0, allow_null=True)
-    min = serializers.IntegerField(min_value=0, allow_null=True)
-    max = serializers.IntegerField(min_value=0, allow_null=True)
-    histogram = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by rounds played.")
-
-
-class DecisivenessSerializer(serializers.Serializer):
-    wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting strength (HP, or defense cards) side a kept in its wins.")
-    losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
-
-
-class FiguresSerializer(OutcomeFiguresSerializer):
-    by_first = ByFirstSerializer()
-    rounds = StudyRoundsSerializer()
-    reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")
-    decisiveness = DecisivenessSerializer()
-
-
-def group_row_serializer(key: str, what: str) -> type[serializers.Serializer]:
-    """A row of a field study's group: one member (`key`) and how the armies or teams fielding it did."""
-    fields = {
-        key: serializers.CharField(help_text=f"The {what}."),
-        "appearances": serializers.IntegerField(min_value=0, help_text="Armies (teams) that fielded it; a member of both sides of a match counts twice."),
-        "wins": serializers.IntegerField(min_value=0, help_text="Wins of those armies."),
-        "win_rate": serializers.FloatField(allow_null=True),
-        "win_rate_ci": IntervalSerializer(),
-        "without_win_rate": serializers.FloatField(allow_null=True, help_text="The win rate of the armies without it."),
-        "delta": serializers.FloatField(allow_null=True, help_text="win_rate - without_win_rate."),
-        "delta_ci": IntervalSerializer(help_text="Newcombe's 95% interval of the delta."),
-        "flag": one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0."),
-    }
-    name = "".join(part.title() for part in key.split("_"))
-    return type(f"Field{name}RowSerializer", (serializers.Serializer,), fields)
-
-
-FIELD_GROUPS = {  # every game's field groups: the results key, the row's key, what a row is
-    "cards": ("card", "card (slug)"), "factions": ("faction", "faction (slug)"), "classes": ("class", "class"),
-    "protectors": ("protector", "protector (slug)"), "defenses": ("defense", "defense card (slug)"),
-    "summoning_cards": ("summoning_card", "summoning card (slug)"),
-}
-GROUP_ROWS = {group: group_row_serializer(key, what) for group, (key, what) in FIELD_GROUPS.items()}
-
-
-def with_groups(name: str, base: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    fields = {group: row(many=True, required=False, help_text=f"Field study: per {FIELD_GROUPS[group][0]}, ranked by delta.")
-              for group, row in GROUP_ROWS.items()}
-    return type(name, (base,), fields)
-
-
-VariantSerializer = with_groups("WhatifVariantSerializer", FiguresSerializer)
-
-
-class OpponentRowSerializer(FiguresSerializer):
-    opponent = serializers.IntegerField(min_value=0, help_text="Index in `opponents`.")
-
-
-class AgentRowSerializer(FiguresSerializer):
-    agent = serializers.CharField(help_text="The agent that played both sides.")
-
-
-INTERVAL_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["low", "high"],
-                   "properties": {"low": {"type": "number"}, "high": {"type": "number"}}}
-
-
-@extend_schema_field({
-    "type": "array", "description": "cells[i][j]: entrant i against entrant j, from i's side; null on the diagonal.",
-    "items": {"type": "array", "items": {
-        "type": "object", "nullable": True, "additionalProperties": False,
-        "required": ["played", "wins", "draws", "losses", "win_rate", "win_rate_ci"],
-        "properties": {"played": {"type": "integer", "minimum": 0}, "wins": {"type": "integer", "minimum": 0},
-                       "draws": {"type": "integer", "minimum": 0}, "losses": {"type": "integer", "minimum": 0},
-                       "win_rate": {"type": "number", "nullable": True}, "win_rate_ci": INTERVAL_SCHEMA},
-    }},
-})
-class MatrixCellsField(serializers.JSONField):
-    """The matrix's cells, null on the diagonal (a list's child serializer cannot say null in the schema)."""
-
-
-class MatrixSerializer(serializers.Serializer):
-    rows = serializers.ListField(child=serializers.CharField())
-    cols = serializers.ListField(child=serializers.CharField())
-    cells = MatrixCellsField()
-
-
-class StandingSerializer(serializers.Serializer):
-    entrant = serializers.IntegerField(min_value=0)
-    name = serializers.CharField()
-    mean_win_rate = serializers.FloatField(allow_null=True, help_text="Its mean win rate against every other entrant.")
-
-
-class DiscordantSerializer(serializers.Serializer):
-    baseline_only = serializers.IntegerField(min_value=0)
-    patched_only = serializers.IntegerField(min_value=0)
-
-
-class DifferenceSerializer(serializers.Serializer):
-    win_rate = serializers.FloatField(allow_null=True, help_text="Patched less baseline, paired by seed.")
-    ci = IntervalSerializer(help_text="Newcombe's 95% interval for paired rates.")
-    pairs = serializers.IntegerField(min_value=0)
-    discordant = DiscordantSerializer()
-
-
-class PatchedRowSerializer(serializers.Serializer):
-    card = serializers.CharField()
-    baseline = GROUP_ROWS["cards"](allow_null=True)
-    patched = GROUP_ROWS["cards"](allow_null=True)
-
-
-class ResultsSerializer(with_groups("ResultsGroupsSerializer", serializers.Serializer)):
+class ResultsSerializer(serializers.Serializer):
     """Everything a batch measured so far; which keys appear depends on its kind (docs/simulate.md)."""
 
     played = serializers.IntegerField(min_value=0, required=False)
@@ -289,19 +164,9 @@ class ResultsSerializer(with_groups("ResultsGroupsSerializer", serializers.Seria
     rounds = StudyRoundsSerializer(required=False)
     reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), required=False)
     decisiveness = DecisivenessSerializer(required=False)
-    opponents = OpponentRowSerializer(many=True, required=False, help_text="gauntlet: a row per opponent.")
-    agents = AgentRowSerializer(many=True, required=False, help_text="ladder: a row per agent level.")
-    matrix = MatrixSerializer(required=False)
-    standings = StandingSerializer(many=True, required=False, help_text="matrix: entrants by mean win rate.")
-    base = one_of(["matchup", "field"], required=False)
-    baseline = VariantSerializer(required=False)
-    patched = VariantSerializer(required=False)
-    difference = DifferenceSerializer(required=False)
-    p_value = serializers.FloatField(min_value=0, max_value=1, required=False, help_text="McNemar's exact test, paired by seed.")
-    patched_rows = PatchedRowSerializer(many=True, required=False, help_text="field what-if: the patched cards' rows.")
 
     def get_fields(self):
-        """The fields declared here, then those each kind declares of its own results."""
+        """The figures every kind reads (declared here), then what each kind adds (`StudyKind.result_fields`)."""
         fields = super().get_fields()
         for kind in KINDS.values():
             fields.update(kind.result_fields())

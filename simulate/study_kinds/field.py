@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rest_framework import serializers
+
+from simulate.api.figures import group_fields
 from simulate.engine.tally import Tally, figures, group_rows
 from simulate.pages.report import field_groups
 from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
@@ -27,6 +30,10 @@ class Kind(StudyKind):
         """One pairing drawing both sides from the pool, never swapped (the draw is the same either way)."""
         pool, prepared = request.studies.field_pool(request.inputs, user=request.user)
         return [Pairing({}, prepared, False, pool=pool)]
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """A list of rows per group of every game, ranked by delta."""
+        return group_fields()
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The overall figures and every group's rows."""

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
 
+from simulate.api.figures import FiguresSerializer
 from simulate.engine.tally import Tally, figures
 from simulate.pages.report import figures as shown
 from simulate.services import game_matches
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
     from simulate.services import GameStudies
 
 MAX_OPPONENTS = 16
+
+
+class OpponentRowSerializer(FiguresSerializer):
+    opponent = serializers.IntegerField(min_value=0, help_text="Index in `opponents`.")
 
 
 class Kind(StudyKind):
@@ -39,6 +44,10 @@ class Kind(StudyKind):
         subject = request.inputs["subject"]
         return [Pairing({"opponent": index}, request.prepare_pair(subject, opponent, ("subject", f"opponents.{index}")),
                         request.swap_sides) for index, opponent in enumerate(request.inputs["opponents"])]
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """`opponents`: a row per opponent."""
+        return {"opponents": OpponentRowSerializer(many=True, required=False, help_text="gauntlet: a row per opponent.")}
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The overall figures and a row per opponent."""

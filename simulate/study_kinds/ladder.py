@@ -10,6 +10,7 @@ from django import forms
 from rest_framework import serializers
 
 from simulate.api.fields import one_of
+from simulate.api.figures import FiguresSerializer
 from simulate.engine.tally import Tally, figures
 from simulate.pages.report import figures as shown
 from simulate.services import game_matches
@@ -29,6 +30,10 @@ LEVELS = ("random", "greedy", "search")
 def levels_of(inputs: Mapping[str, Any]) -> list[str]:
     """The levels a ladder plays (every one by default)."""
     return list(inputs.get("levels") or LEVELS)
+
+
+class AgentRowSerializer(FiguresSerializer):
+    agent = serializers.CharField(help_text="The agent that played both sides.")
 
 
 class Kind(StudyKind):
@@ -62,6 +67,10 @@ class Kind(StudyKind):
         prepared = request.prepare(request.inputs)
         return [Pairing({"agent": level}, replace(prepared, agents=request.studies.level_agents(prepared, level)),
                         request.swap_sides) for level in levels_of(request.inputs)]
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """`agents`: a row per level."""
+        return {"agents": AgentRowSerializer(many=True, required=False, help_text="ladder: a row per agent level.")}
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The overall figures and a row per level."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from simulate.api.fields import TrueFalseField
+from simulate.api.figures import INTERVAL_SCHEMA
 from simulate.engine.tally import Tally, figures, new_tally
 from simulate.pages import charts
 from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
@@ -22,6 +24,32 @@ if TYPE_CHECKING:
 MAX_ENTRANTS = 8  # a matrix of 8 plays 28 pairings
 CELL_KEYS = ("played", "wins", "draws", "losses", "win_rate", "win_rate_ci")
 FACTIONS = "factions"  # the stored entrants of a matrix of factions until they are chosen
+
+
+@extend_schema_field({
+    "type": "array", "description": "cells[i][j]: entrant i against entrant j, from i's side; null on the diagonal.",
+    "items": {"type": "array", "items": {
+        "type": "object", "nullable": True, "additionalProperties": False,
+        "required": ["played", "wins", "draws", "losses", "win_rate", "win_rate_ci"],
+        "properties": {"played": {"type": "integer", "minimum": 0}, "wins": {"type": "integer", "minimum": 0},
+                       "draws": {"type": "integer", "minimum": 0}, "losses": {"type": "integer", "minimum": 0},
+                       "win_rate": {"type": "number", "nullable": True}, "win_rate_ci": INTERVAL_SCHEMA},
+    }},
+})
+class MatrixCellsField(serializers.JSONField):
+    """The matrix's cells, null on the diagonal (a list's child serializer cannot say null in the schema)."""
+
+
+class MatrixSerializer(serializers.Serializer):
+    rows = serializers.ListField(child=serializers.CharField())
+    cols = serializers.ListField(child=serializers.CharField())
+    cells = MatrixCellsField()
+
+
+class StandingSerializer(serializers.Serializer):
+    entrant = serializers.IntegerField(min_value=0)
+    name = serializers.CharField()
+    mean_win_rate = serializers.FloatField(allow_null=True, help_text="Its mean win rate against every other entrant.")
 
 
 class Kind(StudyKind):
@@ -75,6 +103,11 @@ class Kind(StudyKind):
         return [Pairing({"row": i, "col": j},
                         request.prepare_pair(entrants[i], entrants[j], (f"entrants.{i}", f"entrants.{j}")), True)
                 for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """`matrix` and `standings`."""
+        return {"matrix": MatrixSerializer(required=False),
+                "standings": StandingSerializer(many=True, required=False, help_text="matrix: entrants by mean win rate.")}
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The overall figures, the win-rate grid (row against column, from the row's side) and each entrant's

@@ -17,6 +17,7 @@ from rest_framework import exceptions, serializers
 import simulate.study_kinds as registry
 from cardsdb.api.parsers import load_json
 from simulate.api.fields import one_of
+from simulate.api.figures import GROUP_ROWS, FiguresSerializer, IntervalSerializer, with_groups
 from simulate.engine.tally import WIN, Tally, paired_figures
 from simulate.pages import charts
 from simulate.pages.games import game_pages
@@ -39,6 +40,27 @@ VARIANTS = ("baseline", "patched")
 def patched_members(inputs: Mapping[str, Any]) -> frozenset[str]:
     """The cards (protectors, summoning cards...) a what-if's patch changes."""
     return frozenset(entry["card"] for entry in inputs.get("patch") or [])
+
+
+VariantSerializer = with_groups("WhatifVariantSerializer", FiguresSerializer)
+
+
+class DiscordantSerializer(serializers.Serializer):
+    baseline_only = serializers.IntegerField(min_value=0)
+    patched_only = serializers.IntegerField(min_value=0)
+
+
+class DifferenceSerializer(serializers.Serializer):
+    win_rate = serializers.FloatField(allow_null=True, help_text="Patched less baseline, paired by seed.")
+    ci = IntervalSerializer(help_text="Newcombe's 95% interval for paired rates.")
+    pairs = serializers.IntegerField(min_value=0)
+    discordant = DiscordantSerializer()
+
+
+class PatchedRowSerializer(serializers.Serializer):
+    card = serializers.CharField()
+    baseline = GROUP_ROWS["cards"](allow_null=True)
+    patched = GROUP_ROWS["cards"](allow_null=True)
 
 
 class Kind(StudyKind):
@@ -112,6 +134,19 @@ class Kind(StudyKind):
                     tally["pairs"][0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
 
     # ---------------------------------------------------------------------------- results
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """Its base, both halves, their difference and test, the patched cards' rows."""
+        return {
+            "base": one_of(BASES, required=False),
+            "baseline": VariantSerializer(required=False),
+            "patched": VariantSerializer(required=False),
+            "difference": DifferenceSerializer(required=False),
+            "p_value": serializers.FloatField(min_value=0, max_value=1, required=False,
+                                              help_text="McNemar's exact test, paired by seed."),
+            "patched_rows": PatchedRowSerializer(many=True, required=False,
+                                                 help_text="field what-if: the patched cards' rows."),
+        }
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """Each half as its base reads it, and their difference paired by seed."""
