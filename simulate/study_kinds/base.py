@@ -113,7 +113,7 @@ class PlanRequest:
 class Played:
     """One match of a pairing as played: its outcome for side a and what each side fielded (drawn sides)."""
 
-    outcome: str
+    outcome: int  # tally.WIN, DRAW or LOSS, for side a
     wins: tuple[bool, bool]  # whether side a, side b won
     features: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
     touched: list[bool] = field(default_factory=list)  # whether each side fielded a patched card
