@@ -15,6 +15,7 @@ HISTOGRAM_BINS = 20  # rounds are listed match by match up to this many distinct
 
 
 def pct(value: float | None) -> str:
+    """A rate as a percentage to one place (— when there is none)."""
     return "—" if value is None else f"{value:.1%}"
 
 
@@ -24,10 +25,12 @@ def points(value: float | None) -> str:
 
 
 def ci(bounds: Mapping[str, float] | None, show: Callable[[float | None], str] = pct) -> str:
+    """An interval as `low – high`."""
     return "—" if not bounds else f"{show(bounds['low'])} – {show(bounds['high'])}"
 
 
 def number(value: float | None, digits: int = 2) -> str:
+    """A number to `digits` places (— when there is none)."""
     return "—" if value is None else f"{value:.{digits}f}"
 
 
@@ -47,6 +50,7 @@ OUTCOME_HEADERS = ("played", "wins", "draws", "losses", "win rate", "95% CI")
 
 
 def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
+    """The outcome cells of a row: played, wins, draws, losses, win rate and its interval."""
     played = figures.get("played", figures["wins"] + figures["draws"] + figures["losses"])
     return [played, figures["wins"], figures["draws"], figures["losses"], pct(figures["win_rate"]),
             ci(figures["win_rate_ci"])]
