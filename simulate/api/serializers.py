@@ -1,5 +1,7 @@
-"""The simulate API's serializers that every game shares: JSON-typed request fields, what a batch request
-adds to a match request, and the common part of a played match and of a batch as the API answers them.
+"""The simulate API's serializers that every game shares: what a batch request adds to a match request, and
+the common part of a played match and of a batch as the API answers them. The JSON-typed request fields are
+in simulate.api.fields (the games' requests import them from here too), a study's figures in
+simulate.api.figures, and what each kind of study adds in its module (simulate.study_kinds).
 
 Each game's own requests and answers (`GameMatches.match_request`, `.batch_request`, `.match_result`,
 `.batch_result`) subclass these, so that the schema says exactly what each game takes and answers.
@@ -14,7 +16,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from simulate.api.fields import (  # as every game's requests use them
+from simulate.api.fields import (
     NumberField,
     TrueFalseField,
     WholeNumberField,
