@@ -49,3 +49,13 @@ def test_a_mirror_refuses_an_input_it_leaves_out(client, catalogue, handed_over)
     response = client.post(f"{NEW}?game=realms", form)
     assert response.status_code == 400 and "Opponents (gauntlet) is filled in" in response.content.decode()
     assert not Batch.objects.exists()
+
+
+def test_the_form_shows_the_subject_and_the_agents_for_a_mirror(client, catalogue):
+    html = client.get(f"{NEW}?game=realms").content.decode()
+    assert '<option value="mirror">Mirror</option>' in html
+    armies = html.split('<legend>Armies</legend>')[0].rsplit("<fieldset", 1)[1]
+    army_b = html.split('id="id_army_b"')[0].rsplit('<div class="field"', 1)[1]
+    agents = html.split('<legend>Agents</legend>')[0].rsplit("<fieldset", 1)[1]
+    assert "mirror" in armies
+    assert "mirror" not in army_b and "mirror" in agents
