@@ -6,15 +6,17 @@ class LegendsConfig(AppConfig):
     name = "legends"
 
     def ready(self) -> None:
-        """Akin Legends matches become playable through the simulate services, and get their match and study
-        pages; a card a saved setup names cannot be deleted."""
+        """Akin Legends matches become playable through the simulate services and its studies in the balance lab,
+        with their match and study pages; a card a saved setup names cannot be deleted."""
         from cardsdb.card_uses import register_card_users
         from legends.matches import LegendsMatches
         from legends.models import setups_using_card
         from legends.pages.simulate import LegendsPages
+        from legends.studies import LegendsStudies
         from simulate.pages.games import register_game_pages
-        from simulate.services import register_game_matches
+        from simulate.services import register_game_matches, register_game_studies
 
         register_game_matches(LegendsMatches())
+        register_game_studies(LegendsStudies())
         register_game_pages(LegendsPages())
         register_card_users("saved_setups", "saved setup", "saved setups", setups_using_card)

@@ -23,7 +23,6 @@ from legends.choices import Mode
 from legends.engine.setup import parse_teams
 from legends.services import setup_validate
 from legends.snapshot import TEAMS, catalogue_snapshot, legal_players, seat_agents
-from legends.studies import LegendsStudies
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.services import IllegalMatchSetup, PreparedMatch
@@ -62,7 +61,7 @@ def setup_from_request(*, mode: str | None, setup: Mapping[str, Any] | None, use
     return mode, teams
 
 
-class LegendsMatches(LegendsStudies):
+class LegendsMatches:
     """Akin Legends as the simulate services play it: a team setup (teams or duel), seats in setup order."""
 
     game = "legends"

@@ -1,7 +1,8 @@
 """Akin Legends in the balance lab: the inputs of every kind of study, random legal setups for a field, a
 patch applied to a sandbox copy of the catalogue, and how decisive a win was.
 
-`LegendsStudies` is a part of `legends.matches.LegendsMatches` (simulate.services.GameMatches).
+`LegendsStudies` is its `simulate.services.GameStudies`, registered by `LegendsConfig.ready()`; the inputs'
+serializers are in legends.api.studies.
 """
 
 from __future__ import annotations
@@ -12,18 +13,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from rest_framework import serializers
 
-from cardsdb.api.fields import TextField
-from cardsdb.api.serializers import StrictSerializer
 from legends import selectors
+from legends.api.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer
 from legends.engine.cards import Catalogue, parse_catalogue
-from legends.engine.setup import MAX_SLUG
 from legends.engine.start import MatchStart, normalize_setup
 from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.models import Element, Protector, SummoningCard
 from legends.snapshot import catalogue_raw, design_entry, legal_players, protector_entry, seat_agents
-from simulate.api.serializers import TrueFalseField, WholeNumberField
 from simulate.engine.errors import InputError, SetupError
 from simulate.engine.runner import validate_options
 from simulate.services import PreparedMatch, seat_agent_names
@@ -31,46 +28,10 @@ from simulate.services import PreparedMatch, seat_agent_names
 if TYPE_CHECKING:
     from argparse import ArgumentParser
 
-MAX_PATCH = 16
-MAX_POOL_CARDS = 200
 # What a patch may change of each kind of card: the fields its admin page edits.
 PATCHABLE = {"protector": ("effect", "duel_legal"),
              "summoning card": ("attack_1", "attack_2", "effect_kind", "effect_element", "copies")}
 ELEMENT_FIELDS = ("attack_1", "attack_2", "effect_element")  # given as element slugs
-
-
-class LegendsPoolSerializer(StrictSerializer):
-    """What a field study draws its teams' protectors and defenses from (absent: the whole catalogue)."""
-
-    protectors = serializers.ListField(child=TextField(max_length=MAX_SLUG), min_length=1, max_length=MAX_POOL_CARDS,
-                                       required=False, help_text="Protector slugs (in a duel, the duel-legal ones "
-                                                                 "are drawn).")
-    defenses = serializers.ListField(child=TextField(max_length=MAX_SLUG), min_length=1, max_length=MAX_POOL_CARDS,
-                                     required=False, help_text="Defense slugs.")
-
-
-class LegendsChangesSerializer(StrictSerializer):
-    """New values of a protector (`effect`, `duel_legal`) or of a summoning card (the rest), validated as an
-    edit in the admin is."""
-
-    effect = serializers.DictField(required=False, help_text="Protector: an effect spec (docs/legends-catalogue.md).")
-    duel_legal = TrueFalseField(required=False, help_text="Protector: whether a duel may field it.")
-    attack_1 = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
-    attack_2 = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
-    effect_kind = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: defense, healing or boost.")
-    effect_element = TextField(required=False, max_length=MAX_SLUG, help_text="Summoning card: an element slug.")
-    copies = WholeNumberField(required=False, min_value=0, max_value=32_767,  # the admin form's bounds
-                              help_text="Summoning card: its copies in the deck.")
-
-    def validate(self, attrs):
-        if not attrs:
-            raise serializers.ValidationError("Change at least one field of the card.")
-        return attrs
-
-
-class LegendsPatchSerializer(StrictSerializer):
-    card = TextField(max_length=MAX_SLUG, help_text="Protector or summoning card slug.")
-    changes = LegendsChangesSerializer()
 
 
 @dataclass(frozen=True)
@@ -94,7 +55,10 @@ class LegendsPatch:
 
 
 class LegendsStudies:
-    """The Akin Legends part of every kind of study (see simulate.studies)."""
+    """The Akin Legends part of every kind of study (see simulate.study_kinds)."""
+
+    game = "legends"
+    plays_features = True  # the summoning cards a team played count with what it fielded
 
     field_groups = {"protectors": "protector", "defenses": "defense", "summoning_cards": "summoning_card"}
     # Where pair_inputs puts each entrant, as the setup's errors name it, and its side (a violation's team).
@@ -107,8 +71,11 @@ class LegendsStudies:
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """A match of team `first` (team 0) against team `second`, with the study's mode and options. Teams
         given apart may clash on what two teams cannot share: the second then protects the spirit left and
-        its players take the counters left (in their order)."""
-        mode = inputs["mode"]
+        its players take the counters left (in their order). InputError at `mode` when the study gives none."""
+        mode = inputs.get("mode")
+        if mode is None:
+            message = "A study of teams given apart gives the mode (teams or duel)."
+            raise InputError(message, [("mode", message)])
         second = fitted(first, second, mode)
         return {"mode": mode, "setup": {"mode": mode, "teams": [first, second]},
                 **({"options": inputs["options"]} if "options" in inputs else {})}
@@ -190,19 +157,10 @@ class LegendsStudies:
                                "No protector or summoning card has this slug." if row is None else "Patched twice."))
                 continue
             done.add(row.slug)
-            errors.extend(apply_changes(row, entry["changes"], elements, f"patch.{index}.changes"))
-            try:
-                row.full_clean(validate_unique=False, validate_constraints=False)
-            except ValidationError as exc:
-                for field, messages in exc.message_dict.items():
-                    where = f"patch.{index}.changes" + (f".{field}" if field in entry["changes"] else "")
-                    errors.extend((where, message) for message in messages)
-                continue
-            if isinstance(row, Protector):
-                raw["protectors"] = [protector_entry(row) if card["slug"] == row.slug else card
-                                     for card in raw["protectors"]]
-            else:
-                raw["deck"] = [design_entry(row) if card["slug"] == row.slug else card for card in raw["deck"]]
+            edit = edit_errors(row, entry["changes"], elements, f"patch.{index}.changes")
+            errors.extend(edit)
+            if not edit:
+                put_in(raw, row)
         if errors:
             raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
         try:
@@ -238,7 +196,7 @@ class LegendsStudies:
     def add_study_arguments(self, parser: ArgumentParser) -> None:
         """None: a study's teams are given in the JSON (--input, --inputs); --mode fills its mode."""
 
-    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
+    def study_command_inputs(self, body: dict[str, Any], roles: Sequence[str], arguments: Mapping[str, Any],
                              seed: int) -> dict[str, dict[int, str]]:
         """Nothing beyond the JSON and the common flags, so no labels."""
         return {}
@@ -259,6 +217,26 @@ def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> di
         if len(left) == len(players):
             second["players"] = [{**player, "counter": counter} for player, counter in zip(players, left, strict=True)]
     return second
+
+
+def edit_errors(row: Protector | SummoningCard, changes: Mapping[str, Any], elements: Mapping[str, Element],
+                where: str) -> list[tuple[str, str]]:
+    """Set the changes on the (unsaved) row and check it as the admin does; every error, at `where`."""
+    errors = apply_changes(row, changes, elements, where)
+    try:
+        row.full_clean(validate_unique=False, validate_constraints=False)
+    except ValidationError as exc:
+        errors.extend((where + (f".{field}" if field in changes else ""), message)
+                      for field, messages in exc.message_dict.items() for message in messages)
+    return errors
+
+
+def put_in(raw: dict[str, Any], row: Protector | SummoningCard) -> None:
+    """The raw catalogue with the edited row in place of its card."""
+    if isinstance(row, Protector):
+        raw["protectors"] = [protector_entry(row) if card["slug"] == row.slug else card for card in raw["protectors"]]
+    else:
+        raw["deck"] = [design_entry(row) if card["slug"] == row.slug else card for card in raw["deck"]]
 
 
 def apply_changes(row: Protector | SummoningCard, changes: Mapping[str, Any], elements: Mapping[str, Element],

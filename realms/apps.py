@@ -6,15 +6,17 @@ class RealmsConfig(AppConfig):
     name = "realms"
 
     def ready(self) -> None:
-        """Echo Realms matches become playable through the simulate services, and get their match and study
-        pages; a card a saved army names cannot be deleted."""
+        """Echo Realms matches become playable through the simulate services and its studies in the balance lab,
+        with their match and study pages; a card a saved army names cannot be deleted."""
         from cardsdb.card_uses import register_card_users
         from realms.matches import RealmsMatches
         from realms.models import armies_using_card
         from realms.pages.simulate import RealmsPages
+        from realms.studies import RealmsStudies
         from simulate.pages.games import register_game_pages
-        from simulate.services import register_game_matches
+        from simulate.services import register_game_matches, register_game_studies
 
         register_game_matches(RealmsMatches())
+        register_game_studies(RealmsStudies())
         register_game_pages(RealmsPages())
         register_card_users("saved_armies", "saved army", "saved armies", armies_using_card)

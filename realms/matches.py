@@ -27,7 +27,7 @@ from realms.api.matches import (
 from realms.engine.army import ArmyCodeError, Slot
 from realms.engine.cards import CharacterCard
 from realms.snapshot import DEFAULT_AGENTS, character_snapshot
-from realms.studies import RealmsStudies, command_army
+from realms.studies import command_army
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.services import IllegalMatchSetup, PreparedMatch
@@ -86,7 +86,7 @@ def swap_sides(setup: dict) -> dict:
     return {key: {"a": setup[key]["b"], "b": setup[key]["a"]}}
 
 
-class RealmsMatches(RealmsStudies):
+class RealmsMatches:
     """Echo Realms as the simulate services play it: two armies, or a Formation Round from two collections."""
 
     game = "realms"

@@ -1,7 +1,8 @@
-"""Echo Realms in the balance lab: the inputs of every kind of study, random legal armies for a field, a
-patch applied to a sandbox copy of the catalogue, and how decisive a win was.
+"""Echo Realms in the balance lab: pairings of given armies, random legal armies for a field, a patch applied
+to a sandbox copy of the catalogue, how decisive a win was, and the study flags of the command line.
 
-`RealmsStudies` is a part of `realms.matches.RealmsMatches` (simulate.services.GameMatches).
+`RealmsStudies` is its `simulate.services.GameStudies`, registered by `RealmsConfig.ready()`; the inputs'
+serializers are in realms.api.studies.
 """
 
 from __future__ import annotations
@@ -12,71 +13,18 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from rest_framework import serializers
 
-from cardsdb.api.fields import TextField
-from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import CardSet, OfficialRecord
 from realms import selectors, services
+from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard
 from realms.engine.formation import legal_deployments, random_army
 from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
-from simulate.api.serializers import WholeNumberField, id_field
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
-
-MAX_PATCH = 16
-MAX_POOL_CARDS = 1_000
-# What a patch may change, by its name in the request and the field of the card it sets (absolute values).
-PATCHABLE = {"atk": "attack", "def": "defense", "spd": "speed", "hp": "health", "cooldown": "cooldown",
-             "position": "position", "main_ability": "main_ability", "faction_ability": "faction_ability"}
-
-
-class RealmsPoolSerializer(StrictSerializer):
-    """The cards a field study draws its armies from: official sets (default), sets, cards or a collection."""
-
-    sets = serializers.ListField(child=TextField(max_length=20), min_length=1, max_length=50, required=False,
-                                 help_text="Card set codes.")
-    cards = serializers.ListField(child=TextField(max_length=140), min_length=1, max_length=MAX_POOL_CARDS,
-                                  required=False, help_text="Character slugs.")
-    collection = id_field(required=False, help_text="One of your collections (the cards it holds).")
-
-    def validate(self, attrs):
-        if len(attrs) != 1:
-            raise serializers.ValidationError("Give one of `sets`, `cards` or `collection`.")
-        return attrs
-
-
-class RealmsChangesSerializer(StrictSerializer):
-    """New values of a card (absolute), validated as an edit in the admin is."""
-
-    atk = WholeNumberField(required=False, min_value=0, max_value=10_000)
-    def_ = WholeNumberField(required=False, min_value=0, max_value=10_000)
-    spd = WholeNumberField(required=False, min_value=0, max_value=10_000)
-    hp = WholeNumberField(required=False, min_value=1, max_value=100_000)
-    cooldown = WholeNumberField(required=False, min_value=0, max_value=100)
-    position = TextField(required=False, max_length=10)
-    main_ability = serializers.DictField(required=False, help_text="An ability spec (docs/abilities.md).")
-    faction_ability = serializers.DictField(required=False, help_text="An ability spec (docs/abilities.md).")
-
-    def get_fields(self):
-        fields = super().get_fields()
-        fields["def"] = fields.pop("def_")  # `def` is a keyword
-        return fields
-
-    def validate(self, attrs):
-        if not attrs:
-            raise serializers.ValidationError("Change at least one of " + ", ".join(PATCHABLE) + ".")
-        return attrs
-
-
-class RealmsPatchSerializer(StrictSerializer):
-    card = TextField(max_length=140, help_text="Character slug.")
-    changes = RealmsChangesSerializer()
-
 
 @dataclass(frozen=True)
 class RealmsPool:
@@ -84,11 +32,13 @@ class RealmsPool:
 
 
 class RealmsStudies:
-    """The Echo Realms part of every kind of study (see simulate.studies)."""
+    """The Echo Realms part of every kind of study (see simulate.study_kinds)."""
+
+    game = "realms"
+    plays_features = False  # a side's features are what it fielded
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
     pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side
-    entrant_request = None  # set by realms.matches (its army serializer)
     pool_request = RealmsPoolSerializer
     patch_request = RealmsPatchSerializer
 
@@ -204,15 +154,9 @@ class RealmsStudies:
             if row is None or entry["card"] in patched:
                 errors.append((f"patch.{index}.card", "Unknown character." if row is None else "Patched twice."))
                 continue
-            for key, value in entry["changes"].items():
-                setattr(row, PATCHABLE[key], value)
-            try:
-                row.full_clean(validate_unique=False, validate_constraints=False)
-            except ValidationError as exc:
-                fields = {field: name for name, field in PATCHABLE.items()}
-                for field, messages in exc.message_dict.items():
-                    where = f"patch.{index}.changes.{fields[field]}" if field in fields else f"patch.{index}"
-                    errors.extend((where, message) for message in messages)
+            edit = edit_errors(row, entry["changes"], f"patch.{index}")
+            if edit:
+                errors.extend(edit)
                 continue
             patched[row.slug] = character_card(row)
         if errors:
@@ -261,10 +205,10 @@ class RealmsStudies:
         group.add_argument("--sets", nargs="+", default=None, metavar="CODE",
                            help="field: the card sets its random armies come from (default: the official ones).")
 
-    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
+    def study_command_inputs(self, body: dict[str, Any], roles: Sequence[str], arguments: Mapping[str, Any],
                              seed: int) -> dict[str, dict[int, str]]:
-        """A gauntlet's subject (--a, unless the JSON gives one) and opponents, a matrix's entrants (armies
-        drawn from the seed) and a field's sets, set on `body`; the labels of the armies given (their specs)."""
+        """A subject (--a, unless the JSON gives one), opponents and entrants (armies drawn from the seed) and a
+        field's sets, set on `body`; the labels of the armies given (their specs)."""
         rng = random.Random(seed)
 
         def army(spec: str, flag: str) -> dict[str, Any]:
@@ -274,7 +218,7 @@ class RealmsStudies:
                 raise InputError(f"{flag}: {exc}", [(flag, str(exc))]) from exc
 
         labels: dict[str, dict[int, str]] = {}
-        if kind == "gauntlet" and "subject" not in body:
+        if "subject" in roles and "subject" not in body:
             body["subject"] = army(arguments["a"], "--a")
         for key in ("opponents", "entrants"):
             if arguments[key] is not None:
@@ -283,6 +227,20 @@ class RealmsStudies:
         if arguments["sets"] is not None:
             body["pool"] = {"sets": arguments["sets"]}
         return labels
+
+
+def edit_errors(row: Any, changes: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
+    """Set the changes on the (unsaved) character and check it as the admin does; every error, at
+    `<where>.changes.<field>` (or `where` for the card as a whole)."""
+    for key, value in changes.items():
+        setattr(row, PATCHABLE[key], value)
+    try:
+        row.full_clean(validate_unique=False, validate_constraints=False)
+    except ValidationError as exc:
+        fields = {field: name for name, field in PATCHABLE.items()}
+        return [(f"{where}.changes.{fields[field]}" if field in fields else where, message)
+                for field, messages in exc.message_dict.items() for message in messages]
+    return []
 
 
 def command_army(spec: str, rng: random.Random) -> list[dict]:

@@ -35,7 +35,8 @@ from simulate import studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
 from simulate.models import Batch, BatchChunk, ChunkClaim, StudyClient
-from simulate.services import SEED_LIMIT, game_matches, new_runner_name, new_seed, seat_agent_names
+from simulate.services import SEED_LIMIT, game_studies, new_runner_name, new_seed, seat_agent_names
+from simulate.study_kinds import DEFAULT_KIND, study_kind
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,6 @@ MAX_LOCAL_BATCH = 20_000  # on the service's own background thread (no broker se
 MAX_LOCAL_SEARCH_BATCH = 200
 MAX_PER_PAIRING = 100_000
 MAX_UNFINISHED = 5  # queued or running batches per client
-MIN_CI_WIDTH = 0.01
 # With a broker a queued batch's chunks wait in the broker's queue, which keeps them: they are sent again
 # only when nothing of the batch was taken or stored for this long (a broker that lost its queue), not after
 # the stale time.
@@ -133,31 +133,17 @@ def hold_clients(keys: list[str]) -> dict[str, StudyClient]:
             return held
 
 
-def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "matchup", seed: int | None = None,
+def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = DEFAULT_KIND, seed: int | None = None,
                  swap_sides: bool = False, until_ci_width: float | None = None, user=None,
                  client: str = "") -> Batch:
     """Store a study once it is planned like its matches would be (setups, agents, patch), its size and
     seeds checked; the caller hands it to the background after (`dispatch`)."""
-    matches = game_matches(game)
     inputs = dict(inputs)
-    if kind == "matrix" and inputs.get("entrants") == "factions":
-        inputs["entrants"], names = matches.strongest_entrants(inputs)
-    else:
-        names = [matches.entrant_name(e, i) for i, e in enumerate(inputs.get("entrants") or [])] \
-            if kind == "matrix" else []
-    if until_ci_width is not None and kind != "matchup":
+    names = study_kind(kind).prepared_inputs(inputs, game_studies(game))
+    if until_ci_width is not None and not study_kind(kind).stops_early:
         raise _refuse("until_ci_width", "until_ci_width stops a matchup early; other kinds play their count.")
     study = studies.plan(game=game, kind=kind, inputs=inputs, per_pairing=count, swap_sides=swap_sides, user=user)
-    if study.patch_changes_nothing:  # every match played twice for a difference of zero
-        raise _refuse("patch", "The patch changes nothing these matches use: no army of the study fields a "
-                               "patched card, or each change keeps the card's value.")
-    searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
-    limit = batch_limit(searching=searching)
-    if study.count > limit:
-        where = "" if uses_broker() else " when no broker is set"
-        raise _refuse("count", f"This study would play {study.count:,} matches ({len(study.pairings)} pairing(s) x "
-                               f"{count:,}{' x 2' if study.paired else ''}); at most {limit:,} with these "
-                               f"agents{where}.")
+    check_size(study, count)
     seed = new_seed() if seed is None else seed
     if seed + count - 1 > SEED_LIMIT:
         raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
@@ -178,6 +164,20 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = "
             plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
                   "pairings": len(study.pairings), "names": names},
         )
+
+
+def check_size(study: studies.Study, count: int) -> None:
+    """Refuse a study that plays nothing new (a patch that changes nothing) or more matches than allowed."""
+    if study.patch_changes_nothing:  # every match played twice for a difference of zero
+        raise _refuse("patch", "The patch changes nothing these matches use: no army of the study fields a "
+                               "patched card, or each change keeps the card's value.")
+    searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
+    limit = batch_limit(searching=searching)
+    if study.count > limit:
+        where = "" if uses_broker() else " when no broker is set"
+        raise _refuse("count", f"This study would play {study.count:,} matches ({len(study.pairings)} pairing(s) x "
+                               f"{count:,}{' x 2' if study.paired else ''}); at most {limit:,} with these "
+                               f"agents{where}.")
 
 
 # ------------------------------------------------------------------------------------- taking turns

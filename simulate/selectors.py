@@ -3,6 +3,7 @@
 from django.db.models import Q, QuerySet
 
 from simulate.models import Batch, Match
+from simulate.study_kinds import field
 
 
 def match_list(*, user) -> QuerySet[Match]:
@@ -36,6 +37,6 @@ def batch_visible(*, user) -> QuerySet[Batch]:
 def latest_field_study(*, game: str) -> Batch | None:
     """The latest finished `field` study of a game's official sets (no pool given) that a designer ran:
     a staff account, or the command line (no client). Its rows are the `simulated` block of each card."""
-    return (Batch.objects.filter(game=game, kind=Batch.Kind.FIELD, status=Batch.Status.DONE)
+    return (Batch.objects.filter(game=game, kind=field.Kind.name, status=Batch.Status.DONE)
             .filter(Q(owner__is_staff=True) | Q(owner__isnull=True, client=""))
             .exclude(inputs__has_key="pool").defer("tally").order_by("-finished_at").first())

@@ -89,21 +89,17 @@ class GameMatches(Protocol):
     def command_request(self, arguments: Mapping[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
         """The inputs and agents of a match from the command's arguments; InputError if they do not make one."""
 
-    # `manage.py simulate_batch`, besides the flags above.
-    side_names: tuple[str, str]  # the two sides as its tables name them, first side first
 
-    def add_study_arguments(self, parser: ArgumentParser) -> None:
-        """This game's own study flags (in a group of its own): each optional with default None, and named
-        unlike every other game's, since every game's are parsed."""
+class GameStudies(Protocol):
+    """A game app's part in the balance lab (simulate.study_kinds): what its studies' pairings, draws, patches
+    and flags are made of. Registered apart from its matches, from its app's `ready()`."""
 
-    def study_command_inputs(self, body: dict[str, Any], kind: str, arguments: Mapping[str, Any],
-                             seed: int) -> dict[str, dict[int, str]]:
-        """The study inputs its flags give, set on the request `body` of a study of `kind`; the labels of the
-        entrants they give (by inputs key, then index). InputError naming the flag at fault."""
-
-    # The game's part in the balance lab (simulate.studies), each game app providing its own.
+    game: str
     field_groups: dict[str, str]  # a field study's groups (results key) and the key of their rows
     pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side
+    side_names: tuple[str, str]  # the two sides as the command's tables name them, first side first
+    # Optional capability: what each side did in a match adds to what it fielded (`played_features`).
+    plays_features: bool
 
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """The match request of entrant `first` (first side) against `second`, with the study's options."""
@@ -124,7 +120,7 @@ class GameMatches(Protocol):
         """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
 
     def played_features(self, features: Any, result: MatchResult) -> Any:
-        """Optional: what each side fielded (`field_match`) plus what it did in the match (cards played)."""
+        """With `plays_features`: what each side fielded (`field_match`) plus what it did in the match."""
 
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
@@ -138,13 +134,38 @@ class GameMatches(Protocol):
     def kept_share(self, setup: Any, result: MatchResult, seat: str) -> float:
         """The share of its starting strength the winner in `seat` kept (0 to 1)."""
 
+    def add_study_arguments(self, parser: ArgumentParser) -> None:
+        """This game's own flags of `manage.py simulate_batch` (in a group of its own): each optional with
+        default None, and named unlike every other game's, since every game's are parsed."""
+
+    def study_command_inputs(self, body: dict[str, Any], roles: Sequence[str], arguments: Mapping[str, Any],
+                             seed: int) -> dict[str, dict[int, str]]:
+        """The study inputs its flags give for the `roles` the study's kind reads (subject, opponents,
+        entrants, pool), set on the request `body`; the labels of the entrants they give (by inputs key, then
+        index). InputError naming the flag at fault."""
+
 
 GAME_MATCHES: dict[str, GameMatches] = {}
+GAME_STUDIES: dict[str, GameStudies] = {}
 
 
 def register_game_matches(matches: GameMatches) -> None:
     """Make a game playable through these services (called from the game app's `ready()`)."""
     GAME_MATCHES[matches.game] = matches
+
+
+def register_game_studies(studies: GameStudies) -> None:
+    """Give a game its part in the balance lab (called from the game app's `ready()`)."""
+    GAME_STUDIES[studies.game] = studies
+
+
+def game_studies(game: str) -> GameStudies:
+    """The registered study part of `game`; UnknownGameError for a game that has none."""
+    studies = GAME_STUDIES.get(game)
+    if studies is None:
+        raise UnknownGameError(f"No studies can be played for game {game!r}; known games: {', '.join(sorted(GAME_STUDIES))}.",
+                               [("game", "unknown")])
+    return studies
 
 
 def game_matches(game: str) -> GameMatches:

@@ -113,8 +113,9 @@ class LegendsPages:
     study_form_template = "legends/pages/study_form.html"
     study_agent_labels = ("Agents of team 0", "Agents of team 1")
     patch_fields = ("attack_1", "attack_2", "effect_kind", "effect_element", "copies", "duel_legal")
-    # A field draws its teams: every other kind (and a what-if of the matchup) plays the setup code's.
-    study_field_kinds = {"setup_code": ("matchup", "gauntlet", "matrix", "ladder", "whatif/matchup")}
+    # A field draws its teams: the kinds that read given teams play the setup code's (the parts of a study it
+    # gives: the matchup's teams, a subject and its opponent, entrants).
+    study_field_roles = {"setup_code": ("matchup", "subject", "opponents", "entrants")}
     study_choices = ()
 
     side_names = ("team 0", "team 1")
@@ -160,22 +161,25 @@ class LegendsPages:
                                               "autocomplete": "off"})),
         }
 
-    def study_inputs(self, data: Mapping[str, Any], kind: str, *, matchup: bool, agents: bool,
+    def study_inputs(self, data: Mapping[str, Any], roles: Sequence[str], *, agents: bool,
                      seed: int | None) -> dict[str, Any]:
+        """The mode, and the teams of the roles asked for: the setup code's, else a random setup's."""
         mode = data.get("mode") or FIRST_MODE
         code = (data.get("setup_code") or "").strip()
-        if code and (matchup or kind in ("gauntlet", "matrix")):
+        if code and set(roles) & set(self.study_field_roles["setup_code"]):
             setup = study_setup(code, mode)
             mode = setup["mode"]
         else:
             setup = random_setup(mode, seed or 0)["setup"]
         teams = setup["teams"]
         body: dict[str, Any] = {"mode": mode}
-        if matchup:
+        if "matchup" in roles:
             body["setup"] = setup
-        elif kind == "gauntlet":
-            body.update(subject=teams[0], opponents=[teams[1]])
-        elif kind == "matrix":
+        if "subject" in roles:
+            body["subject"] = teams[0]
+        if "opponents" in roles:
+            body["opponents"] = [teams[1]]
+        if "entrants" in roles:
             body["entrants"] = teams
         if agents:
             per_team = MODES[mode].players_per_team

@@ -100,18 +100,20 @@ class RealmsPages:
     study_form_template = "realms/pages/study_form.html"
     study_agent_labels = ("Agent of side a", "Agent of side b")
     patch_fields = ("atk", "def", "spd", "hp", "cooldown", "position")
-    study_field_kinds = {
-        "army_a": ("matchup", "gauntlet", "ladder", "whatif/matchup"),  # a gauntlet's subject
-        "army_b": ("matchup", "ladder", "whatif/matchup"),
-        "opponents": ("gauntlet",),
-        "entrants": ("matrix",),
-        "factions": ("matrix",),
-        "sets": ("field", "whatif/field"),
+    # The parts of a study each simple field gives (the matchup's sides, a subject...), read by the kinds that
+    # read them.
+    study_field_roles = {
+        "army_a": ("matchup", "subject"),
+        "army_b": ("matchup",),
+        "opponents": ("opponents",),
+        "entrants": ("entrants",),
+        "factions": ("entrants",),
+        "sets": ("pool",),
     }
     study_choices = (Choice("factions", "the matrix", {
         "": Option("the entrants listed", ("entrants",), how=f"untick “{FACTIONS_LABEL}”"),
         "on": Option(FACTIONS_LABEL),
-    }, within=("kind", "matrix")),)
+    }, within=("role", "entrants")),)
 
     side_names = ("side a", "side b")
     card_page = "realms-card"
@@ -162,22 +164,21 @@ class RealmsPages:
                                     widget=forms.TextInput(attrs={"data-choice": "base=field"})),
         }
 
-    def study_inputs(self, data: Mapping[str, Any], kind: str, *, matchup: bool, agents: bool,
+    def study_inputs(self, data: Mapping[str, Any], roles: Sequence[str], *, agents: bool,
                      seed: int | None) -> dict[str, Any]:
+        """The armies of the roles asked for (drawn ones from the seed, side a first), the agents if asked."""
         rng = random.Random(seed)
         body: dict[str, Any] = {}
-        if matchup:
+        if "matchup" in roles:
             body["armies"] = {"a": study_army(data["army_a"], "army_a", rng),
                               "b": study_army(data["army_b"], "army_b", rng)}
-        elif kind == "gauntlet":
+        if "subject" in roles:
             body["subject"] = study_army(data["army_a"], "army_a", rng)
+        if "opponents" in roles:
             body["opponents"] = [study_army(spec, "opponents", rng) for spec in lines(data["opponents"])]
-        elif kind == "matrix":
-            if data["factions"]:
-                body["factions"] = True
-            else:
-                body["entrants"] = [study_army(spec, "entrants", rng) for spec in lines(data["entrants"])]
-        if kind in ("field", "whatif") and not matchup and data["sets"].strip():
+        if "entrants" in roles:
+            body.update(study_entrants(data, rng))
+        if "pool" in roles and data["sets"].strip():
             body["pool"] = {"sets": [code.strip() for code in data["sets"].split(",") if code.strip()]}
         if agents:
             body["agents"] = {"a": data["agent_a"] or "greedy", "b": data["agent_b"] or "greedy"}
@@ -191,6 +192,13 @@ class RealmsPages:
             return dict(selectors.character_list().filter(faction__slug__in=slugs)
                         .values_list("faction__slug", "faction__name").distinct())
         return {}
+
+
+def study_entrants(data: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A matrix's entrants: every faction's strongest army, or the armies listed (drawn ones from `rng`)."""
+    if data["factions"]:
+        return {"factions": True}
+    return {"entrants": [study_army(spec, "entrants", rng) for spec in lines(data["entrants"])]}
 
 
 def study_army(spec: str, field: str, rng: random.Random) -> dict[str, Any]:

@@ -5,7 +5,7 @@ References: E. B. Wilson (1927), "Probable inference, the law of succession, and
 R. G. Newcombe (1998), "Interval estimation for the difference between independent proportions" (method 10)
 and "Improved confidence intervals for the difference between binomial proportions based on paired data"
 (method 10), both in Statistics in Medicine 17; McNemar (1947), exact form: a two-sided binomial test of the
-discordant pairs.
+discordant pairs (`binomial_half_p`, which also tests a first seat's decisive matches against a coin).
 """
 
 from __future__ import annotations
@@ -78,14 +78,20 @@ def _log_binomial_half(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2)
 
 
-def mcnemar_p(first_only: int, second_only: int) -> float:
-    """McNemar's exact two-sided p-value: under no difference each discordant pair goes either way with
-    probability 1/2, so p = 2 * P(X <= min) for X ~ Binomial(discordant, 1/2), at most 1."""
-    n = first_only + second_only
+def binomial_half_p(successes: int, failures: int) -> float:
+    """The exact two-sided binomial test of `successes` against `failures` when each goes either way with
+    probability 1/2: p = 2 * P(X <= min) for X ~ Binomial(successes + failures, 1/2), at most 1 (1 for none)."""
+    n = successes + failures
     if n == 0:
         return 1.0
-    k = min(first_only, second_only)
+    k = min(successes, failures)
     logs = [_log_binomial_half(n, i) for i in range(k + 1)]
     top = max(logs)
     tail = math.exp(top) * math.fsum(math.exp(value - top) for value in logs)
     return min(1.0, 2 * tail)
+
+
+def mcnemar_p(first_only: int, second_only: int) -> float:
+    """McNemar's exact two-sided p-value: under no difference each discordant pair goes either way with
+    probability 1/2, a binomial test of the discordant pairs."""
+    return binomial_half_p(first_only, second_only)

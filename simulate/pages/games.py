@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from simulate.pages.match_forms import MatchForm
 
 
-class GamePages(Protocol):
-    """A game app's part in the match and study pages."""
+class MatchPages(Protocol):
+    """A game app's part in the match and replay pages."""
 
     game: str  # the game's name, as `simulate.services.game_matches` knows it
     title: str  # the game's name as the pages show it
@@ -47,23 +47,34 @@ class GamePages(Protocol):
     def winner_label(self, winner: str | None, events: Sequence[dict]) -> str:
         """The winner of a played match as the replay page names it (not None: a draw)."""
 
+
+
+class StudyPages(Protocol):
+    """A game app's part in the study form and report: its simple fields by the parts of a study they give
+    (`roles`: the matchup's sides, a subject, opponents, entrants, a pool), which the kinds read."""
+
+    game: str
+    title: str
+
     # The study form.
     study_form_template: str  # the game's part of the study form, included by the page
     study_agent_labels: tuple[str, str]  # the labels of the agent fields, first side first
     patch_fields: Sequence[str]  # what a what-if patch's simple field may change
-    # The kinds of study that read each of the game's simple fields ("whatif/matchup": a what-if of the matchup);
-    # a field not named is read by every kind. An input filled in that the chosen kind leaves out is refused.
-    study_field_kinds: Mapping[str, tuple[str, ...]]
-    study_choices: Sequence[Choice]  # the game's own choices among its simple fields (simulate.pages.choices)
+    # The roles each of the game's simple fields gives (a study kind reads the roles in its `game_roles`); a
+    # field not named is read by every kind. An input filled in that the chosen kind leaves out is refused.
+    study_field_roles: Mapping[str, tuple[str, ...]]
+    # The game's own choices among its simple fields (simulate.pages.choices); one `within=("role", R)` applies
+    # to the kind that reads role R.
+    study_choices: Sequence[Choice]
 
     def study_fields(self) -> dict[str, forms.Field]:
         """The game's own simple fields of the study form, by name (a new set on every call)."""
 
-    def study_inputs(self, data: Mapping[str, Any], kind: str, *, matchup: bool, agents: bool,
+    def study_inputs(self, data: Mapping[str, Any], roles: Sequence[str], *, agents: bool,
                      seed: int | None) -> dict[str, Any]:
-        """The study inputs the game's simple fields give (random entrants drawn from `seed`): the sides of a
-        `matchup`, a gauntlet's or a matrix's entrants, a field's pool, and the agents when `agents`;
-        InputError at the field that cannot be read."""
+        """The study inputs the game's simple fields give for `roles` (random entrants drawn from `seed`): the
+        sides of a `matchup`, a `subject`, `opponents`, `entrants`, a field's `pool`, and the agents when
+        `agents`; InputError at the field that cannot be read."""
 
     # The study report.
     side_names: tuple[str, str]  # the two sides as the report names them, first side first
@@ -73,6 +84,10 @@ class GamePages(Protocol):
     def member_names(self, group: str, slugs: Sequence[str]) -> dict[str, str]:
         """Display names of a field group's members by slug (one query); none for a group whose members are
         their own names."""
+
+
+class GamePages(MatchPages, StudyPages, Protocol):
+    """A game app's pages: both parts, registered together."""
 
 
 GAME_PAGES: dict[str, GamePages] = {}

@@ -7,12 +7,10 @@ commit. Its page reads the batch as the API's retrieve does, and polls a fragmen
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
@@ -23,26 +21,17 @@ from simulate import background, batches, selectors
 from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
 from simulate.models import Batch
-from simulate.pages import charts
 from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_title, game_titles
-from simulate.pages.study_forms import KIND_HELP, StudyForm
+from simulate.pages.report import DEFAULT_SORT, SORTS, details, figures
+from simulate.pages.study_forms import StudyForm
 from simulate.services import IllegalMatchSetup, game_matches
+from simulate.study_kinds import KINDS, study_kind
 
 RUNNING = (Batch.Status.QUEUED, Batch.Status.RUNNING)
 # Said alike whether the study does not exist or is another account's.
 NO_SUCH_STUDY = ("There is no study at this address, or it is private: a study started while signed in is seen "
                  "only by its account.")
 RECENT_STUDIES = 10
-# A field table's orders: the query value, the row's key, and how it reads.
-SORTS = {
-    "-delta": ("delta", "delta, highest first"), "delta": ("delta", "delta, lowest first"),
-    "-win_rate": ("win_rate", "win rate, highest first"), "win_rate": ("win_rate", "win rate, lowest first"),
-    "-appearances": ("appearances", "appearances, most first"), "appearances": ("appearances", "appearances, fewest first"),
-    "name": ("name", "name, A to Z"), "-name": ("name", "name, Z to A"),
-}
-DEFAULT_SORT = "-delta"
-GROUP_TITLES = {"cards": "Cards", "factions": "Factions", "classes": "Classes", "protectors": "Protectors",
-                "defenses": "Defense cards", "summoning_cards": "Summoning cards"}
 
 
 # ------------------------------------------------------------------------------------ starting
@@ -78,7 +67,7 @@ def study_new(request):
     return render(request, "simulate/pages/study_new.html", {
         "nav": "studies", "form": form, "game": game, "game_name": pages.title, "games": game_titles(),
         "game_form": pages.study_form_template,
-        "kinds": KIND_HELP, "refusal": refusal, "recent": recent,
+        "kinds": {name: kind.description for name, kind in KINDS.items()}, "refusal": refusal, "recent": recent,
     }, status=status)
 
 
@@ -155,151 +144,14 @@ def state_context(batch: Batch, sort: str) -> dict[str, Any]:
 
 
 def report(batch: Batch, sort: str) -> dict[str, Any]:
-    """What the report shows of a batch's results, with its charts and its numbers as text."""
+    """What the report shows of a batch's results: the overall figures, the details, and what its kind adds
+    (its partial, `template`)."""
     results = batch.results or {}
+    kind = study_kind(batch.kind)
     side, other = game_pages(batch.game).side_names
-    answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind}
-    figures_of = results if batch.kind != "whatif" else results.get("baseline", {})
-    if batch.kind != "whatif":
+    answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind, "template": kind.template,
+                              "overall_note": kind.overall_note, "details_note": kind.details_note,
+                              "details": details(kind.details_of(results), side)}
+    if kind.has_overall:
         answer["overall"] = figures(results, f"Win rate of {side}")
-    answer["details"] = details(figures_of, side)
-    if batch.kind == "gauntlet":
-        answer["rows"] = [{"name": f"Opponent {row['opponent'] + 1}", **figures(row, f"Against opponent "
-                                                                                   f"{row['opponent'] + 1}", axis=False)}
-                          for row in results.get("opponents", [])]
-    elif batch.kind == "ladder":
-        answer["rows"] = [{"name": row["agent"], **figures(row, f"Both sides {row['agent']}", axis=False)}
-                          for row in results.get("agents", [])]
-    elif batch.kind == "matrix":
-        answer["matrix"] = matrix(results)
-    elif batch.kind == "field":
-        answer["groups"] = field_groups(batch, results, sort)
-    elif batch.kind == "whatif":
-        answer["whatif"] = whatif(batch, results, sort)
-    return answer
-
-
-def figures(row: Mapping[str, Any], label: str, *, axis: bool = True) -> dict[str, Any]:
-    return {
-        "played": row.get("played", row.get("wins", 0) + row.get("draws", 0) + row.get("losses", 0)),
-        "wins": row.get("wins", 0), "draws": row.get("draws", 0), "losses": row.get("losses", 0),
-        "win_rate": charts.pct(row.get("win_rate")), "ci": charts.interval(row.get("win_rate_ci")),
-        "chart": charts.win_rate_chart(row.get("win_rate"), row.get("win_rate_ci"), label=label, axis=axis,
-                                       width=charts.WIDTH if axis else 200),
-    }
-
-
-def details(results: Mapping[str, Any], side: str) -> dict[str, Any]:
-    """By first seat, rounds (with their histogram), how matches ended, how decisive the wins were."""
-    rounds = results.get("rounds") or {}
-    decisive = results.get("decisiveness") or {}
-    return {
-        "by_first": [{"seat": seat, **figures(row, f"{side} when {seat} held the first seat", axis=False)}
-                     for seat, row in (results.get("by_first") or {}).items()],
-        "rounds": {"mean": rounds.get("mean"), "min": rounds.get("min"), "max": rounds.get("max"),
-                   "chart": charts.histogram_chart(rounds.get("histogram"), label="Matches by rounds played")},
-        "reasons": sorted((results.get("reasons") or {}).items(), key=lambda pair: (-pair[1], pair[0])),
-        "decisiveness": {"wins": charts.pct(decisive.get("wins")), "losses": charts.pct(decisive.get("losses"))},
-    }
-
-
-def matrix(results: Mapping[str, Any]) -> dict[str, Any]:
-    grid = results.get("matrix") or {}
-    names, cells = grid.get("rows", []), grid.get("cells", [])
-    rows = []
-    for i, name in enumerate(names):
-        row = []
-        for j, cell in enumerate(cells[i] if i < len(cells) else []):
-            if cell is None:
-                row.append({"self": True, "against": names[j]})
-            else:
-                row.append({"against": names[j], "rate": charts.pct(cell["win_rate"], 0),
-                            "exact": charts.pct(cell["win_rate"]), "ci": charts.interval(cell["win_rate_ci"]),
-                            "colour": charts.heat_colour(cell["win_rate"]), "wins": cell["wins"],
-                            "draws": cell["draws"], "losses": cell["losses"]})
-        rows.append({"name": name, "cells": row})
-    standings = [{"name": row["name"], "rate": charts.pct(row["mean_win_rate"])} for row in results.get("standings", [])]
-    return {"cols": names, "rows": rows, "standings": standings}
-
-
-def field_groups(batch: Batch, results: Mapping[str, Any], sort: str) -> list[dict[str, Any]]:
-    """A table per group of a field study (cards, factions, classes; protectors, defenses, summoning cards),
-    in the order asked for; card names link to their pages."""
-    groups = game_matches(batch.game).field_groups
-    key, _ = SORTS[sort]
-    descending = sort.startswith("-")
-    tables = []
-    for group, member_key in groups.items():
-        rows = results.get(group) or []
-        names = member_names(batch.game, group, [row[member_key] for row in rows])
-        shown = [field_row(batch.game, group, row, member_key, names) for row in rows]
-        present = [row for row in shown if row[key] is not None]
-        present.sort(key=lambda row: (row[key], row["name"]), reverse=descending)
-        tables.append({"group": group, "title": GROUP_TITLES.get(group, group), "sort_key": key,
-                       "descending": descending,
-                       "rows": present + [row for row in shown if row[key] is None]})
-    return tables
-
-
-def field_row(game: str, group: str, row: Mapping[str, Any], member_key: str, names: Mapping[str, str]) -> dict:
-    member = row[member_key]
-    name = names.get(member, member)
-    pages = game_pages(game)
-    linked = group in pages.card_groups and member in names
-    return {
-        "member": member, "name": name,
-        "url": reverse(pages.card_page, args=[member]) if linked else None,
-        "appearances": row["appearances"], "wins": row["wins"], "win_rate": row["win_rate"],
-        "delta": row["delta"], "flag": row["flag"],
-        "win_rate_text": charts.pct(row["win_rate"]), "win_rate_ci": charts.interval(row["win_rate_ci"]),
-        "without": charts.pct(row["without_win_rate"]), "delta_text": charts.points(row["delta"]),
-        "delta_ci": charts.interval(row["delta_ci"], charts.points),
-    }
-
-
-def member_names(game: str, group: str, slugs: Sequence[str]) -> dict[str, str]:
-    """Display names of a field group's members by slug (one query), as the game names them."""
-    return game_pages(game).member_names(group, slugs)
-
-
-def patch_entries(batch: Batch) -> list[dict[str, Any]]:
-    """The patch as given, each card named and linked to its page."""
-    entries = [entry for entry in batch.inputs.get("patch") or [] if isinstance(entry, dict)]
-    slugs = [str(entry.get("card")) for entry in entries]
-    names: dict[str, str] = {}
-    for group in game_matches(batch.game).field_groups:
-        names.update(member_names(batch.game, group, slugs))
-    return [{"card": slug, "name": names.get(slug, slug), "changes": entry.get("changes") or {},
-             "url": reverse(game_pages(batch.game).card_page, args=[slug]) if slug in names else None}
-            for slug, entry in zip(slugs, entries, strict=True)]
-
-
-def whatif(batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-    side = game_pages(batch.game).side_names[0]
-    difference = results.get("difference") or {}
-    ci = difference.get("ci")
-    span = max([0.1, *(abs(ci[end]) for end in ("low", "high"))]) if ci else 1.0
-    answer = {
-        "base": results.get("base", "matchup"),
-        "baseline": figures(results.get("baseline") or {}, f"Baseline win rate of {side}"),
-        "patched": figures(results.get("patched") or {}, f"Patched win rate of {side}"),
-        "difference": {
-            "value": charts.points(difference.get("win_rate")), "ci": charts.interval(ci, charts.points),
-            "pairs": difference.get("pairs", 0), "discordant": difference.get("discordant") or {},
-            "chart": charts.difference_chart(difference.get("win_rate"), ci, label="Patched less baseline",
-                                             span=min(1.0, round(span + 0.05, 1))),
-        },
-        "p_value": charts.probability(results.get("p_value")),
-        "patch": patch_entries(batch),
-    }
-    if answer["base"] == "field":
-        names: dict[str, str] = {}
-        for group in game_matches(batch.game).field_groups:
-            names.update(member_names(batch.game, group, [row["card"] for row in results.get("patched_rows", [])]))
-        answer["patched_rows"] = [
-            {"member": row["card"], "name": names.get(row["card"], row["card"]),
-             "url": reverse(game_pages(batch.game).card_page, args=[row["card"]]) if row["card"] in names else None,
-             "baseline": None if row["baseline"] is None else field_row(batch.game, "", row["baseline"], "card", {}),
-             "patched": None if row["patched"] is None else field_row(batch.game, "", row["patched"], "card", {})}
-            for row in results.get("patched_rows", [])]
-    return answer
+    return {**answer, **kind.report(batch, results, sort)}

@@ -5,6 +5,7 @@ checked by the game's own batch request serializer (simulate.pages.studies)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from django import forms
@@ -12,32 +13,15 @@ from django.conf import settings
 from rest_framework import exceptions
 
 from cardsdb.api.parsers import load_json
-from simulate.batches import MAX_PER_PAIRING, MIN_CI_WIDTH
+from simulate.batches import MAX_PER_PAIRING
 from simulate.engine.agents import agent_names
-from simulate.models import Batch
 from simulate.pages.choices import Choice, Option, prefill, settle
-from simulate.pages.games import game_pages
+from simulate.pages.games import GamePages, game_pages
 from simulate.services import SEED_LIMIT
-from simulate.studies import LADDER_LEVELS
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_choices, study_kind
+from simulate.study_kinds.base import StudyKind
+from simulate.study_kinds.matchup import MIN_CI_WIDTH
 
-KIND_HELP = {
-    "matchup": "Two sides, many seeds: side a's win rate with its interval.",
-    "gauntlet": "One subject against each of several opponents.",
-    "matrix": "Every entrant against every other, sides swapped.",
-    "field": "Random legal armies (teams): how each card, faction or class does.",
-    "whatif": "A matchup or a field played with and without a patch of one card.",
-    "ladder": "The matchup with both sides played by each agent level in turn.",
-}
-
-# The kinds of study that read each of the common simple fields ("whatif/matchup": a what-if whose base is the
-# matchup); a field not named is read by every kind. The stat to change means nothing without its card.
-FIELD_KINDS: dict[str, tuple[str, ...]] = {
-    "agent_a": ("matchup", "gauntlet", "matrix", "whatif/matchup"),
-    "agent_b": ("matchup", "gauntlet", "matrix", "whatif/matchup"),
-    "levels": ("ladder",),
-    "until_ci_width": ("matchup",),
-    "base": ("whatif",), "patch_card": ("whatif",), "patch_value": ("whatif",),
-}
 # What is set over the JSON inputs (every other field is replaced by them), and the choice between the two.
 OVER_JSON = ("kind", "inputs_json", "count", "seed", "swap_sides", "until_ci_width", "patch_field")
 INPUTS = "inputs"
@@ -62,19 +46,10 @@ class StudyForm(forms.Form):
     replaces them. A field filled in that neither reads (another kind's, or one beside the JSON inputs) refuses
     the form by that field rather than being left out (`study_choices`)."""
 
-    kind = forms.ChoiceField(choices=Batch.Kind.choices, initial="matchup", label="Kind of study")
+    kind = forms.ChoiceField(choices=kind_choices, initial=DEFAULT_KIND, label="Kind of study")
     # The game's own simple fields (its sides or teams) come after the kind, from its pages.
     agent_a = forms.ChoiceField(required=False, label="Agent of side a")
     agent_b = forms.ChoiceField(required=False, label="Agent of side b")
-    levels = forms.MultipleChoiceField(required=False, choices=[(level, level) for level in LADDER_LEVELS],
-                                       widget=forms.CheckboxSelectMultiple, label="Levels (ladder)",
-                                       help_text="None ticked: every level.")
-    base = forms.ChoiceField(required=False, choices=[("matchup", "the matchup above"), ("field", "a field")],
-                             initial="matchup", label="What-if of")
-    patch_card = forms.CharField(required=False, max_length=140, label="Card to patch (slug)")
-    patch_field = forms.ChoiceField(required=False, label="Stat to change")
-    patch_value = forms.CharField(required=False, max_length=200, label="Its new value",
-                                  help_text="A number, true/false or an element's slug.")
     inputs_json = forms.CharField(
         required=False, max_length=settings.DATA_UPLOAD_MAX_MEMORY_SIZE, label="JSON inputs",
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
@@ -94,17 +69,32 @@ class StudyForm(forms.Form):
         self.game = game
         self.pages = pages = game_pages(game)
         kind, *others = self.fields.items()
-        self.fields = dict([kind, *pages.study_fields().items(), *others])
-        agents = [(name, name) for name in agent_names(game)]
+        agents, rest = others[:2], others[2:]
+        own = [item for study in KINDS.values() for item in study.form_fields(pages).items()]
+        self.fields = dict([kind, *pages.study_fields().items(), *agents, *own, *rest])
+        names = [(name, name) for name in agent_names(game)]
         for name, label in zip(("agent_a", "agent_b"), pages.study_agent_labels, strict=True):
-            self.fields[name].choices = agents
+            self.fields[name].choices = names
             self.fields[name].initial = "greedy"
             self.fields[name].label = label
-        self.fields["patch_field"].choices = [(name, name) for name in pages.patch_fields]
-        for name in ("agent_a", "agent_b"):  # picking an agent in a what-if makes it one of the matchup
-            self.fields[name].widget.attrs["data-choice"] = "base=matchup"
-        self.field_kinds = {**FIELD_KINDS, **pages.study_field_kinds}
+        for study in KINDS.values():  # picking an input of a variant (an agent of a what-if) chooses it
+            for variant, base in study.form_variants().items():
+                for name in base_reads(base, pages):
+                    self.fields[name].widget.attrs.setdefault("data-choice", f"{study.variant_field}={variant}")
+        self.field_kinds = field_kinds(pages)
         self.choices = self.study_choices()
+
+    @property
+    def shown_for(self) -> dict[str, str]:
+        """For each field, the kinds that show it (space-separated), for the page's script."""
+        return {name: " ".join(dict.fromkeys(reader.split("/")[0] for reader in readers))
+                for name, readers in self.field_kinds.items()}
+
+    def kind_parts(self) -> list[dict[str, Any]]:
+        """Each kind's own part of the form: its legend and its fields."""
+        return [{"kind": study.name, "legend": study.form_legend,
+                 "fields": [self[name] for name in study.form_fields(self.pages)]}
+                for study in KINDS.values() if study.form_fields(self.pages)]
 
     @classmethod
     def linked(cls, game: str, params: Mapping[str, str]) -> StudyForm:
@@ -119,29 +109,41 @@ class StudyForm(forms.Form):
             if not isinstance(field, forms.ChoiceField) or field.valid_value(value):
                 initial[name] = value
         form = cls(game=game, initial=initial)
-        chosen = {name: str(initial.get(name, fields[name].initial or "")) for name in ("kind", "base")}
+        choosing = ["kind", *(study.variant_field for study in KINDS.values() if study.variant_field)]
+        chosen = {name: str(initial.get(name, fields[name].initial or "")) for name in choosing}
         prefill(form.choices, chosen, {name for name, value in initial.items() if value}, set(params))
-        form.initial.update({name: chosen[name] for name in ("kind", "base")})
+        form.initial.update({name: chosen[name] for name in choosing})
         return form
 
     def study_choices(self) -> tuple[Choice, ...]:
-        """The kind of study, the what-if's base, the game's own choices and the JSON inputs, each with the
-        simple fields its options read (simulate.pages.choices)."""
+        """The kind of study, each kind's variants (a what-if's base), the game's own choices and the JSON
+        inputs, each with the simple fields its options read (simulate.pages.choices)."""
         kinds = self.field_kinds
 
-        def read_by(kind: str) -> tuple[str, ...]:
-            return tuple(name for name, used in kinds.items() if any(k.split("/")[0] == kind for k in used))
+        def read_by(reader: str) -> tuple[str, ...]:
+            return tuple(name for name, used in kinds.items() if reader in used or any(
+                r.split("/")[0] == reader for r in used))
 
-        by_kind = Choice("kind", "the kind of study",
-                         {value: Option(str(label), read_by(value)) for value, label in Batch.Kind.choices})
-        by_base = Choice("base", "the what-if", {
-            value: Option(str(label), tuple(name for name, used in kinds.items() if f"whatif/{value}" in used))
-            for value, label in self.fields["base"].choices}, within=("kind", "whatif"))
+        by_kind = Choice("kind", "the kind of study", {value: Option(str(label), read_by(value))
+                                                        for value, label in kind_choices()})
+        variants = tuple(
+            Choice(study.variant_field, f"the {study.label.lower()}", {
+                value: Option(str(label), tuple(name for name, used in kinds.items() if f"{study.name}/{value}" in used))
+                for value, label in self.fields[study.variant_field].choices}, within=("kind", study.name))
+            for study in KINDS.values() if study.variant_field)
         simple = tuple(name for name in self.fields if name not in OVER_JSON)
         by_json = Choice(INPUTS, "the study's inputs", {
             "fields": Option("the fields above", simple, how="empty the JSON inputs"),
             "json": Option("the JSON inputs", ("inputs_json",))})
-        return (by_kind, by_base, *self.pages.study_choices, by_json)
+        return (by_kind, *variants, *(self.within_kinds(choice) for choice in self.pages.study_choices), by_json)
+
+    def within_kinds(self, choice: Choice) -> Choice:
+        """A game's choice within a role (`within=("role", "entrants")`) as a choice within the kind that reads
+        that role."""
+        if choice.within is None or choice.within[0] != "role":
+            return choice
+        reader = next((study.name for study in KINDS.values() if choice.within[1] in study.game_roles), "")
+        return replace(choice, within=("kind", reader))
 
     def clean(self):
         """Every input filled in is read by the kind chosen (and its base, and the game's own choices), and none
@@ -177,11 +179,6 @@ class StudyForm(forms.Form):
             return lines(value) != lines(str(first or ""))
         return value != first
 
-    def clean_patch_value(self):
-        value = self.cleaned_data["patch_value"]
-        json_or_text(value)  # refused here, by this field, when it is a number no float holds
-        return value
-
     def clean_inputs_json(self):
         text = self.cleaned_data["inputs_json"].strip()
         if not text:
@@ -209,27 +206,43 @@ class StudyForm(forms.Form):
         belong to the patch fields when those built it (not the JSON inputs)."""
         if path in self.fields:
             return path
-        if path.split(".")[0] == "patch" and self.cleaned_data.get("inputs_json") is None:
-            return "patch_value" if ".changes." in path else "patch_card"
-        return None
+        if self.cleaned_data.get("inputs_json") is not None or "kind" not in self.cleaned_data:
+            return None
+        return study_kind(self.cleaned_data["kind"]).form_field_for(path)
 
     # ------------------------------------------------------------------------ the simple fields
 
     def simple_inputs(self, seed: int | None) -> dict[str, Any]:
-        """The inputs of the chosen kind from the simple fields; random armies are drawn from the seed."""
-        data, kind = self.cleaned_data, self.cleaned_data["kind"]
-        base = data.get("base") or "matchup"
-        matchup = kind in ("matchup", "ladder") or (kind == "whatif" and base == "matchup")
-        agents = kind not in ("ladder", "field") and not (kind == "whatif" and base == "field")
-        body = self.pages.study_inputs(data, kind, matchup=matchup, agents=agents, seed=seed)
-        if kind == "ladder" and data["levels"]:
-            body["levels"] = list(data["levels"])
-        if kind == "whatif":
-            body["base"] = base
-            if data["patch_card"].strip():
-                body["patch"] = [{"card": data["patch_card"].strip(),
-                                  "changes": {data["patch_field"]: json_or_text(data["patch_value"])}}]
+        """The inputs of the chosen kind from the simple fields: the game's for the roles the kind (or its
+        variant) reads, random entrants drawn from the seed, then the kind's own."""
+        data, study = self.cleaned_data, study_kind(self.cleaned_data["kind"])
+        variants = study.form_variants()
+        read = variants.get(data.get(study.variant_field) or self.fields[study.variant_field].initial) \
+            if variants else study
+        agents = "agent_a" in read.form_reads
+        body = self.pages.study_inputs(data, read.game_roles, agents=agents, seed=seed)
+        study.form_inputs(data, body)
         return body
+
+
+def base_reads(study: StudyKind, pages: GamePages) -> set[str]:
+    """The simple fields a kind reads as a variant of another (a what-if's base): the common ones it names and
+    the game's for its roles."""
+    game = {name for name, roles in pages.study_field_roles.items() if set(roles) & set(study.game_roles)}
+    return set(study.form_reads) - {"until_ci_width"} | game
+
+
+def field_kinds(pages: GamePages) -> dict[str, tuple[str, ...]]:
+    """The kinds that read each simple field ("whatif/matchup": a what-if whose base is the matchup); a field
+    no kind names is read by every kind, and one set over the JSON inputs is never refused (`OVER_JSON`)."""
+    readers: dict[str, list[str]] = {}
+    for study in KINDS.values():
+        for name in base_reads(study, pages) | set(study.form_fields(pages)) | set(study.form_reads):
+            readers.setdefault(name, []).append(study.name)
+        for variant, base in study.form_variants().items():
+            for name in base_reads(base, pages):
+                readers.setdefault(name, []).append(f"{study.name}/{variant}")
+    return {name: tuple(kinds) for name, kinds in readers.items() if name not in OVER_JSON}
 
 
 def lines(text: str) -> list[str]:
@@ -243,14 +256,3 @@ def at_most_lines(limit: int, what: str) -> Callable[[str], None]:
         if len(lines(text)) > limit:
             raise forms.ValidationError(f"At most {limit} {what}, one a line.")
     return validate
-
-
-def json_or_text(text: str) -> Any:
-    """A simple field's value: JSON (a number, a boolean) as the API reads it, anything else as text;
-    ValidationError for a number no float holds (1e400, NaN)."""
-    try:
-        return load_json(text)
-    except exceptions.ParseError:
-        return text.strip()
-    except exceptions.ValidationError as exc:
-        raise forms.ValidationError([str(message) for messages in exc.detail.values() for message in messages]) from None

@@ -13,6 +13,7 @@ from cardsdb.api.parsers import MAX_JSON_DEPTH
 from realms.models import Character
 from simulate import background, batches, studies
 from simulate.models import Batch
+from simulate.study_kinds import kind_names
 from tests.factories import faction_army
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +47,7 @@ def test_the_form_offers_every_kind_for_both_games(client, catalogue):
         response = client.get(f"{NEW}?game={game}")
         html = response.content.decode()
         assert response.status_code == 200 and f"New study: {heading}" in html
-        for kind in Batch.Kind.values:
+        for kind in kind_names():
             assert f'<option value="{kind}"' in html
         assert "Advanced: JSON inputs" in html
 

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from legends.engine.vocabulary import MODES
-from legends.matches import LegendsMatches
 from legends.models import Protector, SummoningCard
+from legends.studies import LegendsStudies
 from simulate.models import Batch
 from tests.conftest import assert_error_shape
 from tests.simulate.test_contract import contract, openapi  # noqa: F401 - fixtures
@@ -123,7 +123,7 @@ def test_a_field_counts_the_summoning_cards_each_team_played(study, anon_client)
     """One field match replayed as a plain match with the same cards and seed: its log tells which cards each
     team played, and the field's rows count exactly those."""
     body = study({"kind": "field", "mode": "duel", "count": 1, "seed": 21})
-    matches = LegendsMatches()
+    matches = LegendsStudies()
     pool, _ = matches.field_pool({"mode": "duel"}, user=None)
     start, _ = matches.field_match(pool, random.Random("field:21"))
     setup = {"mode": "duel", "teams": [

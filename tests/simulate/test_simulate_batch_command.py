@@ -8,8 +8,8 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from simulate.management.commands.simulate_batch import patch_entry
 from simulate.models import Batch, Match
+from simulate.study_kinds.whatif import patch_entry
 from tests.factories import faction_army
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,14 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from simulate.engine.stats import Z95, difference_interval, mcnemar_p, paired_difference_interval, wilson
+from simulate.engine.stats import (
+    Z95,
+    binomial_half_p,
+    difference_interval,
+    mcnemar_p,
+    paired_difference_interval,
+    wilson,
+)
 
 Z2 = Z95 * Z95  # 3.841458820694124
 
@@ -81,3 +88,17 @@ def test_mcnemar_by_hand():
 @pytest.mark.parametrize("b, c", [(0, 7), (30, 45), (480, 530), (4_000, 4_200)])
 def test_mcnemar_agrees_with_scipys_exact_binomial_test(b, c):
     assert mcnemar_p(b, c) == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+
+
+def test_the_binomial_test_against_a_coin_by_hand():
+    """9 heads of 10: P(X >= 9) = 11/1024 on each side."""
+    assert binomial_half_p(9, 1) == pytest.approx(22 / 1024)
+    assert binomial_half_p(1, 9) == binomial_half_p(9, 1)
+    assert binomial_half_p(0, 0) == 1.0 and binomial_half_p(3, 3) == 1.0
+
+
+@pytest.mark.parametrize("successes, failures", [(0, 1), (7, 3), (30, 50), (260, 240)])
+def test_the_binomial_test_agrees_with_scipy(successes, failures):
+    expected = binomtest(successes, successes + failures, 0.5).pvalue
+    assert binomial_half_p(successes, failures) == pytest.approx(expected, rel=1e-9)
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,11 @@ from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.models import Batch
-from simulate.studies import LADDER_LEVELS
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
+from simulate.study_kinds.text import headline
 
 DEFAULT_COUNT = 100
 POLL_SECONDS = 0.5  # how often `--queue` reads the batch's row
-FIELD_ROWS = 10  # rows of each end of a field group
-HISTOGRAM_BINS = 20  # rounds are listed match by match up to this many distinct values
 OVER = (Batch.Status.DONE, Batch.Status.CANCELLED, Batch.Status.FAILED)
 
 
@@ -44,7 +43,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         games = list(services.GAME_MATCHES)
         parser.add_argument("game", choices=games, help="The game to play.")
-        parser.add_argument("--kind", choices=list(Batch.Kind.values), default=None,
+        parser.add_argument("--kind", choices=kind_names(), default=None,
                             help="The study (default: the JSON's kind, else matchup).")
         parser.add_argument("--count", type=int, default=None,
                             help=f"Matches of each pairing (default: the JSON's count, else {DEFAULT_COUNT}).")
@@ -68,17 +67,11 @@ class Command(BaseCommand):
                             help=f"One agent per player ({known}; default greedy).")
         parser.add_argument("--max-rounds", type=int, default=None, help="Round cap (default: the game's).")
         study = parser.add_argument_group("Studies", "Set the inputs of a kind over the JSON.")
-        study.add_argument("--levels", nargs="+", choices=LADDER_LEVELS, default=None,
-                           help="ladder: the agents that play both sides in turn.")
-        study.add_argument("--base", choices=["matchup", "field"], default=None,
-                           help="whatif: the study played with and without the patch.")
-        study.add_argument("--factions", action="store_true", help="matrix: every faction's strongest army.")
-        study.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
-                           help="whatif: new values of a card, the fields the game's patch takes (a value is JSON, "
-                                "e.g. a number or an ability, or else text), e.g. CARD:atk=12,hp=20.")
-        for matches in services.GAME_MATCHES.values():  # every game's, since the game is not known yet
-            matches.add_command_arguments(parser)
-            matches.add_study_arguments(parser)
+        for kind in KINDS.values():
+            kind.add_arguments(study)
+        for game in games:  # every game's, since the game is not known yet
+            services.game_matches(game).add_command_arguments(parser)
+            services.game_studies(game).add_study_arguments(parser)
 
     def handle(self, *args, **opts):
         game = opts["game"]
@@ -131,29 +124,37 @@ def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], di
     filling the matchup (and options, agents) it leaves out. Also the labels of the entrants given by flags."""
     refuse_other_games_flags(game, opts)
     body = given_json(opts)
-    matches = services.game_matches(game)
-    kind = opts["kind"] or body.get("kind") or "matchup"
     seed = opts["seed"] if opts["seed"] is not None else body.get("seed")
     seed = services.new_seed() if seed is None else seed
-    count = opts["count"] if opts["count"] is not None else body.get("count", DEFAULT_COUNT)
-    body.update(kind=kind, count=count, seed=seed)
-    for flag, key in (("swap_sides", "swap_sides"), ("until_ci_width", "until_ci_width"), ("levels", "levels"),
-                      ("base", "base")):
-        if opts[flag] is not None:
-            body[key] = opts[flag]
-    if opts["factions"]:
-        body["factions"] = True
+    body.update(kind=opts["kind"] or body.get("kind") or DEFAULT_KIND, seed=seed,
+                count=opts["count"] if opts["count"] is not None else body.get("count", DEFAULT_COUNT))
+    for key in ("swap_sides", "until_ci_width"):
+        if opts[key] is not None:
+            body[key] = opts[key]
+    kind = KINDS.get(body["kind"])
+    if kind is None:  # refused by the request's serializer, as the API refuses it
+        return body, {}
+    kind.command_inputs(body, opts)
+    seed_drawn = seed if isinstance(seed, int) else 0
     try:
-        inputs, agents = matches.command_request(opts, seed if isinstance(seed, int) else 0)
+        add_match_flags(game, body, opts, seed_drawn, matchup=kind.takes_matchup(body))
+        labels = services.game_studies(game).study_command_inputs(body, kind.roles(body), opts, seed_drawn)
     except InputError as exc:
         raise CommandError(str(exc)) from exc
-    needs_matchup = kind in ("matchup", "ladder") or (kind == "whatif" and body.get("base", "matchup") == "matchup")
+    return body, labels
+
+
+def add_match_flags(game: str, body: dict[str, Any], opts: Mapping[str, Any], seed: int, *, matchup: bool) -> None:
+    """The game's match flags over the body: the matchup when the kind plays one the JSON does not give (else
+    only what every kind takes besides its sides, a mode say), options other than the defaults, the agents
+    when given."""
+    matches = services.game_matches(game)
+    inputs, agents = matches.command_request(opts, seed)
     match_inputs = {key: value for key, value in inputs.items() if key != "options"}
     matchup_keys = set(getattr(matches.batch_request, "matchup_keys", ()) or match_inputs)
-    if needs_matchup:
-        if not matchup_keys & set(body):
-            body.update(match_inputs)
-    else:  # what every kind takes besides its sides (a mode, say)
+    if matchup and not matchup_keys & set(body):
+        body.update(match_inputs)
+    elif not matchup:
         for key, value in match_inputs.items():
             if key not in matchup_keys:
                 body.setdefault(key, value)
@@ -163,28 +164,21 @@ def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], di
         body["options"] = options
     if opts["agents"] is not None:
         body["agents"] = agents
-    try:
-        labels = matches.study_command_inputs(body, kind, opts, seed if isinstance(seed, int) else 0)
-    except InputError as exc:
-        raise CommandError(str(exc)) from exc
-    if opts["patch"] is not None:
-        body["patch"] = [patch_entry(text) for text in opts["patch"]]
-    return body, labels
 
 
-def study_flags(matches: services.GameMatches) -> list[str]:
+def study_flags(studies: services.GameStudies) -> list[str]:
     """The destinations of a game's own study flags, read off a scratch parser it adds them to."""
     scratch = argparse.ArgumentParser(add_help=False)
-    matches.add_study_arguments(scratch)
+    studies.add_study_arguments(scratch)
     return list(vars(scratch.parse_args([])))
 
 
 def refuse_other_games_flags(game: str, opts: Mapping[str, Any]) -> None:
     """Every game's study flags are parsed (the game is not known before): another game's, given, are a
     mistake."""
-    own = set(study_flags(services.game_matches(game)))
-    for other, matches in services.GAME_MATCHES.items():
-        given = [f"--{dest.replace('_', '-')}" for dest in study_flags(matches)
+    own = set(study_flags(services.game_studies(game)))
+    for other, studies in services.GAME_STUDIES.items():
+        given = [f"--{dest.replace('_', '-')}" for dest in study_flags(studies)
                  if dest not in own and opts.get(dest) is not None]
         if given:
             raise CommandError(f"{', '.join(given)}: {Game(other).label} flags; give the {Game(game).label} inputs "
@@ -208,42 +202,6 @@ def given_json(opts: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise CommandError(f"{where} is not a JSON object (the request body of POST .../batches/).")
     return body
-
-
-def patch_entry(text: str) -> dict[str, Any]:
-    """`CARD:field=value,...` as a patch entry; each value is JSON (a number, an ability) or else text."""
-    card, colon, changes = text.partition(":")
-    if not colon or not card or not changes:
-        raise CommandError(f"--patch {text!r}: give CARD:field=value,... (e.g. CARD:atk=12,hp=20).")
-    values: dict[str, Any] = {}
-    for part in top_level_split(changes):
-        key, equals, value = part.partition("=")
-        if not equals or not key.strip():
-            raise CommandError(f"--patch {text!r}: {part!r} is not field=value.")
-        try:
-            values[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            values[key.strip()] = value.strip()
-    return {"card": card.strip(), "changes": values}
-
-
-def top_level_split(text: str) -> list[str]:
-    """`text` split at the commas outside brackets, braces and strings (an ability spec keeps its own)."""
-    parts, depth, quoted, start = [], 0, False, 0
-    for index, char in enumerate(text):
-        if quoted:
-            quoted = char != '"' or text[index - 1] == "\\"
-        elif char == '"':
-            quoted = True
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    parts.append(text[start:])
-    return [part for part in parts if part.strip()]
 
 
 def store(game: str, body: dict[str, Any]) -> Batch:
@@ -331,156 +289,17 @@ def batch_json(batch: Batch) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------- tables
 
 
-def pct(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
-def points(value: float | None) -> str:
-    """A difference of rates, in percentage points."""
-    return "—" if value is None else f"{value * 100:+.1f} pts"
-
-
-def ci(bounds: Mapping[str, float] | None, show: Callable[[float | None], str] = pct) -> str:
-    return "—" if not bounds else f"{show(bounds['low'])} – {show(bounds['high'])}"
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, left: int = 1) -> list[str]:
-    """Rows under their headers, the first `left` columns aligned left, the others right."""
-    cells = [[str(cell) for cell in row] for row in rows]
-    widths = [max(len(str(header)), *(len(row[i]) for row in cells)) for i, header in enumerate(headers)]
-
-    def line(values: Sequence[str]) -> str:
-        return "  ".join(value.ljust(width) if i < left else value.rjust(width)
-                         for i, (value, width) in enumerate(zip(values, widths, strict=True))).rstrip()
-
-    return [line(list(headers)), line(["-" * width for width in widths]), *(line(row) for row in cells)]
-
-
-OUTCOME_HEADERS = ("played", "wins", "draws", "losses", "win rate", "95% CI")
-
-
-def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
-    played = figures.get("played", figures["wins"] + figures["draws"] + figures["losses"])
-    return [played, figures["wins"], figures["draws"], figures["losses"], pct(figures["win_rate"]),
-            ci(figures["win_rate_ci"])]
-
-
-def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides: Sequence[str]) -> list[str]:
-    """One row of outcomes per study part (opponent, agent, variant): its win rate by the side that held the
-    first seat, its mean rounds and decisiveness."""
-    return table((label, *OUTCOME_HEADERS, f"{sides[0]} first", f"{sides[1]} first", "rounds", "kept in wins",
-                  "in losses"), [
-        (name, *outcome_cells(f), pct(f["by_first"]["a"]["win_rate"]), pct(f["by_first"]["b"]["win_rate"]),
-         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]))
-        for name, f in rows
-    ])
-
-
-def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
-    """The win rate of side a with its interval, by first seat, rounds, ends and decisiveness."""
-    side = seats["a"]
-    rounds, decisive = figures["rounds"], figures["decisiveness"]
-    histogram = ", ".join(f"{r}: {n}" for r, n in rounds["histogram"].items()) \
-        if len(rounds["histogram"]) <= HISTOGRAM_BINS else ""
-    ends = ", ".join(f"{reason} {n}" for reason, n in figures["reasons"].items())
-    return [
-        f"Win rate of {side}: {pct(figures['win_rate'])} (95% CI {ci(figures['win_rate_ci'])}), "
-        f"{figures['wins']} wins, {figures['draws']} draws, {figures['losses']} losses of {figures['played']}",
-        "",
-        *table(("first seat", *OUTCOME_HEADERS),
-               [(f"{seats[seat]} first", *outcome_cells(figures["by_first"][seat])) for seat in ("a", "b")]),
-        "",
-        f"Rounds: mean {number(rounds['mean'])}, min {rounds['min'] if rounds['min'] is not None else '—'}, "
-        f"max {rounds['max'] if rounds['max'] is not None else '—'}" + (f" ({histogram})" if histogram else ""),
-        f"Ends: {ends or '—'}",
-        f"Decisiveness (share of its start the winner kept): in {side}'s wins {pct(decisive['wins'])}, "
-        f"in its losses {pct(decisive['losses'])}",
-    ]
-
-
-def field_groups(group: str, key: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """A field group (its rows keyed `key`) ranked by delta: its top and bottom FIELD_ROWS rows (all when
-    they are few)."""
-    if not rows:
-        return [f"{group}: no appearances yet"]
-    ranked = list(enumerate(rows, start=1))
-    parts = [(f"{group}, all {len(rows)} by delta", ranked)] if len(rows) <= 2 * FIELD_ROWS else [
-        (f"{group}, top {FIELD_ROWS} by delta", ranked[:FIELD_ROWS]),
-        (f"{group}, bottom {FIELD_ROWS} by delta", ranked[-FIELD_ROWS:]),
-    ]
-    lines: list[str] = []
-    for title, part in parts:
-        lines += ["", title, *table(
-            ("#", key, "appearances", "win rate", "95% CI", "without", "delta", "95% CI of delta", "flag"),
-            [(rank, row[key], row["appearances"], pct(row["win_rate"]), ci(row["win_rate_ci"]),
-              pct(row["without_win_rate"]), points(row["delta"]), ci(row["delta_ci"], points), row["flag"] or "")
-             for rank, row in part], left=2)]
-    return lines
-
-
 def report(batch: Batch, labels: Mapping[str, Mapping[int, str]]) -> list[str]:
-    """The batch's figures as readable tables, by its kind."""
+    """The batch's figures as readable tables: the overall ones, then what its kind adds."""
     results = batch.results or {}
-    matches = services.game_matches(batch.game)
-    seats = dict(zip(("a", "b"), matches.side_names, strict=True))
-    side = seats["a"]
+    studies = services.game_studies(batch.game)
+    seats = dict(zip(("a", "b"), studies.side_names, strict=True))
     lines = [f"{Game(batch.game).label} {batch.kind} {batch.id}: {batch.status}, {batch.played} of {batch.count} "
              f"matches, {batch.per_pairing} per pairing from seed {batch.seed}"
              + (", sides swapped every second match" if batch.swap_sides else ""), ""]
     if not results:
         return [*lines, "No match was played."]
-    if batch.kind != "whatif":
+    kind = study_kind(batch.kind)
+    if kind.has_overall:
         lines += headline(results, seats)
-    if batch.kind == "gauntlet":
-        names = labels.get("opponents", {})
-        lines += ["", "Opponents", *figure_rows("opponent", [
-            (f"{row['opponent']}: {names[row['opponent']]}" if row["opponent"] in names else str(row["opponent"]), row)
-            for row in results["opponents"]], matches.sides)]
-    elif batch.kind == "ladder":
-        lines += ["", "Agents (both sides)", *figure_rows("agent", [(row["agent"], row) for row in results["agents"]],
-                                                           matches.sides)]
-    elif batch.kind == "matrix":
-        lines += matrix_tables(results, labels.get("entrants", {}))
-    elif batch.kind == "field":
-        for group, key in matches.field_groups.items():
-            lines += field_groups(group, key, results.get(group, []))
-    elif batch.kind == "whatif":
-        lines += whatif_tables(results, side, matches.sides)
-    return lines
-
-
-def matrix_tables(results: Mapping[str, Any], labels: Mapping[int, str]) -> list[str]:
-    grid = results["matrix"]
-    names = [labels.get(i, name) for i, name in enumerate(grid["rows"])]
-    cells = grid["cells"]
-    rows = [(f"{i + 1} {name}", *("—" if cell is None else pct(cell["win_rate"]) for cell in cells[i]))
-            for i, name in enumerate(names)]
-    standings = [(rank, names[row["entrant"]], pct(row["mean_win_rate"]))
-                 for rank, row in enumerate(results["standings"], start=1)]
-    return ["", "Win rate of the row against the column (sides swapped every second match)",
-            *table(("", *(str(j + 1) for j in range(len(names)))), rows),
-            "", "Standings", *table(("#", "entrant", "mean win rate"), standings, left=2)]
-
-
-def whatif_tables(results: Mapping[str, Any], side: str, sides: Sequence[str]) -> list[str]:
-    difference = results["difference"]
-    discordant = difference["discordant"]
-    of = f"{side}'s win rate" if results["base"] == "matchup" else "the win rate of armies with a patched card"
-    lines = [f"What-if on a {results['base']}, every seed played without and with the patch ({side}'s figures)",
-             *figure_rows("variant", [(variant, results[variant]) for variant in ("baseline", "patched")], sides),
-             "",
-             f"Difference in {of} (patched − baseline): {points(difference['win_rate'])} "
-             f"(95% CI {ci(difference['ci'], points)}) over {difference['pairs']} pairs on the same seeds; "
-             f"baseline only {discordant['baseline_only']}, patched only {discordant['patched_only']}; "
-             f"McNemar p = {results['p_value']:.4g}"]
-    if results.get("patched_rows"):
-        lines += ["", "Patched cards", *table(
-            ("card", "baseline win rate", "delta", "patched win rate", "delta"),
-            [(row["card"], *(value for variant in ("baseline", "patched") for value in (
-                (pct(row[variant]["win_rate"]), points(row[variant]["delta"])) if row[variant] else ("—", "—"))))
-             for row in results["patched_rows"]])]
-    return lines
+    return lines + kind.text(batch, results, labels, seats, studies)

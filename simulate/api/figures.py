@@ -1,0 +1,89 @@
+"""The figures of a study as the API answers them, shared by the kinds that read them: outcomes with their
+interval, by first seat, rounds, ends, decisiveness, and a field's rows of members."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from simulate.api.fields import one_of
+
+
+class IntervalSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+
+
+class OutcomeFiguresSerializer(serializers.Serializer):
+    """Side a's (team 0's) wins, draws and losses, and its win rate (draws are not wins) with a 95% Wilson
+    interval."""
+
+    played = serializers.IntegerField(min_value=0, required=False)
+    wins = serializers.IntegerField(min_value=0)
+    draws = serializers.IntegerField(min_value=0)
+    losses = serializers.IntegerField(min_value=0)
+    win_rate = serializers.FloatField(min_value=0, max_value=1, allow_null=True, help_text="null before a match.")
+    win_rate_ci = IntervalSerializer()
+
+
+class ByFirstSerializer(serializers.Serializer):
+    a = OutcomeFiguresSerializer(help_text="The matches in which side a held the first seat.")
+    b = OutcomeFiguresSerializer(help_text="The matches in which side b held it (sides swapped).")
+
+
+class StudyRoundsSerializer(serializers.Serializer):
+    mean = serializers.FloatField(min_value=0, allow_null=True)
+    min = serializers.IntegerField(min_value=0, allow_null=True)
+    max = serializers.IntegerField(min_value=0, allow_null=True)
+    histogram = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by rounds played.")
+
+
+class DecisivenessSerializer(serializers.Serializer):
+    wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting strength (HP, or defense cards) side a kept in its wins.")
+    losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
+
+
+class FiguresSerializer(OutcomeFiguresSerializer):
+    by_first = ByFirstSerializer()
+    rounds = StudyRoundsSerializer()
+    reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")
+    decisiveness = DecisivenessSerializer()
+
+
+def group_row_serializer(key: str, what: str) -> type[serializers.Serializer]:
+    """A row of a field study's group: one member (`key`) and how the armies or teams fielding it did."""
+    fields = {
+        key: serializers.CharField(help_text=f"The {what}."),
+        "appearances": serializers.IntegerField(min_value=0, help_text="Armies (teams) that fielded it; a member of both sides of a match counts twice."),
+        "wins": serializers.IntegerField(min_value=0, help_text="Wins of those armies."),
+        "win_rate": serializers.FloatField(allow_null=True),
+        "win_rate_ci": IntervalSerializer(),
+        "without_win_rate": serializers.FloatField(allow_null=True, help_text="The win rate of the armies without it."),
+        "delta": serializers.FloatField(allow_null=True, help_text="win_rate - without_win_rate."),
+        "delta_ci": IntervalSerializer(help_text="Newcombe's 95% interval of the delta."),
+        "flag": one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0."),
+    }
+    name = "".join(part.title() for part in key.split("_"))
+    return type(f"Field{name}RowSerializer", (serializers.Serializer,), fields)
+
+
+FIELD_GROUPS = {  # every game's field groups: the results key, the row's key, what a row is
+    "cards": ("card", "card (slug)"), "factions": ("faction", "faction (slug)"), "classes": ("class", "class"),
+    "protectors": ("protector", "protector (slug)"), "defenses": ("defense", "defense card (slug)"),
+    "summoning_cards": ("summoning_card", "summoning card (slug)"),
+}
+GROUP_ROWS = {group: group_row_serializer(key, what) for group, (key, what) in FIELD_GROUPS.items()}
+
+
+def group_fields() -> dict[str, serializers.Field]:
+    """A field study's rows of every game's groups, each a list ranked by delta (a new set on every call)."""
+    return {group: row(many=True, required=False, help_text=f"Field study: per {FIELD_GROUPS[group][0]}, ranked by delta.")
+            for group, row in GROUP_ROWS.items()}
+
+
+def with_groups(name: str, base: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """`base` with the rows of every group (what a field study adds)."""
+    return type(name, (base,), group_fields())
+
+
+INTERVAL_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["low", "high"],
+                   "properties": {"low": {"type": "number"}, "high": {"type": "number"}}}

@@ -1,0 +1,325 @@
+"""What every kind of study is made of, and the pieces kinds share.
+
+A kind is one module of this package holding one `StudyKind` subclass: its inputs (the request keys it reads,
+what it requires and refuses), its plan (pairings, units of play), its tally of a unit, its results read off
+the summed tally, its report (a template partial and the text tables of the command line), its command-line
+flags and its page form fields. The batch runner, the API, the pages and the command line ask the kind of a
+study for each of these and name none (see docs/architecture.md, "A new kind of study").
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rest_framework import serializers
+
+from simulate import services
+from simulate.engine import runner
+from simulate.engine.errors import InputError
+from simulate.engine.tally import (
+    DRAW,
+    LOSS,
+    WIN,
+    Tally,
+    count_appearances,
+    count_match,
+    figures,
+    merge,
+    new_tally,
+)
+from simulate.services import IllegalMatchSetup, PreparedMatch
+
+if TYPE_CHECKING:
+    from argparse import _ArgumentGroup
+
+    from django import forms
+
+    from simulate.models import Batch
+    from simulate.pages.games import GamePages
+    from simulate.services import GameStudies
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two sides, their agents and options; a field pairing draws its sides from `pool` match by match."""
+
+    label: dict[str, Any]
+    prepared: PreparedMatch
+    swap: bool
+    pool: Any = None
+    patched: frozenset[str] = frozenset()  # what a what-if patched, to pair the outcomes of its armies
+
+
+@dataclass(frozen=True)
+class Study:
+    """A planned study: its pairings, each played `per_pairing` times (both halves with one seed when paired)."""
+
+    game: str
+    kind: str
+    pairings: list[Pairing]
+    per_pairing: int
+    paired: bool  # a what-if: every unit plays each pairing with the same seed
+
+    @property
+    def patch_changes_nothing(self) -> bool:
+        """A what-if whose patched half would play the very same matches as its baseline half."""
+        half = len(self.pairings) // 2
+        return self.paired and all((b.prepared, b.pool) == (p.prepared, p.pool) for b, p in zip(
+            self.pairings[:half], self.pairings[half:], strict=True))
+
+    @property
+    def units(self) -> int:
+        """Units of play: a match each, or a seed of every pairing when paired."""
+        return self.per_pairing if self.paired else self.per_pairing * len(self.pairings)
+
+    @property
+    def matches_per_unit(self) -> int:
+        """Matches a unit plays."""
+        return len(self.pairings) if self.paired else 1
+
+    @property
+    def count(self) -> int:
+        """Matches the whole study plays."""
+        return self.units * self.matches_per_unit
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What a kind plans its pairings from: a stored or requested study, and its game's study role."""
+
+    game: str
+    inputs: Mapping[str, Any]
+    per_pairing: int
+    swap_sides: bool
+    user: Any
+    studies: GameStudies
+
+    def prepare(self, inputs: Mapping[str, Any]) -> PreparedMatch:
+        """The match of a request of the game (the study's agents), checked as a match is."""
+        return services.prepare_match(game=self.game, inputs=inputs, agents=self.inputs.get("agents"), user=self.user)
+
+    def prepare_pair(self, first: Any, second: Any, paths: tuple[str, str]) -> PreparedMatch:
+        """The match of entrant `first` (first side) against `second`, a refusal naming the entrants' `paths`."""
+        try:
+            return self.prepare(self.studies.pair_inputs(self.inputs, first, second))
+        except (InputError, IllegalMatchSetup) as exc:
+            raise located(exc, self.studies.pair_paths, paths) from exc
+
+
+@dataclass
+class Played:
+    """One match of a pairing as played: its outcome for side a and what each side fielded (drawn sides)."""
+
+    outcome: int  # tally.WIN, DRAW or LOSS, for side a
+    wins: tuple[bool, bool]  # whether side a, side b won
+    features: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
+    touched: list[bool] = field(default_factory=list)  # whether each side fielded a patched card
+
+
+class StudyKind:
+    """A kind of study. Subclasses set the class attributes and override what differs from a matchup-like
+    study of independent matches (one unit, one match)."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]  # as the pages name it
+    description: ClassVar[str]  # one line, for the study form and the docs
+    template: ClassVar[str]  # its report's partial, included by the report page
+    keys: ClassVar[frozenset[str]] = frozenset()  # the request keys it reads besides the common ones
+    notes: ClassVar[Mapping[str, str]] = {}  # what it reads in keys each game declares, added to their help
+    form_reads: ClassVar[tuple[str, ...]] = ()  # the common form fields it reads (agents), besides its own
+    game_roles: ClassVar[tuple[str, ...]] = ()  # the game's study form parts it reads (matchup, subject...)
+    stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
+    has_overall: ClassVar[bool] = True  # its results hold side a's figures over every pairing at the top
+    overall_note: ClassVar[str] = " over every pairing"  # how the report titles those figures
+    details_note: ClassVar[str] = ""  # whose details the report shows, when not the overall figures'
+    form_legend: ClassVar[str] = ""  # the title of its own part of the study form
+    variant_field: ClassVar[str] = ""  # its own form field choosing a variant that reads its own inputs
+
+    # ------------------------------------------------------------------------------ inputs
+
+    def fields(self) -> dict[str, serializers.Field]:
+        """Its own request fields that no game shapes (a new set on every call)."""
+        return {}
+
+    def takes_matchup(self, attrs: Mapping[str, Any]) -> bool:
+        """Whether it reads one matchup, given as each game gives a match (its armies, its setup)."""
+        return False
+
+    def roles(self, attrs: Mapping[str, Any]) -> tuple[str, ...]:
+        """The parts of a study its game gives for these inputs (`game_roles`)."""
+        return self.game_roles
+
+    def allowed_keys(self, attrs: Mapping[str, Any]) -> set[str]:
+        """The request keys it reads for these inputs."""
+        return set(self.keys) | ({"until_ci_width"} if self.stops_early else set())
+
+    def validate(self, attrs: dict[str, Any]) -> None:
+        """Its own checks of a request whose keys it reads (ValidationError)."""
+
+    def stored(self, inputs: dict[str, Any], validated: Mapping[str, Any]) -> None:
+        """Adjust the inputs a batch keeps of a valid request (what the request chose but did not give)."""
+
+    def prepared_inputs(self, inputs: dict[str, Any], studies: GameStudies) -> list[str]:
+        """Complete the stored inputs before planning (entrants chosen for it); the entrants' names."""
+        return []
+
+    # ------------------------------------------------------------------------------- plan
+
+    def plan(self, request: PlanRequest) -> Study:
+        """Its pairings."""
+        return Study(request.game, self.name, self.pairings(request), request.per_pairing, paired=False)
+
+    def pairings(self, request: PlanRequest) -> list[Pairing]:
+        """Its pairings, each played `per_pairing` times."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------------ tally
+
+    def new_tally(self, study: Study) -> Tally:
+        """An empty tally of a chunk: a leg per pairing (with groups for a pairing that draws its sides)."""
+        tally: Tally = {"pairings": [new_tally() for _ in study.pairings]}
+        for leg, pairing in zip(tally["pairings"], study.pairings, strict=True):
+            if pairing.pool is not None:
+                leg["groups"] = {}
+        return tally
+
+    def play_unit(self, study: Study, unit: int, seed: int, tally: Tally) -> None:
+        """Play unit `unit` into the chunk's tally: match unit % per_pairing of pairing unit // per_pairing."""
+        k, index = divmod(unit, study.per_pairing)
+        play_unit_match(study, study.pairings[k], index, seed, tally["pairings"][k])
+
+    # ---------------------------------------------------------------------------- results
+
+    def result_fields(self) -> dict[str, serializers.Field]:
+        """The keys its results add to every kind's figures, as the API answers them (a new set on every call)."""
+        return {}
+
+    def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
+        """Everything measured, read off the summed tally."""
+        return figures(merge_all(total["pairings"]))
+
+    def patched_rows(self, sides: list[dict[str, Any]], patched: frozenset[str],
+                     studies: GameStudies) -> list[dict[str, Any]] | None:
+        """As the base of a what-if: each patched card's rows in both halves, if it reads cards' rows."""
+        return None
+
+    # ---------------------------------------------------------------------------- report
+
+    def details_of(self, results: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The figures whose details (first seat, rounds, ends) the report shows."""
+        return results
+
+    def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
+        """What its partial shows besides the overall figures and details (simulate.pages.report)."""
+        return {}
+
+    def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
+             seats: Mapping[str, str], studies: GameStudies) -> list[str]:
+        """Its figures as the command line prints them, after the overall ones (simulate.study_kinds.text)."""
+        return []
+
+    # ------------------------------------------------------------------------ the doors
+
+    def add_arguments(self, group: _ArgumentGroup) -> None:
+        """Its own flags of `manage.py simulate_batch` (each with default None)."""
+
+    def command_inputs(self, body: dict[str, Any], arguments: Mapping[str, Any]) -> None:
+        """Set its flags given on the request body."""
+
+    def form_fields(self, pages: GamePages) -> dict[str, forms.Field]:
+        """Its own fields of the study form (a new set on every call)."""
+        return {}
+
+    def form_inputs(self, data: Mapping[str, Any], body: dict[str, Any]) -> None:
+        """Set its own form fields filled in on the request body."""
+
+    def form_variants(self) -> dict[str, StudyKind]:
+        """The kinds its `variant_field` chooses between, by value (what each reads, it reads)."""
+        return {}
+
+    def form_field_for(self, path: str) -> str | None:
+        """Its own form field that an error of the API at `path` is about, if any."""
+        return None
+
+
+# ------------------------------------------------------------------------------------- planning
+
+
+def located(exc: InputError | IllegalMatchSetup, sides: Mapping[str, str], paths: tuple[str, str]) -> Exception:
+    """The same refusal of one pairing, its paths those of the entrants in the request: `sides` maps the
+    match request's prefix of each side (e.g. `armies.a`) to its side's name, `paths` are the entrants'."""
+    where = dict(zip(sides, paths, strict=True))
+    if isinstance(exc, IllegalMatchSetup):
+        names = dict(zip(sides.values(), paths, strict=True))
+        located_ = [{**v, "at": names.get(str(v.get("side", v.get("team"))), " / ".join(paths))} for v in exc.violations]
+        return IllegalMatchSetup(located_, f"{' / '.join(paths)}: {exc}")
+
+    def moved(path: str) -> str:
+        for prefix, entrant in where.items():
+            if path == prefix or path.startswith(prefix + "."):
+                return entrant + path[len(prefix):]
+        return path
+
+    errors = [(moved(path), reason) for path, reason in exc.errors]
+    message = str(exc)
+    for prefix, entrant in where.items():
+        message = message.replace(prefix, entrant)
+    return InputError(message, errors)
+
+
+def relabelled(pairings: Sequence[Pairing], **label: Any) -> list[Pairing]:
+    """The pairings with more in their labels."""
+    return [replace(pairing, label={**pairing.label, **label}) for pairing in pairings]
+
+
+# ------------------------------------------------------------------------------------- playing
+
+
+def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: Tally) -> Played:
+    """Play match `index` of a pairing (its sides drawn when it has a pool, swapped in odd matches when it
+    swaps) and count it in `leg`."""
+    studies = services.game_studies(study.game)
+    first, second = services.game_matches(study.game).sides
+    prepared, features = pairing.prepared, None
+    if pairing.pool is not None:
+        setup, features = studies.field_match(pairing.pool, random.Random(f"field:{seed + index}"))
+        prepared = replace(prepared, setup=setup)
+    swapped = pairing.swap and index % 2 == 1
+    played = services.game_matches(study.game).swapped(prepared) if swapped else prepared
+    result = runner.play_match(study.game, setup=played.setup, agents=played.agents, seed=seed + index,
+                               options=played.options, keep_log=False)
+    winner = result.winner if not swapped or result.winner is None else second if result.winner == first else first
+    outcome = DRAW if winner is None else WIN if winner == first else LOSS
+    share = studies.kept_share(played.setup, result, result.winner) if result.winner is not None else 0.0
+    count_match(leg, outcome=outcome, first="b" if swapped else "a", rounds=result.rounds, reason=result.reason,
+                share=share)
+    match = Played(outcome, (winner == first, winner == second))
+    if features is not None:
+        count_drawn(studies, pairing, match, studies.played_features(features, result) if studies.plays_features
+                    else features, leg)
+    return match
+
+
+def count_drawn(studies: GameStudies, pairing: Pairing, match: Played,
+                features: tuple[dict[str, list[str]], dict[str, list[str]]], leg: Tally) -> None:
+    """Count what each drawn side fielded (and played) by whether it won; note which fielded a patched card."""
+    match.features = features
+    for side_features, won in zip(features, match.wins, strict=True):
+        count_appearances(leg["groups"], side_features, won=won)
+    if pairing.patched:
+        match.touched = [not pairing.patched.isdisjoint(member for members in side.values() for member in members)
+                         for side in features]
+
+
+# ------------------------------------------------------------------------------------- results
+
+
+def merge_all(legs: Sequence[Tally]) -> Tally:
+    """The outcome counts of every leg together (their groups left out)."""
+    total = new_tally()
+    for leg in legs:
+        merge(total, {key: value for key, value in leg.items() if key != "groups"})
+    return total

@@ -1,0 +1,109 @@
+"""The figures of a study as the command line prints them: plain tables, percentages, intervals.
+
+`manage.py simulate_batch` prints the overall figures with `headline`, then what the study's kind adds
+(`StudyKind.text`), built from these pieces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+FIELD_ROWS = 10  # rows of each end of a field group
+HISTOGRAM_BINS = 20  # rounds are listed match by match up to this many distinct values
+
+
+
+def pct(value: float | None) -> str:
+    """A rate as a percentage to one place (— when there is none)."""
+    return "—" if value is None else f"{value:.1%}"
+
+
+def points(value: float | None) -> str:
+    """A difference of rates, in percentage points."""
+    return "—" if value is None else f"{value * 100:+.1f} pts"
+
+
+def ci(bounds: Mapping[str, float] | None, show: Callable[[float | None], str] = pct) -> str:
+    """An interval as `low – high`."""
+    return "—" if not bounds else f"{show(bounds['low'])} – {show(bounds['high'])}"
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    """A number to `digits` places (— when there is none)."""
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, left: int = 1) -> list[str]:
+    """Rows under their headers, the first `left` columns aligned left, the others right."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(str(header)), *(len(row[i]) for row in cells)) for i, header in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(value.ljust(width) if i < left else value.rjust(width)
+                         for i, (value, width) in enumerate(zip(values, widths, strict=True))).rstrip()
+
+    return [line(list(headers)), line(["-" * width for width in widths]), *(line(row) for row in cells)]
+
+
+OUTCOME_HEADERS = ("played", "wins", "draws", "losses", "win rate", "95% CI")
+
+
+def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
+    """The outcome cells of a row: played, wins, draws, losses, win rate and its interval."""
+    played = figures.get("played", figures["wins"] + figures["draws"] + figures["losses"])
+    return [played, figures["wins"], figures["draws"], figures["losses"], pct(figures["win_rate"]),
+            ci(figures["win_rate_ci"])]
+
+
+def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides: Sequence[str]) -> list[str]:
+    """One row of outcomes per study part (opponent, agent, variant): its win rate by the side that held the
+    first seat, its mean rounds and decisiveness."""
+    return table((label, *OUTCOME_HEADERS, f"{sides[0]} first", f"{sides[1]} first", "rounds", "kept in wins",
+                  "in losses"), [
+        (name, *outcome_cells(f), pct(f["by_first"]["a"]["win_rate"]), pct(f["by_first"]["b"]["win_rate"]),
+         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]))
+        for name, f in rows
+    ])
+
+
+def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
+    """The win rate of side a with its interval, by first seat, rounds, ends and decisiveness."""
+    side = seats["a"]
+    rounds, decisive = figures["rounds"], figures["decisiveness"]
+    histogram = ", ".join(f"{r}: {n}" for r, n in rounds["histogram"].items()) \
+        if len(rounds["histogram"]) <= HISTOGRAM_BINS else ""
+    ends = ", ".join(f"{reason} {n}" for reason, n in figures["reasons"].items())
+    return [
+        f"Win rate of {side}: {pct(figures['win_rate'])} (95% CI {ci(figures['win_rate_ci'])}), "
+        f"{figures['wins']} wins, {figures['draws']} draws, {figures['losses']} losses of {figures['played']}",
+        "",
+        *table(("first seat", *OUTCOME_HEADERS),
+               [(f"{seats[seat]} first", *outcome_cells(figures["by_first"][seat])) for seat in ("a", "b")]),
+        "",
+        f"Rounds: mean {number(rounds['mean'])}, min {rounds['min'] if rounds['min'] is not None else '—'}, "
+        f"max {rounds['max'] if rounds['max'] is not None else '—'}" + (f" ({histogram})" if histogram else ""),
+        f"Ends: {ends or '—'}",
+        f"Decisiveness (share of its start the winner kept): in {side}'s wins {pct(decisive['wins'])}, "
+        f"in its losses {pct(decisive['losses'])}",
+    ]
+
+
+def field_group_lines(group: str, key: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A field group (its rows keyed `key`) ranked by delta: its top and bottom FIELD_ROWS rows (all when
+    they are few)."""
+    if not rows:
+        return [f"{group}: no appearances yet"]
+    ranked = list(enumerate(rows, start=1))
+    parts = [(f"{group}, all {len(rows)} by delta", ranked)] if len(rows) <= 2 * FIELD_ROWS else [
+        (f"{group}, top {FIELD_ROWS} by delta", ranked[:FIELD_ROWS]),
+        (f"{group}, bottom {FIELD_ROWS} by delta", ranked[-FIELD_ROWS:]),
+    ]
+    lines: list[str] = []
+    for title, part in parts:
+        lines += ["", title, *table(
+            ("#", key, "appearances", "win rate", "95% CI", "without", "delta", "95% CI of delta", "flag"),
+            [(rank, row[key], row["appearances"], pct(row["win_rate"]), ci(row["win_rate_ci"]),
+              pct(row["without_win_rate"]), points(row["delta"]), ci(row["delta_ci"], points), row["flag"] or "")
+             for rank, row in part], left=2)]
+    return lines
