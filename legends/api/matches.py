@@ -37,6 +37,7 @@ from simulate.engine.agents import agent_names
 from simulate.engine.games import get_game
 from simulate.models import Match
 from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
+from simulate.study_kinds import study_kind
 
 # ------------------------------------------------------------------------------------ request
 
@@ -144,8 +145,8 @@ class LegendsMatchInputSerializer(StrictSerializer):
 
 
 class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer):
-    """A study (`kind`, default matchup) of Akin Legends matches; match i of each pairing uses seed + i. Every
-    kind but a matchup, a ladder and a what-if of a matchup gives the `mode` here."""
+    """A study (`kind`, default matchup) of Akin Legends matches; match i of each pairing uses seed + i. A kind
+    that does not play one given setup gives the `mode` here."""
 
     matchup_keys = ("setup",)
     matchup_optional = True  # no setup: a random setup of `mode`, its cards drawn with each match's seed
@@ -168,10 +169,9 @@ class LegendsBatchInputSerializer(BatchOptionsMixin, LegendsMatchInputSerializer
                                              "sandbox copy of the catalogue.")
 
     def validate(self, attrs):
+        """A study that does not play one given setup gives the mode its teams are played in."""
         attrs = super().validate(attrs)
-        teams_given = attrs["kind"] in ("gauntlet", "matrix", "field") or \
-            (attrs["kind"] == "whatif" and attrs.get("base") == "field")
-        if teams_given and "mode" not in attrs:
+        if not study_kind(attrs["kind"]).takes_matchup(attrs) and "mode" not in attrs:
             raise serializers.ValidationError({"mode": [f"A {attrs['kind']} gives the mode (teams or duel)."]})
         return attrs
 
