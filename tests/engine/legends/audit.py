@@ -214,7 +214,7 @@ class Audit:
         self.elements = list(elements)
         self.read_deck(e)
         teams = e["teams"]
-        self.read_teams(teams, per_team, defenses_per_team)
+        self.read_teams(teams, elements, per_team, defenses_per_team)
         self.check_counters()
         self.check_draws(e["drawn"], teams)
         self.check(sorted(e["agent_names"]) == sorted(self.seats), "an agent name for every seat (G3)")
@@ -237,7 +237,8 @@ class Audit:
         self.deck = deck
         self.check(e["deck_size"] == sum(deck.values()), "deck_size counts the copies")
 
-    def read_teams(self, teams: list[dict[str, Any]], per_team: int, defenses_per_team: int) -> None:
+    def read_teams(self, teams: list[dict[str, Any]], elements: list[str], per_team: int,
+                   defenses_per_team: int) -> None:
         """Teams (L4, L5): two of them, each with its protector, defenses and players."""
         self.check(len(teams) == 2 and [t["team"] for t in teams] == [0, 1], "two teams, 0 and 1 (L5)")
         self.seats: list[str] = []
@@ -248,11 +249,12 @@ class Audit:
         self.defenses: list[dict[str, dict[str, Any]]] = []
         used_defenses: set[str] = set()
         for t in teams:
-            self.read_team(t, per_team, defenses_per_team, used_defenses)
+            self.read_team(t, elements, per_team, defenses_per_team, used_defenses)
         self.check(len({t["spirit"]["slug"] for t in teams}) == 2, "the teams protect different spirits (L5)")
         self.check(len(set(self.protector)) == 2, "two teams never share a protector (L4)")
 
-    def read_team(self, t: dict[str, Any], per_team: int, defenses_per_team: int, used_defenses: set[str]) -> None:
+    def read_team(self, t: dict[str, Any], elements: list[str], per_team: int, defenses_per_team: int,
+                  used_defenses: set[str]) -> None:
         """One team (L4, L5): its protector (none teams-only in a duel), its defenses and its players."""
         index = t["team"]
         effect = t["protector"]["effect"]
@@ -263,7 +265,7 @@ class Audit:
         self.effects.append(effect)
         self.protector.append(t["protector"]["slug"])
         self.check(len(t["defenses"]) == defenses_per_team, f"team {index}: {defenses_per_team} defenses (L5)")
-        self.defenses.append(self.read_defenses(t["defenses"], used_defenses))
+        self.defenses.append(self.read_defenses(t["defenses"], elements, used_defenses))
         self.check(len(t["players"]) == per_team, f"team {index}: {per_team} player(s) (L5)")
         for i, p in enumerate(t["players"]):
             self.check(p["id"] == f"t{index}p{i}", f"player id {p['id']}")
@@ -271,12 +273,13 @@ class Audit:
             self.team_of[p["id"]] = index
             self.counters[p["id"]] = p["counter"]
 
-    def read_defenses(self, defenses: list[dict[str, Any]], used_defenses: set[str]) -> dict[str, dict[str, Any]]:
+    def read_defenses(self, defenses: list[dict[str, Any]], elements: list[str],
+                      used_defenses: set[str]) -> dict[str, dict[str, Any]]:
         """A team's defenses (L2, L5): two different elements each, no card twice in a match."""
         team_defenses: dict[str, dict[str, Any]] = {}
         for d in defenses:
             els = d["elements"]
-            self.check(len(els) == 2 and els[0] != els[1] and all(x in self.elements for x in els),
+            self.check(len(els) == 2 and els[0] != els[1] and all(x in elements for x in els),
                        f"{d['slug']}: two different elements (L2)")
             self.check(d["slug"] not in used_defenses, f"{d['slug']}: no card twice in a match (L5)")
             used_defenses.add(d["slug"])
