@@ -116,27 +116,42 @@ def impurities(engine: Engine, source: str, module: str, is_package: bool = Fals
 def global_random_uses(source: str, module: str) -> list[str]:
     """Draws from the global `random` generator, and random.Random made without a seed."""
     tree = ast.parse(source)
+    module_aliases, class_aliases = random_aliases(tree)
+    problems = []
+    for node in ast.walk(tree):
+        problems += global_random_use(node, module, module_aliases, class_aliases)
+    return problems
+
+
+def random_aliases(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """The names the `random` module and the `random.Random` class are imported under."""
     module_aliases = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                       for alias in node.names if alias.name == "random"}
     class_aliases = {alias.asname or alias.name for node in ast.walk(tree)
                      if isinstance(node, ast.ImportFrom) and node.module == "random" and not node.level
                      for alias in node.names if alias.name == "Random"}
-    problems = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "random" and not node.level:
-            problems += [f"{module}:{node.lineno} from random import {alias.name}" for alias in node.names
-                         if alias.name != "Random"]
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-              and node.value.id in module_aliases and node.attr != "Random"):
-            problems.append(f"{module}:{node.lineno} random.{node.attr}")
-        elif isinstance(node, ast.Call) and not node.args and not node.keywords:
-            func = node.func
-            makes_random = (isinstance(func, ast.Name) and func.id in class_aliases) or (
-                isinstance(func, ast.Attribute) and func.attr == "Random" and isinstance(func.value, ast.Name)
-                and func.value.id in module_aliases)
-            if makes_random:
-                problems.append(f"{module}:{node.lineno} random.Random() without a seed")
-    return problems
+    return module_aliases, class_aliases
+
+
+def global_random_use(node: ast.AST, module: str, module_aliases: set[str], class_aliases: set[str]) -> list[str]:
+    """What one node of the tree draws from the global generator (or an unseeded Random it makes)."""
+    if isinstance(node, ast.ImportFrom) and node.module == "random" and not node.level:
+        return [f"{module}:{node.lineno} from random import {alias.name}" for alias in node.names
+                if alias.name != "Random"]
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in module_aliases and node.attr != "Random"):
+        return [f"{module}:{node.lineno} random.{node.attr}"]
+    if (isinstance(node, ast.Call) and not node.args and not node.keywords
+            and makes_random(node.func, module_aliases, class_aliases)):
+        return [f"{module}:{node.lineno} random.Random() without a seed"]
+    return []
+
+
+def makes_random(func: ast.expr, module_aliases: set[str], class_aliases: set[str]) -> bool:
+    """The function called is random.Random (under whatever name it was imported)."""
+    return (isinstance(func, ast.Name) and func.id in class_aliases) or (
+        isinstance(func, ast.Attribute) and func.attr == "Random" and isinstance(func.value, ast.Name)
+        and func.value.id in module_aliases)
 
 
 # --- the engines -----------------------------------------------------------------------------------------

@@ -224,14 +224,24 @@ def test_every_list_and_the_match_log_describe_their_warnings(schema):
 
 
 def test_every_list_takes_its_query_parameters_empty_as_it_answers_them(schema, anon_client):
-    lists = [(path, operation) for path, method, operation in operations(schema)
-             if method == "get" and "{" not in path and any(p["name"] == "page" for p in operation.get("parameters", []))]
+    lists = paged_lists(schema)
     assert len(lists) > 15
-    for path, operation in lists:
-        query = [p for p in operation["parameters"] if p["in"] == "query"]
-        assert all(p.get("allowEmptyValue") is True for p in query), path
+    check_query_parameters_allow_empty(lists)
     game = next(p for p in dict(lists)["/api/simulate/matches/"]["parameters"] if p["name"] == "game")
     assert game["schema"]["enum"] == ["legends", "realms"]  # the values it reads are still named as they are
     answer = anon_client.get("/api/simulate/matches/?game=")
     assert answer.status_code == 200
     assert answer.json()["warnings"] == [{"message": "`game` is empty: ignored.", "parameter": "game"}]
+
+
+def paged_lists(schema: dict) -> list[tuple[str, dict]]:
+    """Every list of the API (a paged GET on a path without an id), with its operation."""
+    return [(path, operation) for path, method, operation in operations(schema)
+            if method == "get" and "{" not in path and any(p["name"] == "page" for p in operation.get("parameters", []))]
+
+
+def check_query_parameters_allow_empty(lists: list[tuple[str, dict]]) -> None:
+    """Each list declares every query parameter it takes as allowing an empty value."""
+    for path, operation in lists:
+        query = [p for p in operation["parameters"] if p["in"] == "query"]
+        assert all(p.get("allowEmptyValue") is True for p in query), path

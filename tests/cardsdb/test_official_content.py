@@ -180,6 +180,15 @@ def test_an_update_dry_run_reports_every_change_and_writes_nothing(tmp_path):
     out = run("update_official", *map(str, release.values()))
     assert dump_all() == before
     lines = out.splitlines()
+    check_dry_run_lists_updates_and_creations(lines)
+    check_dry_run_lists_conflicts_and_retirements(lines)
+    assert ("Dry run: 3 rows would be updated, 2 would be created; 2 conflicts kept as they are, 0 held back "
+            "with them; 2 no longer in the release (left in place);") in out
+    assert "run again with --apply" in out
+
+
+def check_dry_run_lists_updates_and_creations(lines: list[str]) -> None:
+    """Each row the release changes, with each field's old and new value; each row it adds."""
     assert "update    cardsdb.card 1002 (Kingdom Pikeman)" in lines
     assert "    flavor_text: 'Ten pikes, one heartbeat.' -> 'Pikes first, questions later.'" in lines
     assert "update    realms.character 1002 (Kingdom Pikeman)" in lines
@@ -188,15 +197,16 @@ def test_an_update_dry_run_reports_every_change_and_writes_nothing(tmp_path):
     assert any(line.startswith("    color: ") and line.endswith("-> '#ffc107'") for line in lines)
     assert "create    cardsdb.card 1999 (Reprint Herald)" in lines
     assert "create    realms.character 1999 (Reprint Herald)" in lines
+
+
+def check_dry_run_lists_conflicts_and_retirements(lines: list[str]) -> None:
+    """Each row edited since it was loaded, with the database's and the release's values; each row retired."""
     assert "conflict  cardsdb.card 1001 (Iron Guardian): edited since it was loaded; kept as it is" in lines
     assert "    flavor_text: database 'Edited by staff.', release 'The wall, reprinted.'" in lines
     assert "conflict  realms.character 1001 (Iron Guardian): edited since it was loaded; kept as it is" in lines
     assert "    attack: database 9, release 5" in lines
     assert "    image: database 'cards/guardian.png', release ''" in lines
     assert any(line.startswith("retired   cardsdb.card 1004 (Shieldbearer of Valdren)") for line in lines)
-    assert ("Dry run: 3 rows would be updated, 2 would be created; 2 conflicts kept as they are, 0 held back "
-            "with them; 2 no longer in the release (left in place);") in out
-    assert "run again with --apply" in out
 
 
 def test_an_update_applied_changes_unedited_rows_and_keeps_edited_ones(tmp_path):

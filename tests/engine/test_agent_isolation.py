@@ -42,25 +42,35 @@ def referents(obj: Any) -> list[Any]:
     object. Module globals, classes and code are not followed: they hold nothing of a match."""
     if isinstance(obj, VALUES):
         return []
-    if isinstance(obj, FunctionType):
-        cells = []
-        for cell in obj.__closure__ or ():
-            with contextlib.suppress(ValueError):  # an empty cell holds nothing
-                cells.append(cell.cell_contents)
-        return [*cells, *(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
-    if isinstance(obj, MethodType):
-        return [obj.__self__, obj.__func__]
-    if isinstance(obj, BuiltinFunctionType):  # a C or compiled function: its object, unless a module
-        owner = obj.__self__
-        return [] if owner is None or isinstance(owner, ModuleType) else [owner]
-    if isinstance(obj, functools.partial):
-        return [obj.func, *obj.args, *obj.keywords.values()]
+    if isinstance(obj, (FunctionType, MethodType, BuiltinFunctionType, functools.partial)):
+        return callable_referents(obj)
     if isinstance(obj, MappingProxyType):  # a read-only view: its items, not the dict behind it
         return [*obj.keys(), *obj.values()]
     own = getattr(obj, "__dict__", None)
     if isinstance(own, dict):  # an object's attribute dict is part of the object: its values are what it holds
         return [*own.values(), *(r for r in gc.get_referents(obj) if r is not own and not isinstance(r, (type, ModuleType)))]
     return [r for r in gc.get_referents(obj) if not isinstance(r, (type, ModuleType))]
+
+
+def callable_referents(obj: Any) -> list[Any]:
+    """What a function, a bound method, a built-in function or a partial holds."""
+    if isinstance(obj, FunctionType):
+        return function_referents(obj)
+    if isinstance(obj, MethodType):
+        return [obj.__self__, obj.__func__]
+    if isinstance(obj, BuiltinFunctionType):  # a C or compiled function: its object, unless a module
+        owner = obj.__self__
+        return [] if owner is None or isinstance(owner, ModuleType) else [owner]
+    return [obj.func, *obj.args, *obj.keywords.values()]
+
+
+def function_referents(obj: FunctionType) -> list[Any]:
+    """A function's closure cells (the filled ones), its defaults and its keyword defaults."""
+    cells = []
+    for cell in obj.__closure__ or ():
+        with contextlib.suppress(ValueError):  # an empty cell holds nothing
+            cells.append(cell.cell_contents)
+    return [*cells, *(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
 
 
 def reachable(roots: Iterable[Any], skip: Iterable[Any] = ()) -> Iterator[tuple[Any, str]]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from realms.engine.cards import CharacterCard
 from realms.engine.formation import RARITY_QUOTA, can_complete, deployment_problems, legal_deployments
 from realms.engine.game import new_match
 from simulate.engine.errors import IllegalAction
@@ -89,25 +92,37 @@ def test_formation_round_alternates_and_builds_two_legal_armies() -> None:
     deploys = [e for e in result.events if e["type"] == "deploy"]
     assert [e["player"] for e in deploys] == ["b", "a"] * 7
     assert result.events[0] == {"type": "formation_start", "first_player": "b"}
-    for side, event in zip(("a", "b"), result.events[1:3], strict=True):  # G3: each collection, seen by its player
-        assert (event["type"], event["player"], event["visible_to"]) == ("collection", side, [side])
-        assert [c["card"] for c in event["cards"]] == [c.slug for c in cards]
-        assert event["cards"][0] == {"card": cards[0].slug, "name": cards[0].name, "rarity": cards[0].rarity,
-                                     "position": cards[0].position, "class": cards[0].character_class}
+    check_each_collection_seen_by_its_player(result.events, cards)
     assert {e["visible_to"] == [e["player"]] for e in result.events if e["type"] == "decision" and e["round"] == 0} \
         == {True}
     start = next(e for e in result.events if e["type"] == "match_start")
     rarity = {c.slug: c.rarity for c in cards}
     position = {c.slug: c.position for c in cards}
     for side in ("a", "b"):
-        units = [u for u in start["units"] if u["side"] == side]
-        counts = {r: sum(1 for u in units if rarity[u["card"]] == r) for r in RARITY_QUOTA}
-        assert counts == RARITY_QUOTA
-        assert all(position[u["card"]] in ("flex", u["line"]) for u in units)
-        assert max(sum(1 for u in units if u["line"] == ln) for ln in ("vanguard", "rearguard")) <= 5
-        assert len({u["card"] for u in units}) == 7
-        mine = [e["card"] for e in deploys if e["player"] == side]
-        assert mine == [u["card"] for u in units]
+        check_army_is_legal_and_deployed(side, start, deploys, rarity, position)
+
+
+def check_each_collection_seen_by_its_player(events: list[dict[str, Any]], cards: list[CharacterCard]) -> None:
+    """G3: each collection is logged once, whole, seen only by its player."""
+    for side, event in zip(("a", "b"), events[1:3], strict=True):
+        assert (event["type"], event["player"], event["visible_to"]) == ("collection", side, [side])
+        assert [c["card"] for c in event["cards"]] == [c.slug for c in cards]
+        assert event["cards"][0] == {"card": cards[0].slug, "name": cards[0].name, "rarity": cards[0].rarity,
+                                     "position": cards[0].position, "class": cards[0].character_class}
+
+
+def check_army_is_legal_and_deployed(side: str, start: dict[str, Any], deploys: list[dict[str, Any]],
+                                     rarity: dict[str, str], position: dict[str, str]) -> None:
+    """One side's army: the rarity quotas, each card on a line its position allows, at most 5 a line,
+    7 different cards, deployed in the order the log shows."""
+    units = [u for u in start["units"] if u["side"] == side]
+    counts = {r: sum(1 for u in units if rarity[u["card"]] == r) for r in RARITY_QUOTA}
+    assert counts == RARITY_QUOTA
+    assert all(position[u["card"]] in ("flex", u["line"]) for u in units)
+    assert max(sum(1 for u in units if u["line"] == ln) for ln in ("vanguard", "rearguard")) <= 5
+    assert len({u["card"] for u in units}) == 7
+    mine = [e["card"] for e in deploys if e["player"] == side]
+    assert mine == [u["card"] for u in units]
 
 
 def test_formation_from_small_collections_and_illegal_deployments() -> None:

@@ -145,14 +145,23 @@ class Board:
     def apply(self, e: dict[str, Any]) -> None:
         t = e["type"]
         if t == "match_start":
-            for u in e["units"]:
-                self.units[u["id"]] = Piece(
-                    u["id"], u["side"], u["faction"], False, u["name"], u["line"], u["atk"], u["def"], u["spd"],
-                    u["hp"], u["hp"], u["cooldown"],
-                )
+            self.place(e["units"])
         elif t == "round_start":
             self.round = e["round"]
-        elif t == "move":
+        else:
+            self.change(t, e)
+
+    def place(self, units: list[dict[str, Any]]) -> None:
+        """The units of both armies as the match starts."""
+        for u in units:
+            self.units[u["id"]] = Piece(
+                u["id"], u["side"], u["faction"], False, u["name"], u["line"], u["atk"], u["def"], u["spd"],
+                u["hp"], u["hp"], u["cooldown"],
+            )
+
+    def change(self, t: str, e: dict[str, Any]) -> None:
+        """What an event of the match does to one unit (or a new one, summoned)."""
+        if t == "move":
             self.units[e["unit"]].line = e["to"]
         elif t == "cooldown_started" or t == "cooldown":
             self.units[e["unit"]].ready = e["ready_after"]
@@ -242,22 +251,34 @@ class Words:
 
     # selectors
     def select(self, sel: str) -> list[Piece]:
-        src, b = self.src, self.b
-        foe = "b" if src.side == "a" else "a"
+        if sel in ("target", "self", "attacker"):
+            return self.select_named(sel)
+        if sel in PICKS:
+            return self.select_picked(sel)
+        if sel == "target_line":
+            c = self.chosen
+            return [u for u in self.b.living(c.side) if u.line == c.line] if c is not None else []
+        return self.select_group(sel)
+
+    def select_named(self, sel: str) -> list[Piece]:
+        """The chosen target, the user itself, or the attacker it answers (while alive)."""
         if sel == "target":
             return [self.chosen] if self.chosen is not None and self.chosen.alive else []
         if sel == "self":
-            return [src]
-        if sel == "attacker":
-            return [self.attacker] if self.attacker is not None and self.attacker.alive else []
-        if sel in PICKS:
-            if sel not in self.memo:
-                self.memo[sel] = self.pick(sel)
-            u = self.memo[sel]
-            return [u] if u is not None and u.alive else []
-        if sel == "target_line":
-            c = self.chosen
-            return [u for u in b.living(c.side) if u.line == c.line] if c is not None else []
+            return [self.src]
+        return [self.attacker] if self.attacker is not None and self.attacker.alive else []
+
+    def select_picked(self, sel: str) -> list[Piece]:
+        """The unit picked once for the whole use (while alive)."""
+        if sel not in self.memo:
+            self.memo[sel] = self.pick(sel)
+        u = self.memo[sel]
+        return [u] if u is not None and u.alive else []
+
+    def select_group(self, sel: str) -> list[Piece]:
+        """A group of living units: all or some allies or enemies, or one side's line."""
+        src, b = self.src, self.b
+        foe = "b" if src.side == "a" else "a"
         groups = {
             "all_allies": b.living(src.side),
             "other_allies": [u for u in b.living(src.side) if u is not src],
@@ -271,17 +292,28 @@ class Words:
 
     def pick(self, sel: str) -> Piece | None:
         """One unit for the whole use; an enemy pick from the Vanguard obeys R12 unless lines are ignored."""
-        src = self.src
-        if sel.endswith("_ally"):
-            pool = self.b.living(src.side)
-        else:
-            pool = self.b.living("b" if src.side == "a" else "a")
-            front = [u for u in pool if u.line == "vanguard"]
-            if src.line == "vanguard" and not self.reach_all and front:
-                pool = front
+        pool = self.pick_pool(sel)
         if not self.picks:
             raise AssertionError(f"the log shows no pick for {sel}")
         logged = self.picks.pop(0)
+        unit = self.pick_from(sel, pool, logged)
+        self.log("pick", sel, tuple(u.uid for u in pool), unit.uid if unit else None)
+        return unit
+
+    def pick_pool(self, sel: str) -> list[Piece]:
+        """The units a pick may take: living allies, or living enemies (only the Vanguard from the Vanguard, R12)."""
+        src = self.src
+        if sel.endswith("_ally"):
+            return self.b.living(src.side)
+        pool = self.b.living("b" if src.side == "a" else "a")
+        front = [u for u in pool if u.line == "vanguard"]
+        if src.line == "vanguard" and not self.reach_all and front:
+            pool = front
+        return pool
+
+    @staticmethod
+    def pick_from(sel: str, pool: list[Piece], logged: dict[str, Any]) -> Piece | None:
+        """The unit picked: the logged one for a random pick (checked to be in the pool), else by its rule."""
         if not pool:
             unit = None
         elif sel.startswith("random"):
@@ -294,7 +326,6 @@ class Words:
                     unit = u
         else:
             unit = min(pool, key=lambda u: u.hp)  # the first of the lowest
-        self.log("pick", sel, tuple(u.uid for u in pool), unit.uid if unit else None)
         return unit
 
     # effects
@@ -626,6 +657,13 @@ def check_main_use(events: list[dict[str, Any]], use: Use, card: CharacterCard) 
     decision = next(e for e in reversed(events[: use.k]) if e["type"] == "decision")
     assert decision["unit"] == use.actor and decision["action"] == ["ability", use.chosen]
     offered = sorted(x for kind, x in decision["legal"] if kind == "ability") if card.main.choose != "none" else None
+    check_targets_offered(board, decision, offered, use, card)
+    check_cooldown_after_use(events, use, card, board)
+
+
+def check_targets_offered(board: Board, decision: dict[str, Any], offered: list | None, use: Use,
+                          card: CharacterCard) -> None:
+    """R12: the decision offered the ability on exactly the units its words allow."""
     actor = board.units[use.actor]
     foe = "b" if actor.side == "a" else "a"
     if card.main.choose == "enemy":
@@ -638,7 +676,10 @@ def check_main_use(events: list[dict[str, Any]], use: Use, card: CharacterCard) 
         assert offered == sorted(u.uid for u in board.living(actor.side))
     else:
         assert ["ability", None] in decision["legal"] and use.chosen is None
-    # R13: the cooldown starts once the whole use has resolved: after its last effect and every ability it set off.
+
+
+def check_cooldown_after_use(events: list[dict[str, Any]], use: Use, card: CharacterCard, board: Board) -> None:
+    """R13: the cooldown starts once the whole use has resolved: after its last effect and every ability it set off."""
     number = events[use.k]["use"]
     started = next(k for k, e in enumerate(events) if e["type"] == "cooldown_started" and e["use"] == number)
     assert started >= use.end and all(e.get("use") != number and e.get("cause") != number for e in events[started + 1:])
@@ -652,7 +693,13 @@ def check_faction_firing(events: list[dict[str, Any]], use: Use, card: Character
     assert fired["trigger"] == fab.trigger
     board = board_at(events, use.k)
     me = board.units[use.actor]
-    cond = fab.condition
+    check_condition_held(board, me, fab.condition)
+    check_trigger_moment(events, use, fab, board, me)
+    check_firing_limit(events, use, fab)
+
+
+def check_condition_held(board: Board, me: Piece, cond: Any) -> None:
+    """The faction ability's condition held when it fired: its line, its HP, its allies of the faction."""
     if cond.line:
         assert me.line == cond.line
     if cond.hp_below:
@@ -660,34 +707,67 @@ def check_faction_firing(events: list[dict[str, Any]], use: Use, card: Character
     if cond.allies_same_faction_gte:
         others = [u for u in board.characters(me.side) if u.faction == me.faction and u is not me]
         assert len(others) >= cond.allies_same_faction_gte
+
+
+def check_trigger_moment(events: list[dict[str, Any]], use: Use, fab: Any, board: Board, me: Piece) -> None:
+    """The faction ability fired at the moment its trigger words say."""
+    fired = events[use.k]
     before = events[: use.k]
-    last = {t: max((i for i, e in enumerate(before) if e["type"] == t), default=-1)
-            for t in ("round_start", "decision", "damage", "defeated", "order")}
+    last = last_of_each(before)
     trigger = fab.trigger
     if trigger == "battle_start":
         assert last["round_start"] == -1
     elif trigger == "round_start":
         assert last["round_start"] > last["decision"] and board.round >= 1
     elif trigger == "before_action":
-        following = next(e for e in events[use.end:] if e["type"] == "decision")
-        fallen = not board_at(events, use.end).units[use.actor].alive  # by its own ability (R10)
-        assert fallen or (following["unit"] == use.actor and following["stage"] == "act")
+        check_fired_before_its_action(events, use)
     elif trigger == "after_action":
         assert before[last["decision"]]["unit"] == use.actor and before[last["decision"]]["stage"] == "act"
     elif trigger == "on_hit":
-        hit = before[last["damage"]]
-        assert hit["tgt"] == use.actor and hit["via"] in ("basic", "ability") and fired["cause"] == hit["use"]
-        assert board.units[hit["src"]].side != me.side
+        check_fired_on_a_hit(before[last["damage"]], fired, use, board, me)
     elif trigger in ("ally_defeated", "enemy_defeated", "defeats_enemy"):
-        fallen = before[last["defeated"]]
-        victim = board.units[fallen["unit"]]
-        assert (victim.side == me.side) is (trigger == "ally_defeated") and victim is not me
-        assert fab.include_summons or not victim.summon  # R18: characters, unless the text says "unit"
-        if trigger == "defeats_enemy":
-            assert fallen["by"] == use.actor
+        check_fired_on_a_defeat(before[last["defeated"]], trigger, fab, use, board, me)
     elif trigger == "round_end":
-        nxt = next(e for e in events[use.end:] if e["type"] in ("decision", "round_end", "round_start"))
-        assert nxt["type"] == "round_end" and last["decision"] > last["round_start"]
+        check_fired_at_round_end(events, use, last)
+
+
+def last_of_each(before: list[dict[str, Any]]) -> dict[str, int]:
+    """The index of the last round start, decision, damage, defeat and order before the firing (-1: none)."""
+    return {t: max((i for i, e in enumerate(before) if e["type"] == t), default=-1)
+            for t in ("round_start", "decision", "damage", "defeated", "order")}
+
+
+def check_fired_at_round_end(events: list[dict[str, Any]], use: Use, last: dict[str, int]) -> None:
+    """round_end: the round ends right after the firing, and someone acted in the round."""
+    nxt = next(e for e in events[use.end:] if e["type"] in ("decision", "round_end", "round_start"))
+    assert nxt["type"] == "round_end" and last["decision"] > last["round_start"]
+
+
+def check_fired_before_its_action(events: list[dict[str, Any]], use: Use) -> None:
+    """before_action: the unit's own turn to act follows, unless its ability felled it (R10)."""
+    following = next(e for e in events[use.end:] if e["type"] == "decision")
+    fallen = not board_at(events, use.end).units[use.actor].alive  # by its own ability (R10)
+    assert fallen or (following["unit"] == use.actor and following["stage"] == "act")
+
+
+def check_fired_on_a_hit(hit: dict[str, Any], fired: dict[str, Any], use: Use, board: Board, me: Piece) -> None:
+    """on_hit: the last damage hit the unit, by an enemy's basic attack or ability, and caused the firing."""
+    assert hit["tgt"] == use.actor and hit["via"] in ("basic", "ability") and fired["cause"] == hit["use"]
+    assert board.units[hit["src"]].side != me.side
+
+
+def check_fired_on_a_defeat(fallen: dict[str, Any], trigger: str, fab: Any, use: Use, board: Board,
+                            me: Piece) -> None:
+    """A defeat trigger: the last unit defeated was on the side its words say (and felled by the unit, if said)."""
+    victim = board.units[fallen["unit"]]
+    assert (victim.side == me.side) is (trigger == "ally_defeated") and victim is not me
+    assert fab.include_summons or not victim.summon  # R18: characters, unless the text says "unit"
+    if trigger == "defeats_enemy":
+        assert fallen["by"] == use.actor
+
+
+def check_firing_limit(events: list[dict[str, Any]], use: Use, fab: Any) -> None:
+    """The faction ability fired within its limit: once a battle, or once a round."""
     firings = [e for e in events if e["type"] == "faction_triggered" and e["unit"] == use.actor]
     rounds = [board_at(events, events.index(e)).round for e in firings] if fab.limit == "round" else []
     if fab.limit == "battle":

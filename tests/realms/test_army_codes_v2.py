@@ -73,16 +73,24 @@ def test_codes_of_versions_1_and_2_still_decode_each_in_its_own_order(catalogue,
     assert anon_client.post(VALIDATE, {"code": report["code"]}, format="json").json()["valid"]
 
     built = list(reversed(slots))
+    check_a_version_2_code_decodes_in_canonical_order(anon_client, slots, built)
+    check_a_version_1_code_decodes_in_army_order(anon_client, built)
+
+
+def check_a_version_2_code_decodes_in_canonical_order(anon_client, slots: list[dict], built: list[dict]) -> None:
+    """A version-2 code holds only the canonical order (by card code, then line): it decodes in that order and
+    answers the version-3 code of the army in that order."""
     codes = {c.slug: c.code for c in Character.objects.all()}
-    # A version-2 code holds only the canonical order (by card code, then line): it decodes in that order and
-    # answers the version-3 code of the army in that order.
     v2 = encode_army_v2([(codes[s["card"]], s["line"]) for s in built])
     canonical = sorted(slots, key=lambda s: codes[s["card"]])
     assert canonical != built
     again = anon_client.get(DECODE, {"code": v2}).json()
     assert again["version"] == 2 and again["slots"] == canonical
     assert again["code"] == anon_client.post(VALIDATE, {"slots": canonical}, format="json").json()["code"]
-    # A version-1 code (database keys) was written in army order, and decodes in it.
+
+
+def check_a_version_1_code_decodes_in_army_order(anon_client, built: list[dict]) -> None:
+    """A version-1 code (database keys) was written in army order, and decodes in it."""
     ids = {c.slug: c.pk for c in Character.objects.all()}
     v1 = encode_army([(ids[s["card"]], s["line"]) for s in built])
     old = anon_client.get(DECODE, {"code": v1}).json()

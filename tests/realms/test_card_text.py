@@ -438,18 +438,7 @@ def test_an_older_database_gets_the_new_words_and_a_staff_edit_keeps_the_old_unt
     old_rage = "When hit while below 50% HP, gains +2 ATK for 2 rounds (once per round)."
     folder = tmp_path / "previous"
     folder.mkdir()
-    for path in map(Path, official_fixture_files()):
-        rows = json.loads(path.read_text())
-        for row in rows:  # the previous release printed the old words on the Orc Warrior and the Troll Berserker
-            fields = row["fields"]
-            if row["model"] == "realms.character" and row["pk"] in (ORC_WARRIOR, TROLL_BERSERKER):
-                spec = fields["main_ability"] if row["pk"] == ORC_WARRIOR else fields["faction_ability"]
-                spec["text"] = old_main if row["pk"] == ORC_WARRIOR else old_rage
-            if row["model"] == "cardsdb.card" and row["pk"] == ORC_WARRIOR:
-                fields["rules_text"] = fields["rules_text"].split("\nMain")[0] + f"\nMain — Savage Cleave: {old_main}"
-            if row["model"] == "cardsdb.card" and row["pk"] == TROLL_BERSERKER:
-                fields["rules_text"] = "Faction — Rage: " + old_rage + "\nMain" + fields["rules_text"].split("\nMain")[1]
-        (folder / path.name).write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+    write_previous_release(folder, old_main, old_rage)
     call_command("load_official", *sorted(str(p) for p in folder.iterdir()), verbosity=0)
     # Staff edited the Troll Berserker's flavour since, with the code of that release (texts as they were).
     Character.objects.filter(pk=TROLL_BERSERKER).update(flavor_text="Edited by staff.")
@@ -471,6 +460,27 @@ def test_an_older_database_gets_the_new_words_and_a_staff_edit_keeps_the_old_unt
     troll.refresh_from_db()
     assert troll.faction_ability["text"] == RAGE
     assert troll.rules_text.startswith(f"Faction — Rage: {RAGE}\n")
+
+
+def write_previous_release(folder: Path, old_main: str, old_rage: str) -> None:
+    """The official fixtures as the previous release had them, written to `folder`."""
+    for path in map(Path, official_fixture_files()):
+        rows = json.loads(path.read_text())
+        for row in rows:  # the previous release printed the old words on the Orc Warrior and the Troll Berserker
+            print_old_words(row, old_main, old_rage)
+        (folder / path.name).write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+
+
+def print_old_words(row: dict, old_main: str, old_rage: str) -> None:
+    """The Orc Warrior's main ability and the Troll Berserker's faction ability in their old words."""
+    fields = row["fields"]
+    if row["model"] == "realms.character" and row["pk"] in (ORC_WARRIOR, TROLL_BERSERKER):
+        spec = fields["main_ability"] if row["pk"] == ORC_WARRIOR else fields["faction_ability"]
+        spec["text"] = old_main if row["pk"] == ORC_WARRIOR else old_rage
+    if row["model"] == "cardsdb.card" and row["pk"] == ORC_WARRIOR:
+        fields["rules_text"] = fields["rules_text"].split("\nMain")[0] + f"\nMain — Savage Cleave: {old_main}"
+    if row["model"] == "cardsdb.card" and row["pk"] == TROLL_BERSERKER:
+        fields["rules_text"] = "Faction — Rage: " + old_rage + "\nMain" + fields["rules_text"].split("\nMain")[1]
 
 
 # --- every write stores the generated text ----------------------------------------------------------

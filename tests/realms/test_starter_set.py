@@ -243,13 +243,21 @@ def test_the_set_uses_every_effect_kind_trigger_selector_and_condition():
     assert {card.faction_ability.get("limit", "none") for card in characters()} == {"none", "round", "battle"}
     assert {card.main_ability["choose"] for card in characters()} == {"enemy", "ally", "none"}
     assert any(card.main_ability.get("ignore_lines") for card in characters())
+    check_damage_and_heal_variants(effects)
+    check_cooldown_and_move_variants(effects)
 
+
+def check_damage_and_heal_variants(effects: list[tuple[Character, dict, dict]]) -> None:
+    """Damage scaled and flat ignoring DEF; heals by flat, scale and max HP fraction."""
     damage = [effect for _, _, effect in effects if effect["kind"] == "damage"]
     assert any(effect.get("scale") for effect in damage)
     assert any(effect.get("flat") and effect.get("ignore_def") for effect in damage)
     heals = [effect for _, _, effect in effects if effect["kind"] == "heal"]
     assert all(any(effect.get(key) for effect in heals) for key in ("flat", "scale", "max_hp_fraction"))
 
+
+def check_cooldown_and_move_variants(effects: list[tuple[Character, dict, dict]]) -> None:
+    """Cooldowns shortened for itself and allies, lengthened for enemies; moves to every line."""
     cooldowns = {(effect["target"], effect["amount"] < 0) for _, _, effect in effects if effect["kind"] == "cooldown"}
     assert ("self", True) in cooldowns  # its own
     assert {"all_allies", "other_allies"} & {target for target, shorter in cooldowns if shorter}  # allies
@@ -287,23 +295,20 @@ def effect_phrases(effect: dict) -> list[str]:
     if kind in ("damage", "heal") and (effect.get("scale") or effect.get("max_hp_fraction")):
         words.append("rounded down")
     if kind == "damage":
-        words.append("damage")
-        if effect.get("scale"):
-            words.append(f"{pct(effect['scale'])} atk damage")
-        if effect.get("flat"):
-            words.append(f"{effect['flat']} ")
-        words.append("ignores def" if effect.get("ignore_def") else "def, at least 1")
+        words += damage_phrases(effect)
     elif kind == "heal":
-        words.append("heal")
-        if effect.get("flat"):
-            words.append(f"{effect['flat']} hp")
-        if effect.get("scale"):
-            words.append(f"{pct(effect['scale'])} of its atk")
-        if effect.get("max_hp_fraction"):
-            groups = AREA_SELECTORS | {"all_allies", "other_allies", "ally_vanguard", "ally_rearguard"}
-            whose = "their" if effect["target"] in groups else "its"
-            words.append(f"{pct(effect['max_hp_fraction'])} of {whose} max hp")
-    elif kind == "shield":
+        words += heal_phrases(effect)
+    elif kind == "summon":
+        words += summon_phrases(effect)
+    else:
+        words += other_phrases(kind, effect)
+    return words
+
+
+def other_phrases(kind: str, effect: dict) -> list[str]:
+    """The words of an effect that is neither damage, nor a heal, nor a summon."""
+    words: list[str] = []
+    if kind == "shield":
         words.append(f"{effect['flat']}-point shield")
     elif kind in ("buff", "debuff"):
         sign = "+" if kind == "buff" else "-"
@@ -319,13 +324,6 @@ def effect_phrases(effect: dict) -> list[str]:
         words += ["cooldown", "reduces" if effect["amount"] < 0 else "increases", f"by {abs(effect['amount'])}"]
     elif kind == "move":
         words += ["moves", {"vanguard": "vanguard", "rearguard": "rearguard", "other": "other line"}[effect["to"]]]
-    elif kind == "summon":
-        unit = effect["unit"]
-        words += ["summons", unit["name"].lower(),
-                  f"atk {unit['atk']}, def {unit['def']}, spd {unit['spd']}, hp {unit['hp']}"]
-        if effect.get("count", 1) > 1:
-            words.append(f"{effect['count']} ")
-        words.append({"same": "its line"}.get(effect.get("line", "same"), effect.get("line", "same")))
     elif kind == "cleanse":
         words.append("debuffs")
     elif kind == "dispel":
@@ -333,35 +331,91 @@ def effect_phrases(effect: dict) -> list[str]:
     return words
 
 
+def damage_phrases(effect: dict) -> list[str]:
+    """The words of a damage effect: its scale, its flat part, and whether DEF counts."""
+    words = ["damage"]
+    if effect.get("scale"):
+        words.append(f"{pct(effect['scale'])} atk damage")
+    if effect.get("flat"):
+        words.append(f"{effect['flat']} ")
+    words.append("ignores def" if effect.get("ignore_def") else "def, at least 1")
+    return words
+
+
+def heal_phrases(effect: dict) -> list[str]:
+    """The words of a heal: its flat part, its scale, and the share of whose max HP."""
+    words = ["heal"]
+    if effect.get("flat"):
+        words.append(f"{effect['flat']} hp")
+    if effect.get("scale"):
+        words.append(f"{pct(effect['scale'])} of its atk")
+    if effect.get("max_hp_fraction"):
+        groups = AREA_SELECTORS | {"all_allies", "other_allies", "ally_vanguard", "ally_rearguard"}
+        whose = "their" if effect["target"] in groups else "its"
+        words.append(f"{pct(effect['max_hp_fraction'])} of {whose} max hp")
+    return words
+
+
+def summon_phrases(effect: dict) -> list[str]:
+    """The words of a summon: the unit, its values, how many and on which line."""
+    unit = effect["unit"]
+    words = ["summons", unit["name"].lower(),
+             f"atk {unit['atk']}, def {unit['def']}, spd {unit['spd']}, hp {unit['hp']}"]
+    if effect.get("count", 1) > 1:
+        words.append(f"{effect['count']} ")
+    words.append({"same": "its line"}.get(effect.get("line", "same"), effect.get("line", "same")))
+    return words
+
+
 def test_ability_texts_describe_what_the_specs_do():
     missing = []
     for card in characters():
         faction, main = card.faction_ability, card.main_ability
-        wanted = {id(faction): [TRIGGER_WORDS[faction["trigger"]]], id(main): []}
-        limit = faction.get("limit", "none")
-        if limit != "none":
-            wanted[id(faction)].append(f"once per {limit}")
-        condition = faction.get("condition", {})
-        if "line" in condition:
-            wanted[id(faction)].append(f"in the {condition['line']}")
-        if "hp_below" in condition:
-            wanted[id(faction)].append(f"below {pct(condition['hp_below'])} hp")
-        if "allies_same_faction_gte" in condition:
-            n = condition["allies_same_faction_gte"]
-            wanted[id(faction)].append(f"at least {n} other {FACTION_NAMES[card.faction.slug]} allies")
-        if main["choose"] != "none":
-            wanted[id(main)].append(f"chosen {main['choose']}")
-        if main.get("ignore_lines"):
-            wanted[id(main)].append("in any line, ignoring the vanguard")
+        wanted = {id(faction): faction_phrases(card), id(main): main_phrases(main)}
         for spec in (faction, main):
-            text = spec["text"].lower()
-            phrases = wanted[id(spec)] + [p for effect in spec["effects"] for p in effect_phrases(effect)]
-            if not spec.get("ignore_lines"):  # R12: a single enemy pick is one it can attack
-                phrases += ["enemy it can attack" for effect in spec["effects"] if effect.get("target") in ENEMY_PICKS]
-            missing += [f"{card.name} / {spec['name']}: {phrase!r}" for phrase in phrases if phrase not in text]
-            if spec is not main and "chosen" in text:
-                missing.append(f"{card.name} / {spec['name']}: a faction ability has no chosen unit")
+            missing += phrases_missing(card, spec, wanted[id(spec)], is_main=spec is main)
     assert missing == []
+
+
+def faction_phrases(card: Character) -> list[str]:
+    """Words the faction ability's text must contain: its trigger, its limit, its condition."""
+    faction = card.faction_ability
+    words = [TRIGGER_WORDS[faction["trigger"]]]
+    limit = faction.get("limit", "none")
+    if limit != "none":
+        words.append(f"once per {limit}")
+    condition = faction.get("condition", {})
+    if "line" in condition:
+        words.append(f"in the {condition['line']}")
+    if "hp_below" in condition:
+        words.append(f"below {pct(condition['hp_below'])} hp")
+    if "allies_same_faction_gte" in condition:
+        n = condition["allies_same_faction_gte"]
+        words.append(f"at least {n} other {FACTION_NAMES[card.faction.slug]} allies")
+    return words
+
+
+def main_phrases(main: dict) -> list[str]:
+    """Words the main ability's text must contain: whom it is used on, and whether it ignores lines."""
+    words = []
+    if main["choose"] != "none":
+        words.append(f"chosen {main['choose']}")
+    if main.get("ignore_lines"):
+        words.append("in any line, ignoring the vanguard")
+    return words
+
+
+def phrases_missing(card: Character, spec: dict, wanted: list[str], *, is_main: bool) -> list[str]:
+    """The phrases one ability's text lacks (and a faction ability that speaks of a chosen unit)."""
+    missing = []
+    text = spec["text"].lower()
+    phrases = wanted + [p for effect in spec["effects"] for p in effect_phrases(effect)]
+    if not spec.get("ignore_lines"):  # R12: a single enemy pick is one it can attack
+        phrases += ["enemy it can attack" for effect in spec["effects"] if effect.get("target") in ENEMY_PICKS]
+    missing += [f"{card.name} / {spec['name']}: {phrase!r}" for phrase in phrases if phrase not in text]
+    if not is_main and "chosen" in text:
+        missing.append(f"{card.name} / {spec['name']}: a faction ability has no chosen unit")
+    return missing
 
 
 def single_target_scale(ability: dict) -> float:
@@ -375,31 +429,50 @@ def single_target_scale(ability: dict) -> float:
 def test_abilities_keep_to_the_power_budget():
     problems = []
     for card in characters():
-        main, rarity = card.main_ability, card.rarity.slug
-        total = single_target_scale(main)
-        if total and not 0.8 <= total <= 1.6:
-            problems.append(f"{card.name}: single-target damage {total}")
-        if total >= 1.4 and card.cooldown < 2:
-            problems.append(f"{card.name}: {total} damage on cooldown {card.cooldown}")
-        if total >= 1.6 and rarity != "legendary":
-            problems.append(f"{card.name}: 160% damage below Legendary")
-        for effect in main["effects"]:
-            if effect["kind"] == "damage" and effect["target"] in AREA_SELECTORS and effect.get("scale", 0) > 0.8:
-                problems.append(f"{card.name}: area damage {effect['scale']}")
-            strong = effect["kind"] == "summon" or (effect["kind"] == "silence" and effect["duration"] >= 2)
-            if strong and card.cooldown != 3:
-                problems.append(f"{card.name}: {effect['kind']} on cooldown {card.cooldown}")
-        if card.cooldown not in RARITY_COOLDOWNS[rarity]:
-            problems.append(f"{card.name}: {rarity} with cooldown {card.cooldown}")
-
-        faction = card.faction_ability
-        repeating = faction["trigger"] in {"round_start", "round_end", "before_action", "after_action"}
-        if repeating and not faction.get("condition") and faction.get("limit", "none") == "none":
-            for effect in faction["effects"]:
-                size = max(effect.get("amount", 0), effect.get("flat", 0))
-                if size > 3 or effect.get("duration", 0) > 2 or effect.get("scale"):
-                    problems.append(f"{card.name}: every-round faction effect {effect}")
+        problems += single_target_budget_problems(card)
+        problems += main_effect_budget_problems(card)
+        if card.cooldown not in RARITY_COOLDOWNS[card.rarity.slug]:
+            problems.append(f"{card.name}: {card.rarity.slug} with cooldown {card.cooldown}")
+        problems += faction_budget_problems(card)
     assert problems == []
+
+
+def single_target_budget_problems(card: Character) -> list[str]:
+    """The main ability's single-target damage: 80-160% ATK, 140% on cooldown 2 or more, 160% Legendary only."""
+    problems = []
+    total = single_target_scale(card.main_ability)
+    if total and not 0.8 <= total <= 1.6:
+        problems.append(f"{card.name}: single-target damage {total}")
+    if total >= 1.4 and card.cooldown < 2:
+        problems.append(f"{card.name}: {total} damage on cooldown {card.cooldown}")
+    if total >= 1.6 and card.rarity.slug != "legendary":
+        problems.append(f"{card.name}: 160% damage below Legendary")
+    return problems
+
+
+def main_effect_budget_problems(card: Character) -> list[str]:
+    """The main ability's effects: area damage at most 80% ATK; a summon or a long silence on cooldown 3."""
+    problems = []
+    for effect in card.main_ability["effects"]:
+        if effect["kind"] == "damage" and effect["target"] in AREA_SELECTORS and effect.get("scale", 0) > 0.8:
+            problems.append(f"{card.name}: area damage {effect['scale']}")
+        strong = effect["kind"] == "summon" or (effect["kind"] == "silence" and effect["duration"] >= 2)
+        if strong and card.cooldown != 3:
+            problems.append(f"{card.name}: {effect['kind']} on cooldown {card.cooldown}")
+    return problems
+
+
+def faction_budget_problems(card: Character) -> list[str]:
+    """A faction ability firing every round, unconditioned and unlimited, stays small."""
+    problems = []
+    faction = card.faction_ability
+    repeating = faction["trigger"] in {"round_start", "round_end", "before_action", "after_action"}
+    if repeating and not faction.get("condition") and faction.get("limit", "none") == "none":
+        for effect in faction["effects"]:
+            size = max(effect.get("amount", 0), effect.get("flat", 0))
+            if size > 3 or effect.get("duration", 0) > 2 or effect.get("scale"):
+                problems.append(f"{card.name}: every-round faction effect {effect}")
+    return problems
 
 
 # --- armies ------------------------------------------------------------------------------------

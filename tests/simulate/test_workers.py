@@ -248,46 +248,20 @@ def test_a_batch_survives_a_worker_killed_mid_chunk(catalogue, settings, redis_u
     armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
     env = service_env(database_url, redis_url, MEDIA_ROOT=str(processes.folder / "media"))
     port = free_port()
-    processes.start("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
-    for name in ("worker1", "worker2"):
-        processes.start(name, [str(BIN / "celery"), "-A", "cardsdb", "worker", "--pool", "solo", "-c", "1",
-                               "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "--without-gossip",
-                               "--without-mingle"], env)
+    start_server_and_two_workers(processes, env, port)
     victim, survivor = processes.started["worker1"][0], "worker2"
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_until(lambda: processes.check_alive("server") or answers(f"{base}/api/schema/"), timeout=120,
-                   every=0.3, what="the API server")
-        for name in ("worker1", "worker2"):
-            wait_until(lambda name=name: processes.check_alive(name) or " ready." in processes.log(name),
-                       timeout=120, every=0.3, what=f"{name} to be ready")
+        wait_for_server_and_workers(processes, base)
 
         status, batch = http_json(f"{base}/api/simulate/realms/batches/", {**BATCH_BODY, "armies": armies})
         assert status == 202, batch
         assert batch["status"] == "queued" and batch["count"] == COUNT
 
-        def mid_batch():
-            processes.check_alive("worker1", "worker2")
-            _, now = http_json(batch["url"])
-            assert now["status"] in ("queued", "running"), f"the batch ended before a worker was killed: {now}"
-            return now["played"] > 0 and in_flight(processes.log("worker1"))
-
-        wait_until(mid_batch, timeout=120, what="chunks stored and a chunk in worker1's hands")
-        os.kill(victim.pid, signal.SIGKILL)
-        killed_at = time.monotonic()
-        victim.wait(timeout=30)
-        held = in_flight(processes.log("worker1"))  # its log is complete: it wrote each line as it went
-        assert held, "worker1 was killed between two chunks"
-        _, at_kill = http_json(batch["url"])
-        assert at_kill["status"] == "running" and at_kill["played"] < COUNT, at_kill
+        held, at_kill, killed_at = kill_worker1_holding_a_chunk(processes, batch, victim)
 
         # The same batch, in this process on pytest's database: the request as the service stored it.
-        stored = stored_rows(env, batch["id"])
-        settings.CELERY_BROKER_URL = ""
-        reference = batches.create_batch(game="realms", kind="matchup", inputs=stored["inputs"], count=COUNT,
-                                         seed=7, swap_sides=True)
-        reference = batches.play_here(reference.pk)
-        assert reference.status == Batch.Status.DONE, reference.error
+        reference = play_the_batch_here(env, batch["id"], settings)
 
         def over():
             processes.check_alive("server", survivor)
@@ -301,20 +275,84 @@ def test_a_batch_survives_a_worker_killed_mid_chunk(catalogue, settings, redis_u
         print(f"worker1 killed holding {held} with {at_kill['played']} of {COUNT} played; the batch was done "
               f"{time.monotonic() - killed_at:.0f} s later")
 
-        assert final["status"] == "done", final
-        assert (final["count"], final["played"]) == (reference.count, reference.played) == (COUNT, COUNT)
-        assert stored["results"] == reference.results
-        assert stored["summary"] == reference.summary
-        assert final["summary"]["wins"] == reference.summary["wins"]
-        rows = stored["rows"]
-        assert sorted(row["index"] for row in rows) == list(range(stored["chunks"]))  # each chunk once
-        assert len(rows) == stored["chunks"] == reference.chunks
-        assert sum(row["played"] for row in rows) == COUNT
-        # What worker1 held when it died was delivered again, to the other worker.
-        redelivered = set(RECEIVED.findall(processes.log(survivor)))
-        assert set(held) <= redelivered, (held, "not received by", survivor)
-        assert {row["runner"].split(":")[1] for row in rows} <= {str(victim.pid),
-                                                                 str(processes.started[survivor][0].pid)}
+        check_same_figures_as_played_here(final, stored, reference)
+        check_each_chunk_stored_once_and_the_held_one_redelivered(processes, stored, reference, held, victim,
+                                                                  survivor)
     except BaseException:
         processes.dump()
         raise
+
+
+def start_server_and_two_workers(processes: Processes, env: dict[str, str], port: int) -> None:
+    """`manage.py runserver` on `port`, and two Celery workers taking one chunk at a time."""
+    processes.start("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
+    for name in ("worker1", "worker2"):
+        processes.start(name, [str(BIN / "celery"), "-A", "cardsdb", "worker", "--pool", "solo", "-c", "1",
+                               "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "--without-gossip",
+                               "--without-mingle"], env)
+
+
+def wait_for_server_and_workers(processes: Processes, base: str) -> None:
+    """Until the API answers and both workers say they are ready (or one of them dies)."""
+    wait_until(lambda: processes.check_alive("server") or answers(f"{base}/api/schema/"), timeout=120,
+               every=0.3, what="the API server")
+    for name in ("worker1", "worker2"):
+        wait_until(lambda name=name: processes.check_alive(name) or " ready." in processes.log(name),
+                   timeout=120, every=0.3, what=f"{name} to be ready")
+
+
+def kill_worker1_holding_a_chunk(processes: Processes, batch: dict,
+                                 victim: subprocess.Popen) -> tuple[list[str], dict, float]:
+    """Once chunks are stored and worker1 holds one, kill it; what it held, the batch then, and when."""
+
+    def mid_batch():
+        processes.check_alive("worker1", "worker2")
+        _, now = http_json(batch["url"])
+        assert now["status"] in ("queued", "running"), f"the batch ended before a worker was killed: {now}"
+        return now["played"] > 0 and in_flight(processes.log("worker1"))
+
+    wait_until(mid_batch, timeout=120, what="chunks stored and a chunk in worker1's hands")
+    os.kill(victim.pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    victim.wait(timeout=30)
+    held = in_flight(processes.log("worker1"))  # its log is complete: it wrote each line as it went
+    assert held, "worker1 was killed between two chunks"
+    _, at_kill = http_json(batch["url"])
+    assert at_kill["status"] == "running" and at_kill["played"] < COUNT, at_kill
+    return held, at_kill, killed_at
+
+
+def play_the_batch_here(env: dict[str, str], batch_id: str, settings) -> Batch:
+    """The batch the service stored, played again in this process without a broker."""
+    stored = stored_rows(env, batch_id)
+    settings.CELERY_BROKER_URL = ""
+    reference = batches.create_batch(game="realms", kind="matchup", inputs=stored["inputs"], count=COUNT,
+                                     seed=7, swap_sides=True)
+    reference = batches.play_here(reference.pk)
+    assert reference.status == Batch.Status.DONE, reference.error
+    return reference
+
+
+def check_same_figures_as_played_here(final: dict, stored: dict, reference: Batch) -> None:
+    """The batch is done, with every match played and the same results as the batch played here."""
+    assert final["status"] == "done", final
+    assert (final["count"], final["played"]) == (reference.count, reference.played) == (COUNT, COUNT)
+    assert stored["results"] == reference.results
+    assert stored["summary"] == reference.summary
+    assert final["summary"]["wins"] == reference.summary["wins"]
+
+
+def check_each_chunk_stored_once_and_the_held_one_redelivered(processes: Processes, stored: dict,
+                                                              reference: Batch, held: list[str],
+                                                              victim: subprocess.Popen, survivor: str) -> None:
+    """Each chunk's result is stored once; what worker1 held when it died was delivered again, to the other
+    worker; every chunk ran on one of the two."""
+    rows = stored["rows"]
+    assert sorted(row["index"] for row in rows) == list(range(stored["chunks"]))  # each chunk once
+    assert len(rows) == stored["chunks"] == reference.chunks
+    assert sum(row["played"] for row in rows) == COUNT
+    # What worker1 held when it died was delivered again, to the other worker.
+    redelivered = set(RECEIVED.findall(processes.log(survivor)))
+    assert set(held) <= redelivered, (held, "not received by", survivor)
+    assert {row["runner"].split(":")[1] for row in rows} <= {str(victim.pid),
+                                                             str(processes.started[survivor][0].pid)}

@@ -212,7 +212,18 @@ class Audit:
         elements = e["elements"]
         self.check(bool(elements) and len(set(elements)) == len(elements), "elements listed once each (L1)")
         self.elements = list(elements)
-        # The deck (L3).
+        self.read_deck(e)
+        teams = e["teams"]
+        self.read_teams(teams, elements, per_team, defenses_per_team)
+        self.check_counters()
+        self.check_draws(e["drawn"], teams)
+        self.check(sorted(e["agent_names"]) == sorted(self.seats), "an agent name for every seat (G3)")
+        self.check(e["visible_to"] == self.seats, "match_start is public")
+        self.start_replay()
+
+    def read_deck(self, e: Event) -> None:
+        """The deck (L3): each design listed once, its attacks, its effect and its copies."""
+        elements = e["elements"]
         self.design: dict[str, tuple[tuple[str, str], str, str]] = {}
         deck = Counter()
         for card in e["deck"]:
@@ -225,8 +236,10 @@ class Audit:
             deck[slug] += card["copies"]
         self.deck = deck
         self.check(e["deck_size"] == sum(deck.values()), "deck_size counts the copies")
-        # Teams (L4, L5).
-        teams = e["teams"]
+
+    def read_teams(self, teams: list[dict[str, Any]], elements: list[str], per_team: int,
+                   defenses_per_team: int) -> None:
+        """Teams (L4, L5): two of them, each with its protector, defenses and players."""
         self.check(len(teams) == 2 and [t["team"] for t in teams] == [0, 1], "two teams, 0 and 1 (L5)")
         self.seats: list[str] = []
         self.team_of: dict[str, int] = {}
@@ -236,42 +249,54 @@ class Audit:
         self.defenses: list[dict[str, dict[str, Any]]] = []
         used_defenses: set[str] = set()
         for t in teams:
-            index = t["team"]
-            effect = t["protector"]["effect"]
-            self.check_effect(effect, t["protector"]["slug"])
-            if self.mode == "duel":
-                self.check(effect.get("kind") not in TEAMS_ONLY and t["protector"]["duel_legal"],
-                           f"team {index}: no teams-only protector in a duel (L4, L13)")
-            self.effects.append(effect)
-            self.protector.append(t["protector"]["slug"])
-            self.check(len(t["defenses"]) == defenses_per_team, f"team {index}: {defenses_per_team} defenses (L5)")
-            team_defenses: dict[str, dict[str, Any]] = {}
-            for d in t["defenses"]:
-                els = d["elements"]
-                self.check(len(els) == 2 and els[0] != els[1] and all(x in elements for x in els),
-                           f"{d['slug']}: two different elements (L2)")
-                self.check(d["slug"] not in used_defenses, f"{d['slug']}: no card twice in a match (L5)")
-                used_defenses.add(d["slug"])
-                team_defenses[d["slug"]] = {"elements": list(els), "markers": [], "destroyed": False}
-            self.defenses.append(team_defenses)
-            self.check(len(t["players"]) == per_team, f"team {index}: {per_team} player(s) (L5)")
-            for i, p in enumerate(t["players"]):
-                self.check(p["id"] == f"t{index}p{i}", f"player id {p['id']}")
-                self.seats.append(p["id"])
-                self.team_of[p["id"]] = index
-                self.counters[p["id"]] = p["counter"]
+            self.read_team(t, elements, per_team, defenses_per_team, used_defenses)
         self.check(len({t["spirit"]["slug"] for t in teams}) == 2, "the teams protect different spirits (L5)")
         self.check(len(set(self.protector)) == 2, "two teams never share a protector (L4)")
+
+    def read_team(self, t: dict[str, Any], elements: list[str], per_team: int, defenses_per_team: int,
+                  used_defenses: set[str]) -> None:
+        """One team (L4, L5): its protector (none teams-only in a duel), its defenses and its players."""
+        index = t["team"]
+        effect = t["protector"]["effect"]
+        self.check_effect(effect, t["protector"]["slug"])
+        if self.mode == "duel":
+            self.check(effect.get("kind") not in TEAMS_ONLY and t["protector"]["duel_legal"],
+                       f"team {index}: no teams-only protector in a duel (L4, L13)")
+        self.effects.append(effect)
+        self.protector.append(t["protector"]["slug"])
+        self.check(len(t["defenses"]) == defenses_per_team, f"team {index}: {defenses_per_team} defenses (L5)")
+        self.defenses.append(self.read_defenses(t["defenses"], elements, used_defenses))
+        self.check(len(t["players"]) == per_team, f"team {index}: {per_team} player(s) (L5)")
+        for i, p in enumerate(t["players"]):
+            self.check(p["id"] == f"t{index}p{i}", f"player id {p['id']}")
+            self.seats.append(p["id"])
+            self.team_of[p["id"]] = index
+            self.counters[p["id"]] = p["counter"]
+
+    def read_defenses(self, defenses: list[dict[str, Any]], elements: list[str],
+                      used_defenses: set[str]) -> dict[str, dict[str, Any]]:
+        """A team's defenses (L2, L5): two different elements each, no card twice in a match."""
+        team_defenses: dict[str, dict[str, Any]] = {}
+        for d in defenses:
+            els = d["elements"]
+            self.check(len(els) == 2 and els[0] != els[1] and all(x in elements for x in els),
+                       f"{d['slug']}: two different elements (L2)")
+            self.check(d["slug"] not in used_defenses, f"{d['slug']}: no card twice in a match (L5)")
+            used_defenses.add(d["slug"])
+            team_defenses[d["slug"]] = {"elements": list(els), "markers": [], "destroyed": False}
+        return team_defenses
+
+    def check_counters(self) -> None:
+        """L5: counters 1..N, one each; in teams mode teammates hold counters of one parity."""
         n = len(self.seats)
         self.check(sorted(self.counters.values()) == list(range(1, n + 1)), f"counters 1..{n}, one each (L5)")
         if self.mode == "teams":
             for index in (0, 1):
                 parities = {c % 2 for p, c in self.counters.items() if self.team_of[p] == index}
                 self.check(len(parities) == 1, f"team {index}: teammates never play one after the other (L5)")
-        self.check_draws(e["drawn"], teams)
-        self.check(sorted(e["agent_names"]) == sorted(self.seats), "an agent name for every seat (G3)")
-        self.check(e["visible_to"] == self.seats, "match_start is public")
-        # Replay state.
+
+    def start_replay(self) -> None:
+        """The replay state before the first shuffle: empty hands and piles, nothing due."""
         self.hands: dict[str, list[str]] = {p: [] for p in self.seats}
         self.pile: list[str] | None = None
         self.discard: list[str] = []
@@ -637,13 +662,7 @@ class Audit:
         self.check((e["team"], e["via"], e["source"], e["seq"]) == (team, task["via"], task["source"], task["seq"]),
                    "heals in turn order, each naming its source")
         choice = (e["defense"], e["element"])
-        if e["chosen_by"] == "agent":
-            self.check(len(options) > 1 and pending is not None and pending["stage"] == "heal"
-                       and _as_tuple(pending["action"]) == ("heal", *choice), "a chosen heal follows its decision")
-            self.check(e["player"] == self.healer(task), "the healing card's player chooses (L9)")
-        else:
-            self.check(e["chosen_by"] == "auto" and len(options) <= 1, "the engine heals alone only without a choice")
-            self.check(e["player"] == (task["player"] if task["via"] == "card" else None), "heal player")
+        self.check_heal_chooser(e, pending, task, options, choice)
         if options:
             self.check(e["removed"] and choice in options, "the heal removes a marker that lies there (L9)")
             if choice in options:
@@ -651,6 +670,17 @@ class Audit:
         else:
             self.check(not e["removed"] and e["defense"] is None and e["element"] == task["element"],
                        "a heal with no marker to remove does nothing")
+
+    def check_heal_chooser(self, e: Event, pending: Event | None, task: dict[str, Any],
+                           options: list[tuple[str, str]], choice: tuple[str, str]) -> None:
+        """L9: an agent's heal follows its decision by the healing card's player; the engine's has no choice."""
+        if e["chosen_by"] == "agent":
+            self.check(len(options) > 1 and pending is not None and pending["stage"] == "heal"
+                       and _as_tuple(pending["action"]) == ("heal", *choice), "a chosen heal follows its decision")
+            self.check(e["player"] == self.healer(task), "the healing card's player chooses (L9)")
+        else:
+            self.check(e["chosen_by"] == "auto" and len(options) <= 1, "the engine heals alone only without a choice")
+            self.check(e["player"] == (task["player"] if task["via"] == "card" else None), "heal player")
 
     def resolve_points(self) -> None:
         """L9 steps 2-3 recomputed from the revealed cards: the events expected, and the points left."""
@@ -662,6 +692,19 @@ class Audit:
         plays = sorted(self.plays.items())
         expected: list[tuple] = []
         strength = {s: 1 for s, p in plays if p["orientation"] == "attack"}
+        self.expect_card_boosts(plays, strength, expected)
+        self.expect_protector_boosts(plays, strength, expected)
+        totals = self.expect_strengths(plays, strength, expected)
+        self.expect_card_cancels(plays, totals, expected)
+        self.expect_protector_cancels(totals, expected)
+        self.resolved = expected
+        self.remaining = totals
+        self.attack_cards = [self.count_attacks(plays, t) for t in (0, 1)]
+
+    @staticmethod
+    def expect_card_boosts(plays: list[tuple[int, dict[str, Any]]], strength: dict[int, int],
+                           expected: list[tuple]) -> None:
+        """L9 step 2: a boost card adds 1 to each of its team's attacks of its element."""
         for s, p in plays:
             if p["orientation"] == "effect" and p["kind"] == "boost":
                 hits = [a for a, q in plays if q["orientation"] == "attack" and q["team"] == p["team"]
@@ -669,6 +712,10 @@ class Audit:
                 for a in hits:
                     strength[a] += 1
                 expected.append(("boost", p["team"], "card", p["card"], p["player"], s, p["element"], 1, hits))
+
+    def expect_protector_boosts(self, plays: list[tuple[int, dict[str, Any]]], strength: dict[int, int],
+                                expected: list[tuple]) -> None:
+        """L9 step 2: boost_first_attack adds its amount to its team's first attack of its element."""
         for team, effect in enumerate(self.effects):
             if effect.get("kind") != "boost_first_attack":
                 continue
@@ -679,15 +726,24 @@ class Audit:
             element = self.plays[first]["element"] if first is not None else effect["element"]
             expected.append(("boost", team, "protector", self.protector[team], None, None, element, effect["amount"],
                              [] if first is None else [first]))
+
+    def expect_strengths(self, plays: list[tuple[int, dict[str, Any]]], strength: dict[int, int],
+                         expected: list[tuple]) -> list[dict[str, int]]:
+        """L9 step 2: each team's points by element, the sum of its attacks' strengths."""
         totals = []
         for team in (0, 1):
             points = dict.fromkeys(self.elements, 0)
             for s, p in plays:
                 if p["orientation"] == "attack" and p["team"] == team:
                     points[p["element"]] += strength[s]
-            cards = sum(1 for _, p in plays if p["orientation"] == "attack" and p["team"] == team)
+            cards = self.count_attacks(plays, team)
             expected.append(("strength", team, cards, points))
             totals.append(dict(points))
+        return totals
+
+    def expect_card_cancels(self, plays: list[tuple[int, dict[str, Any]]], totals: list[dict[str, int]],
+                            expected: list[tuple]) -> None:
+        """L9 step 3: a defense card cancels a point of its element, unless pierce_defense pierces it."""
         pierce = [e["count"] if e.get("kind") == "pierce_defense" else 0 for e in self.effects]
         for s, p in plays:
             if p["orientation"] != "effect" or p["kind"] != "defense":
@@ -703,6 +759,9 @@ class Audit:
             target[element] -= cancelled
             expected.append(("cancel", p["team"], "card", p["card"], p["player"], s, element, cancelled, pierced,
                              target[element]))
+
+    def expect_protector_cancels(self, totals: list[dict[str, int]], expected: list[tuple]) -> None:
+        """L9 step 3: cancel_attack cancels its count of opposing points (of its element, or the largest)."""
         for team, effect in enumerate(self.effects):
             if effect.get("kind") != "cancel_attack":
                 continue
@@ -715,10 +774,11 @@ class Audit:
                 target[element] -= cancelled
                 expected.append(("cancel", team, "protector", self.protector[team], None, None, element, cancelled,
                                  False, target[element]))
-        self.resolved = expected
-        self.remaining = totals
-        self.attack_cards = [sum(1 for _, p in plays if p["orientation"] == "attack" and p["team"] == t)
-                             for t in (0, 1)]
+
+    @staticmethod
+    def count_attacks(plays: list[tuple[int, dict[str, Any]]], team: int) -> int:
+        """The attack cards a team played this round."""
+        return sum(1 for _, p in plays if p["orientation"] == "attack" and p["team"] == team)
 
     def resolved_event(self, e: Event, record: tuple) -> None:
         self.resolve_points()
@@ -780,6 +840,12 @@ class Audit:
                    f"round {self.round}: {len(placements)} markers, never more than {cards} attack cards (L9)")
         self.check(frozenset(placements) in options and len(set(placements)) == len(placements),
                    f"round {self.round}: a legal allocation {placements} (L9 step 4)")
+        self.check_allocation_chooser(e, pending, team, options, placements)
+        self.place_markers(team, placements)
+
+    def check_allocation_chooser(self, e: Event, pending: Event | None, team: int, options: set[frozenset],
+                                 placements: list[tuple]) -> None:
+        """L10: an agent's allocation follows its decision by the team's first player; the engine's has no choice."""
         if e["chosen_by"] == "agent":
             self.check(len(options) > 1 and pending is not None and pending["stage"] == "allocate"
                        and _as_tuple(pending["action"]) == ("allocate", tuple(placements)),
@@ -788,6 +854,9 @@ class Audit:
         else:
             self.check(e["chosen_by"] == "auto" and len(options) == 1 and e["player"] is None,
                        "the engine allocates alone only without a choice")
+
+    def place_markers(self, team: int, placements: list[tuple]) -> None:
+        """The allocated markers land on the opposing defenses (once per element)."""
         for slug, element in placements:
             d = self.defenses[1 - team].get(slug)
             if d is not None and element not in d["markers"]:

@@ -106,16 +106,31 @@ def test_no_observation_ever_shows_a_card_hidden_from_its_player(setup_index):
 
 def test_an_observation_does_not_change_when_hidden_cards_do():
     state = new_match(teams_setup(protectors=("archivist", "siege-master")), seed=21)
-    # Face-up turns, then t0p0 plays face down as an effect and t1p0 face down too: t0p1 decides now.
-    for _ in range(4):
-        state.apply(next(a for a in state.legal_actions() if a[0] != "redraw"))
-    state.apply(next(a for a in state.legal_actions() if a[0] == "effect"))
-    state.apply(next(a for a in state.legal_actions() if a[0] == "effect"))
+    play_up_to_two_face_down_effects(state)
     assert state.current_player() == "t0p1"
     before = state.observation("t0p1")
     rng_before = random.Random(5)
     choice_before = SearchAgent(determinisations=3, max_candidates=3).act(before, state.legal_actions(), rng_before)
 
+    other = with_hidden_cards_changed(state)
+    after = other.observation("t0p1")
+    assert after.to_dict() == before.to_dict()
+    assert after.unseen() == before.unseen()
+    choice_after = SearchAgent(determinisations=3, max_candidates=3).act(after, other.legal_actions(), random.Random(5))
+    assert choice_after == choice_before
+    check_same_sandboxes(before, after)
+
+
+def play_up_to_two_face_down_effects(state: LegendsState) -> None:
+    """Face-up turns, then t0p0 plays face down as an effect and t1p0 face down too: t0p1 decides now."""
+    for _ in range(4):
+        state.apply(next(a for a in state.legal_actions() if a[0] != "redraw"))
+    state.apply(next(a for a in state.legal_actions() if a[0] == "effect"))
+    state.apply(next(a for a in state.legal_actions() if a[0] == "effect"))
+
+
+def with_hidden_cards_changed(state: LegendsState) -> LegendsState:
+    """A copy of the match where t0p0's face-down card and t1p1's hand differ: what t0p1 cannot see."""
     other = state.clone(0)
     teammate_play = next(p for p in other.plays if p.pid == "t0p0" and not p.face_up)
     swap = other.draw.pop()
@@ -124,12 +139,11 @@ def test_an_observation_does_not_change_when_hidden_cards_do():
     opp = other.by_pid["t1p1"]
     opp.hand[0], other.draw[0] = other.draw[0], opp.hand[0]  # so does an opponent's hand
     other.legal = None
-    after = other.observation("t0p1")
-    assert after.to_dict() == before.to_dict()
-    assert after.unseen() == before.unseen()
-    choice_after = SearchAgent(determinisations=3, max_candidates=3).act(after, other.legal_actions(), random.Random(5))
-    assert choice_after == choice_before
+    return other
 
+
+def check_same_sandboxes(before: LegendsObservation, after: LegendsObservation) -> None:
+    """The two observations, sandboxed with one seed, deal the same hands and the same pile."""
     a, b = before.sandbox(99), after.sandbox(99)
     assert [[c.slug for c in s.hand] for s in a.seats] == [[c.slug for c in s.hand] for s in b.seats]
     assert [c.slug for c in a.draw] == [c.slug for c in b.draw]
@@ -173,12 +187,30 @@ def test_a_sandbox_keeps_what_is_seen_and_samples_only_the_unseen_cards():
         state.apply(state.legal_actions()[0])
     obs = state.observation(state.current_player())
     sim = obs.sandbox(1)
+    check_sandbox_keeps_what_is_seen(obs, sim)
+    sampled = sampled_cards(obs, sim)
+    assert Counter(sampled) == Counter(c.slug for c in obs.unseen())
+    assert Counter(c.slug for c in obs.unseen()) != Counter(c.slug for c in state.draw)  # hands are in it too
+    # A sandbox plays on like a match.
+    while not sim.is_terminal() and sim.round < obs.round + 2:
+        sim.apply(sim.legal_actions()[0])
+    assert sim.round >= obs.round + 1 or sim.is_terminal()
+    assert state.events()[-1]["type"] != "match_end"  # the real match is untouched
+
+
+def check_sandbox_keeps_what_is_seen(obs: LegendsObservation, sim: LegendsState) -> None:
+    """The sandbox keeps the seat's own hand, every hand's size, the piles' sizes, the discards and markers."""
     me = sim.by_pid[obs.player]
     assert [c.slug for c in me.hand] == [c.slug for c in obs.hand]
     assert [len(s.hand) for s in sim.seats] == [p.hand_size for p in obs.players]
     assert len(sim.draw) == obs.draw_pile and [c.slug for c in sim.discard] == [c.slug for c in obs.discard]
     assert [[(d.slug, tuple(d.markers)) for d in t] for t in sim.defenses] == [
         [(d.slug, d.markers) for d in t] for t in obs.defenses]
+
+
+def sampled_cards(obs: LegendsObservation, sim: LegendsState) -> list[str]:
+    """The cards the sandbox sampled (other hands, the pile, hidden plays, each played as it could be);
+    the plays the seat saw are kept."""
     sampled = [c.slug for s in sim.seats if s.pid != obs.player for c in s.hand] + [c.slug for c in sim.draw]
     visible = {v.seq for v in obs.plays if v.card is not None}
     for p in sim.plays:
@@ -187,13 +219,7 @@ def test_a_sandbox_keeps_what_is_seen_and_samples_only_the_unseen_cards():
             assert p.orientation == "effect" or p.element in p.card.attacks
         else:
             assert p.card.slug == next(v.card.slug for v in obs.plays if v.seq == p.seq)
-    assert Counter(sampled) == Counter(c.slug for c in obs.unseen())
-    assert Counter(c.slug for c in obs.unseen()) != Counter(c.slug for c in state.draw)  # hands are in it too
-    # A sandbox plays on like a match.
-    while not sim.is_terminal() and sim.round < obs.round + 2:
-        sim.apply(sim.legal_actions()[0])
-    assert sim.round >= obs.round + 1 or sim.is_terminal()
-    assert state.events()[-1]["type"] != "match_end"  # the real match is untouched
+    return sampled
 
 
 def test_no_sandbox_at_an_allocation():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -101,7 +102,13 @@ def test_match_start_records_the_setup_and_the_draws():
         "match_start", SCHEMA_VERSION, "teams", 72)
     assert start["options"] == {**DEFAULTS, "max_rounds": 1}
     assert start["elements"] == ["fire", "water", "earth", "air"]
-    # The whole deck, every design with its attacks, effect and copies.
+    check_deck_and_teams_recorded(start)
+    check_setup_draws_recorded(start)
+    check_seats_then_seeds_shuffle_and_deal(result.events)
+
+
+def check_deck_and_teams_recorded(start: dict[str, Any]) -> None:
+    """The whole deck, every design with its attacks, effect and copies; the teams as set up."""
     assert len(start["deck"]) == 60 and sum(c["copies"] for c in start["deck"]) == 72
     assert start["deck"][0] == {"slug": "tidal-ward-of-blaze", "name": "Tidal Ward of Blaze", "attacks": ["fire", "fire"],
                                 "effect": {"kind": "defense", "element": "water"}, "copies": 2}
@@ -111,6 +118,11 @@ def test_match_start_records_the_setup_and_the_draws():
                                   "effect": {"kind": "reveal_facedown", "when": "before_second_turns"}}
     assert [d["slug"] for d in team1["defenses"]] == ["dust-tower", "reef-barrier", "ember-veil"]
     assert [p["id"] for p in team0["players"]] == ["t0p0", "t0p1"]
+
+
+def check_setup_draws_recorded(start: dict[str, Any]) -> None:
+    """The cards the setup drew (L6): the team's own, from a pool holding none already in the match."""
+    team0, team1 = start["teams"]
     drawn = {(d["team"], d["kind"]): d for d in start["drawn"]}
     assert set(drawn) == {(0, "defense"), (1, "protector")}
     assert drawn[(1, "protector")]["cards"] == [team1["protector"]["slug"]]
@@ -118,18 +130,21 @@ def test_match_start_records_the_setup_and_the_draws():
     assert drawn[(0, "defense")]["cards"] == [d["slug"] for d in team0["defenses"]]
     assert not set(drawn[(0, "defense")]["pool"]) & {"dust-tower", "reef-barrier", "ember-veil"}
     assert set(drawn[(0, "defense")]["cards"]) <= set(drawn[(0, "defense")]["pool"])
-    # The seats' agents, public; then the match seed and the seeds the agents' generators were made from,
-    # seen by nobody (G2).
+
+
+def check_seats_then_seeds_shuffle_and_deal(events: list[dict[str, Any]]) -> None:
+    """The seats' agents, public; then the match seed and the seeds the agents' generators were made from,
+    seen by nobody (G2); then the shuffled pile (seen by nobody) and the deal, each hand to its player only."""
+    start = events[0]
     assert start["agent_names"] == {"t0p0": "random", "t0p1": "random", "t1p0": "random", "t1p1": "random"}
     assert start["visible_to"] == ["t0p0", "t0p1", "t1p0", "t1p1"]
-    seeds = result.events[1]
+    seeds = events[1]
     assert (seeds["type"], seeds["seed"], sorted(seeds["agent_seeds"]), seeds["visible_to"]) == (
         "seeds", 8, ["t0p0", "t0p1", "t1p0", "t1p1"], [])
-    # Then the shuffled pile (seen by nobody) and the deal, each hand visible to its player only.
-    shuffle = result.events[2]
+    shuffle = events[2]
     assert (shuffle["type"], shuffle["reason"], len(shuffle["order"]), shuffle["visible_to"]) == (
         "shuffle", "start", 72, [])
-    deals = result.events[3:7]
+    deals = events[3:7]
     assert [(e["type"], e["player"], e["hand"], e["visible_to"]) for e in deals] == [
         ("deal", pid, 7, [pid]) for pid in ("t0p0", "t1p0", "t0p1", "t1p1")]  # in counter order
     assert [c for e in deals for c in e["cards"]] == shuffle["order"][:28]  # from the top of the pile

@@ -102,18 +102,28 @@ def check_state(state) -> None:
     assert cards == DECK, "every card is somewhere, once"
     counters = sorted(s.counter for s in state.seats)
     assert counters == list(range(1, len(state.seats) + 1))
+    check_markers(state)
+    assert state.legal_actions(), "a decision always has an action (a redraw at worst)"
+    if state.phase() == "play":
+        assert state.current_player() == state.seats[state.order[state.turn % len(state.order)]].pid
+    if state.phase() == "allocate":
+        check_allocation_cap(state)
+
+
+def check_markers(state) -> None:
+    """Each defense holds each of its elements' markers at most once, and both only while it falls."""
     for team in state.defenses:
         for d in team:
             assert len(d.markers) == len(set(d.markers)) and set(d.markers) <= set(d.elements)
             # Between the two allocations a defense may hold both elements: step 5 comes after both.
             assert d.destroyed or len(d.markers) < 2 or state.phase() == "allocate"
-    assert state.legal_actions(), "a decision always has an action (a redraw at worst)"
-    if state.phase() == "play":
-        assert state.current_player() == state.seats[state.order[state.turn % len(state.order)]].pid
-    if state.phase() == "allocate":
-        team = state.alloc_queue[0]
-        attacks = sum(1 for p in state.plays if p.team == team and p.orientation == "attack")
-        assert max(len(a[1]) for a in state.legal_actions()) <= attacks  # the cap of L9, absolute
+
+
+def check_allocation_cap(state) -> None:
+    """No allocation offered places more markers than the team played attack cards."""
+    team = state.alloc_queue[0]
+    attacks = sum(1 for p in state.plays if p.team == team and p.orientation == "attack")
+    assert max(len(a[1]) for a in state.legal_actions()) <= attacks  # the cap of L9, absolute
 
 
 def run(setup, seed: int, agent_mix: str) -> tuple:
