@@ -591,7 +591,7 @@ class SearchAgent:
         stop = start_round + self.horizon
         steps = 0
         while steps < limit and not sim.is_terminal() and sim.round < stop:
-            legal = sim.legal_actions()
+            legal = sim.pending_actions()
             player = sim.current_player()
             if len(legal) == 1 or player is None:
                 sim.apply(legal[0])

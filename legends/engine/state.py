@@ -138,7 +138,12 @@ class LegendsState(Table):
         return None
 
     def legal_actions(self) -> list[Action]:
-        """The actions the current player may take."""
+        """The actions the current player may take (a fresh list: the caller may change it)."""
+        return list(self.pending_actions())
+
+    def pending_actions(self) -> list[Action]:
+        """The actions the current player may take, as the state keeps them (the engine's own steps read this
+        list without copying it; it must not be changed)."""
         legal = self.legal
         if legal is None:
             stage = self.stage
@@ -156,7 +161,7 @@ class LegendsState(Table):
     def play_decision(self, agents: Mapping[str, Decider]) -> None:
         """The runner's step: the pending decision taken by its player's agent (`agents` maps a player to a
         function of observation and legal actions) and applied; a single legal action is applied without asking."""
-        legal = self.legal_actions()
+        legal = self.pending_actions()
         if len(legal) == 1:
             self.apply(legal[0])
             return
@@ -204,7 +209,7 @@ class LegendsState(Table):
 
     def apply(self, action: Any) -> None:
         """Play one action of the pending decision and run on to the next one; IllegalAction if not legal."""
-        legal = self.legal_actions()
+        legal = self.pending_actions()
         # An agent returns one of the legal actions themselves: found by identity before comparing values.
         if not any(candidate is action for candidate in legal) and action not in legal:
             if self.stage == OVER:

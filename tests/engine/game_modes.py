@@ -145,10 +145,7 @@ def legends_rehide(state: Any, player: str, rng: random.Random) -> Any:
 
 LEGENDS_WINNERS = frozenset({"0", "1"})
 LEGENDS_REASONS = frozenset({"defenses_destroyed", "mutual_destruction", "max_rounds"})
-LEGENDS_KNOWN = {
-    "legal list": "LegendsState.legal_actions() returns the list the match caches (self.legal), not a copy: a "
-                  "caller that changes it changes the match's legal actions (the runner hands agents a copy)",
-}
+LEGENDS_KNOWN: dict[str, str] = {}
 
 
 MODES: dict[str, tuple[Mode, ...]] = {
