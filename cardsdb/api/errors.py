@@ -219,14 +219,14 @@ def exception_handler(exc, context):
         response.data = error_body(str(exc.detail), exc.default_code, reason=exc.reason)
     elif isinstance(exc, exceptions.Throttled):
         body = error_body("Too many requests.", "throttled")
-        if exc.wait is not None:
-            wait = max(1, math.ceil(exc.wait))
+        if exc.wait is not None:  # type: ignore[attr-defined]  # set by Throttled(), missing from the stubs
+            wait = max(1, math.ceil(exc.wait))  # type: ignore[attr-defined]
             body["message"] = f"Too many requests; try again in {_plural(wait, 'second', 'seconds')}."
             body["retry_after"] = wait
         response.data = body
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        code = getattr(detail, "code", "") or getattr(exc, "default_code", "error")
         response.data = error_body(str(detail), code)
     return response
 
