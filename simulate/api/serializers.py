@@ -10,7 +10,7 @@ string (cardsdb.api.fields), `"true"` not a boolean.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -165,7 +165,7 @@ class BatchOptionsMixin(serializers.Serializer):
 DRAWN = "drawn"  # what a batch request's validation drew (random armies), by request key, as it will be played
 
 
-def study_inputs(validated: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+def study_inputs(validated: dict[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
     """What a batch keeps as its `inputs`: the request as given, but the batch's own fields, and the armies its
     validation drew as drawn (so that every chunk plays them); a matrix of factions keeps
     `entrants: "factions"` until they are chosen."""
@@ -348,7 +348,13 @@ class PatchedRowSerializer(serializers.Serializer):
     patched = GROUP_ROWS["cards"](allow_null=True)
 
 
-class ResultsSerializer(with_groups("ResultsGroupsSerializer", serializers.Serializer)):
+if TYPE_CHECKING:  # a class made at run time, which the type checker sees as its base
+    _ResultsBase = serializers.Serializer
+else:
+    _ResultsBase = with_groups("ResultsGroupsSerializer", serializers.Serializer)
+
+
+class ResultsSerializer(_ResultsBase):
     """Everything a batch measured so far; which keys appear depends on its kind (docs/simulate.md)."""
 
     played = serializers.IntegerField(min_value=0, required=False)

@@ -4,8 +4,8 @@ checked by the game's own batch request serializer (simulate.pages.studies)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -52,8 +52,9 @@ def parsed_json(text: str) -> Any:
     except exceptions.ParseError as exc:
         raise forms.ValidationError(str(exc.detail)) from None
     except exceptions.ValidationError as exc:
+        detail = cast(dict[str, list[str]], exc.detail)  # load_json names each problem by its path
         raise forms.ValidationError(
-            [f"{path}: {message}" for path, messages in exc.detail.items() for message in messages]
+            [f"{path}: {message}" for path, messages in detail.items() for message in messages]
         ) from None
 
 
@@ -90,17 +91,17 @@ class StudyForm(forms.Form):
                                       help_text=f"{MIN_CI_WIDTH} to 1; count is then the cap.")
 
     def __init__(self, *args, game: str, **kwargs):
-        super().__init__(*args, label_suffix="", **kwargs)
+        super().__init__(*args, label_suffix="", **kwargs)  # type: ignore[misc]  # never given positionally
         self.game = game
         self.pages = pages = game_pages(game)
         kind, *others = self.fields.items()
         self.fields = dict([kind, *pages.study_fields().items(), *others])
         agents = [(name, name) for name in agent_names(game)]
         for name, label in zip(("agent_a", "agent_b"), pages.study_agent_labels, strict=True):
-            self.fields[name].choices = agents
+            cast(forms.ChoiceField, self.fields[name]).choices = agents
             self.fields[name].initial = "greedy"
             self.fields[name].label = label
-        self.fields["patch_field"].choices = [(name, name) for name in pages.patch_fields]
+        cast(forms.ChoiceField, self.fields["patch_field"]).choices = [(name, name) for name in pages.patch_fields]
         for name in ("agent_a", "agent_b"):  # picking an agent in a what-if makes it one of the matchup
             self.fields[name].widget.attrs["data-choice"] = "base=matchup"
         self.field_kinds = {**FIELD_KINDS, **pages.study_field_kinds}
@@ -134,9 +135,10 @@ class StudyForm(forms.Form):
 
         by_kind = Choice("kind", "the kind of study",
                          {value: Option(str(label), read_by(value)) for value, label in Batch.Kind.choices})
+        bases = cast(Iterable[tuple[str, str]], cast(forms.ChoiceField, self.fields["base"]).choices)  # a list
         by_base = Choice("base", "the what-if", {
             value: Option(str(label), tuple(name for name, used in kinds.items() if f"whatif/{value}" in used))
-            for value, label in self.fields["base"].choices}, within=("kind", "whatif"))
+            for value, label in bases}, within=("kind", "whatif"))
         simple = tuple(name for name in self.fields if name not in OVER_JSON)
         by_json = Choice(INPUTS, "the study's inputs", {
             "fields": Option("the fields above", simple, how="empty the JSON inputs"),
@@ -146,7 +148,7 @@ class StudyForm(forms.Form):
     def clean(self):
         """Every input filled in is read by the kind chosen (and its base, and the game's own choices), and none
         is filled in beside the JSON inputs, which replace them; each that is not is refused by its field."""
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean answers cleaned_data
         if "kind" not in data:
             return data
         chosen = {choice.name: self.chosen_value(choice.name) for choice in self.choices}
@@ -172,7 +174,7 @@ class StudyForm(forms.Form):
             return False
         first = field.initial
         if first is None and isinstance(field, forms.ChoiceField) and not isinstance(field, forms.MultipleChoiceField):
-            first = next((choice for choice, _ in field.choices), None)
+            first = next((choice for choice, _ in cast(Iterable[tuple[Any, Any]], field.choices)), None)
         if isinstance(value, str):
             return lines(value) != lines(str(first or ""))
         return value != first
@@ -253,4 +255,5 @@ def json_or_text(text: str) -> Any:
     except exceptions.ParseError:
         return text.strip()
     except exceptions.ValidationError as exc:
-        raise forms.ValidationError([str(message) for messages in exc.detail.values() for message in messages]) from None
+        detail = cast(dict[str, list[str]], exc.detail)  # load_json names each problem by its path
+        raise forms.ValidationError([str(message) for messages in detail.values() for message in messages]) from None
