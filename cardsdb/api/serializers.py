@@ -94,6 +94,10 @@ class StrictFieldsMixin(_Serializer):
 class StrictSerializer(StrictFieldsMixin, serializers.Serializer):
     """An input serializer that refuses unknown keys."""
 
+    if TYPE_CHECKING:  # with many=True, DRF hands these to the list serializer (the stubs leave them out)
+        def __init__(self, *args: Any, max_length: int | None = None, min_length: int | None = None,
+                     **kwargs: Any) -> None: ...
+
 
 class WholeInPartialUpdates(_BaseSerializer):
     """A nested serializer validated whole, even inside a partial update (PATCH).
