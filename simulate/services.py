@@ -59,13 +59,29 @@ class GameMatches(Protocol):
 
     game: str  # the game's name in `simulate.engine.games.GAMES`
     sides: tuple[str, str]  # the two sides as the engine names winners, first side first
-    match_request: type[Serializer]  # validates the body of POST /api/simulate/<game>/matches/
-    batch_request: type[Serializer]  # a study: its kind, its inputs, `count`, `swap_sides`...
+
+    # (Read-only here, so that a game names its own serializer subclasses.)
+    @property
+    def match_request(self) -> type[Serializer]:
+        """Validates the body of POST /api/simulate/<game>/matches/."""
+
+    @property
+    def batch_request(self) -> type[Serializer]:
+        """A study: its kind, its inputs, `count`, `swap_sides`..."""
+
     # The same bodies as the schema shows them (a serializer, or a oneOf of the shapes they take).
-    match_request_schema: Serializer | type[Serializer]
-    batch_request_schema: Serializer | type[Serializer]
-    match_result: type[Serializer]  # a played match as the API answers it, the game's fields typed
-    batch_result: type[Serializer]  # a batch as the API answers it
+    @property
+    def match_request_schema(self) -> Serializer | type[Serializer]: ...
+    @property
+    def batch_request_schema(self) -> Serializer | type[Serializer]: ...
+
+    @property
+    def match_result(self) -> type[Serializer]:
+        """A played match as the API answers it, the game's fields typed."""
+
+    @property
+    def batch_result(self) -> type[Serializer]:
+        """A batch as the API answers it."""
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """The engine match of a validated request (`agents` as given, None for the default), its
@@ -114,8 +130,8 @@ class GameMatches(Protocol):
     def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
         """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
 
-    def played_features(self, features: Any, result: MatchResult) -> Any:
-        """Optional: what each side fielded (`field_match`) plus what it did in the match (cards played)."""
+    # Optional, so not a member here: played_features(features, result), what each side fielded
+    # (`field_match`) plus what it did in the match (cards played).
 
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
