@@ -10,7 +10,7 @@ from __future__ import annotations
 from argparse import ArgumentParser
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
@@ -315,6 +315,7 @@ def setup_from_request(*, mode: str | None, setup: Mapping[str, Any] | None, use
     if setup is None:
         mode = mode or Mode.TEAMS
         return mode, random_teams(mode)
+    saved_mode: str | None
     if "setup" in setup:
         saved = selectors.team_setup_list(user=user).filter(pk=setup["setup"]).first()
         if saved is None:
@@ -336,7 +337,7 @@ class LegendsMatches(LegendsStudies):
     """Akin Legends as the simulate services play it: a team setup (teams or duel), seats in setup order."""
 
     game = "legends"
-    sides = tuple(str(team) for team in TEAMS)
+    sides = cast(tuple[str, str], tuple(str(team) for team in TEAMS))  # the two teams
     match_request = match_request_schema = LegendsMatchInputSerializer
     batch_request = batch_request_schema = LegendsBatchInputSerializer
     match_result = LegendsMatchSerializer

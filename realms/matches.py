@@ -10,7 +10,7 @@ import random
 from argparse import ArgumentParser
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
@@ -461,8 +461,9 @@ class RealmsMatches(RealmsStudies):
 
     def swapped(self, prepared: PreparedMatch) -> PreparedMatch:
         """Armies (or collections) and agents of a and b exchanged."""
+        agents = cast(Mapping[str, str], prepared.agents)  # an agent per side
         return replace(prepared, setup=swap_sides(prepared.setup), stored_setup=swap_sides(prepared.stored_setup),
-                       agents={"a": prepared.agents["b"], "b": prepared.agents["a"]})
+                       agents={"a": agents["b"], "b": agents["a"]})
 
     def add_command_arguments(self, parser: ArgumentParser) -> None:
         """--a, --b and --tie-break."""
