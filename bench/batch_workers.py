@@ -138,7 +138,7 @@ def postgres_database(url: str, name: str) -> Iterator[None]:
 def engine_build() -> str:
     """Which engine modules this process runs compiled."""
     modules = [m for name, m in sys.modules.items() if name.startswith(ENGINES) and getattr(m, "__file__", None)]
-    compiled = sum(m.__file__.endswith(".so") for m in modules)
+    compiled = sum((m.__file__ or "").endswith(".so") for m in modules)  # (each has a file: filtered above)
     if not compiled:
         return f"plain Python (0 of {len(modules)} engine modules compiled)"
     return f"compiled by mypyc ({compiled} of {len(modules)} engine modules are C extensions)"
@@ -274,7 +274,8 @@ def run(args: argparse.Namespace, workers: Workers) -> None:
     # Warm-up: imports, caches, both workers' first tasks; and the same matches in the bare loop and the chunks.
     bare_draws = sum(play_match("realms", setup=s, agents=a, seed=seed + i, options=o, keep_log=False).winner is None
                      for i, (s, a, o) in enumerate(plays[:500]))
-    assert bare_draws == studies.play_chunk(study, seed, 0, 500)["pairings"][0]["draws"], "not the same matches"
+    tally = studies.play_chunk(study, seed, 0, 500)
+    assert tally is not None and bare_draws == tally["pairings"][0]["draws"], "not the same matches"
     run_chunks()
     consume(second, True)
     for _ in range(5):
