@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from realms.engine import spec
@@ -19,7 +21,7 @@ from tests.engine.helpers import (
     use,
 )
 
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 
 
 def test_every_effect_kind_has_a_scenario_here() -> None:
