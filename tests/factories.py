@@ -1,6 +1,7 @@
 """Small model factories for tests."""
 
 import itertools
+from typing import Any
 
 from cardsdb.models import Card, CardSet, Rarity
 
@@ -130,7 +131,7 @@ def find_army(cards) -> list[tuple[object, str]] | None:
     pools = [itertools.combinations(by_rarity[rarity], n) for rarity, n in ARMY_RARITIES.items()]
     for groups in itertools.product(*pools):
         army = [card for group in groups for card in group]
-        lines = {"vanguard": [], "rearguard": []}
+        lines: dict[str, list[Any]] = {"vanguard": [], "rearguard": []}
         for card in sorted(army, key=lambda c: c.position == "flex"):
             # Flex cards go last, each to the emptier line, which fills both lines as evenly as allowed.
             line = min(lines, key=lambda name: len(lines[name])) if card.position == "flex" else card.position

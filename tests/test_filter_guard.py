@@ -16,7 +16,7 @@ PROJECT_APPS = ("cardsdb", "realms", "legends", "simulate")
 
 
 def _subclasses(cls: type) -> list[type]:
-    found = []
+    found: list[type] = []
     for sub in cls.__subclasses__():
         found += [sub, *_subclasses(sub)]
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from realms.engine.cards import CharacterCard, card_from_dict
@@ -89,8 +90,8 @@ def line_of(c: CharacterCard) -> str:
 
 
 def battle(
-    a: list[CharacterCard | tuple[CharacterCard, str]],
-    b: list[CharacterCard | tuple[CharacterCard, str]],
+    a: Sequence[CharacterCard | tuple[CharacterCard, str]],
+    b: Sequence[CharacterCard | tuple[CharacterCard, str]],
     *,
     seed: int = 1,
     **options: Any,

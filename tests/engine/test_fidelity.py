@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from realms.engine.spec import SpecError, parse_faction_ability, parse_main_ability
+from realms.engine.spec import parse_faction_ability, parse_main_ability
+from simulate.engine.errors import SpecError
 from simulate.engine.runner import play_match
 from tests.engine.helpers import (
     act_orders,

@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 
 from realms.engine.cards import CharacterCard, card_from_dict, cards_from_fixture
+from realms.engine.effects import LASTING_KINDS
 from realms.engine.events import EVENT_FIELDS
 from realms.engine.formation import random_army
 from realms.engine.game import new_match
 from realms.engine.setup import ArmySetup, FormationSetup
-from realms.engine.spec import DEFEAT_TRIGGERS, ENEMY_PICKS, LASTING_KINDS, faction_spec, main_spec
+from realms.engine.spec import DEFEAT_TRIGGERS, ENEMY_PICKS, faction_spec, main_spec
 from realms.engine.state import RealmsState
 from realms.engine.text import faction_text, main_text
 from simulate.engine.agents import get_agent
