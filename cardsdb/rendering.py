@@ -35,7 +35,7 @@ DEFAULT_FACE_SIZE = "normal"
 
 # DejaVu Sans (Debian's fonts-dejavu-core; .ci/run installs it) covers Latin, Greek, Cyrillic and many
 # symbols. Where it is missing, Pillow's own font (little beyond ASCII) draws, with stand-ins (printable).
-FONT_FILES = (
+FONT_FILES: tuple[Path, ...] = (
     Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
     Path("/usr/share/fonts/TTF/DejaVuSans.ttf"),
 )

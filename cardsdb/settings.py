@@ -225,7 +225,7 @@ else:
         }
     }
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous write then answers 401 with a WWW-Authenticate header.
         "rest_framework.authentication.TokenAuthentication",

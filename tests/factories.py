@@ -125,7 +125,7 @@ ARMY_RARITIES = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
 LINE_CAPACITY = 5
 
 
-def find_army(cards) -> list[tuple[object, str]] | None:
+def find_army(cards) -> list[tuple[Any, str]] | None:
     """A legal army (R1–R3) from these cards, as (card, line) pairs, or None if there is none."""
     by_rarity = {rarity: [c for c in cards if c.rarity.slug == rarity] for rarity in ARMY_RARITIES}
     pools = [itertools.combinations(by_rarity[rarity], n) for rarity, n in ARMY_RARITIES.items()]

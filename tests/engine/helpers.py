@@ -99,7 +99,7 @@ def battle(
     """A match between two small armies, at its first decision (options default to first_player a)."""
     options.setdefault("first_player", "a")
 
-    def army(units: list) -> list[tuple[CharacterCard, str]]:
+    def army(units: Sequence) -> list[tuple[CharacterCard, str]]:
         return [u if isinstance(u, tuple) else (u, line_of(u)) for u in units]
 
     return new_match({"armies": {"a": army(a), "b": army(b)}}, seed=seed, options=options)

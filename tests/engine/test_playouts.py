@@ -295,7 +295,7 @@ def test_driven_states_keep_their_invariants_and_logs(tie_break: str) -> None:
     rng = random.Random(77 + TIE_BREAKS.index(tie_break))
     for seed in range(120):
         names = PAIRINGS[seed % len(PAIRINGS)]
-        options = {"tie_break": tie_break, "max_rounds": rng.choice([5, 20, 50])}
+        options: dict[str, Any] = {"tie_break": tie_break, "max_rounds": rng.choice([5, 20, 50])}
         if seed % 8 == 0:
             st = new_match({"collections": {"a": cards, "b": cards}}, seed=seed, options=options)
         else:

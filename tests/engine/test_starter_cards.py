@@ -679,12 +679,12 @@ def check_faction_firing(events: list[dict[str, Any]], use: Use, card: Character
         assert hit["tgt"] == use.actor and hit["via"] in ("basic", "ability") and fired["cause"] == hit["use"]
         assert board.units[hit["src"]].side != me.side
     elif trigger in ("ally_defeated", "enemy_defeated", "defeats_enemy"):
-        fallen = before[last["defeated"]]
-        victim = board.units[fallen["unit"]]
+        defeat = before[last["defeated"]]
+        victim = board.units[defeat["unit"]]
         assert (victim.side == me.side) is (trigger == "ally_defeated") and victim is not me
         assert fab.include_summons or not victim.summon  # R18: characters, unless the text says "unit"
         if trigger == "defeats_enemy":
-            assert fallen["by"] == use.actor
+            assert defeat["by"] == use.actor
     elif trigger == "round_end":
         nxt = next(e for e in events[use.end:] if e["type"] in ("decision", "round_end", "round_start"))
         assert nxt["type"] == "round_end" and last["decision"] > last["round_start"]

@@ -67,7 +67,7 @@ def test_the_summoning_deck_is_large_and_balanced(catalogue):
     attack_faces: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     effect_elements: Counter[str] = Counter()
-    effects: Counter[str] = Counter()
+    effects: Counter[tuple[str, str]] = Counter()
     doubles = 0
     for card in cards:
         attack_faces[card.attack_1.slug] += card.copies

@@ -243,7 +243,7 @@ def test_ignore_lines_is_said_in_words(effects, expected):
 
 
 SHIELD_2 = {"kind": "shield", "target": "self", "flat": 2, "duration": 1}
-FACTION_CASES = [
+FACTION_CASES: list[tuple[tuple, dict[str, Any], str]] = [
     # every trigger
     (("battle_start", {"kind": "buff", "target": "all_allies", "stat": "def", "amount": 1, "duration": 3}), {},
      "At the start of the battle, gives every ally +1 DEF for 3 rounds."),
