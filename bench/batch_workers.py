@@ -138,7 +138,7 @@ def postgres_database(url: str, name: str) -> Iterator[None]:
 def engine_build() -> str:
     """Which engine modules this process runs compiled."""
     modules = [m for name, m in sys.modules.items() if name.startswith(ENGINES) and getattr(m, "__file__", None)]
-    compiled = sum(m.__file__.endswith(".so") for m in modules)
+    compiled = sum((m.__file__ or "").endswith(".so") for m in modules)  # (each has a file: filtered above)
     if not compiled:
         return f"plain Python (0 of {len(modules)} engine modules compiled)"
     return f"compiled by mypyc ({compiled} of {len(modules)} engine modules are C extensions)"
@@ -217,10 +217,10 @@ class Bench:
     def __init__(self, args: argparse.Namespace, workers: Workers) -> None:
         """Plan the study once and prepare its matches; start both workers."""
         from simulate import studies
-        from simulate.services import game_matches
+        from simulate.services import game_matches, game_studies
 
         self.matches = game_matches("realms")
-        entrants, self.names = self.matches.strongest_entrants({})
+        entrants, self.names = game_studies("realms").strongest_entrants({})
         self.inputs = {"armies": {"a": entrants[0], "b": entrants[1]}}
         self.count, self.seed = args.matches, args.seed
         self.study = studies.plan(game="realms", kind="matchup", inputs=self.inputs, per_pairing=self.count,
@@ -322,8 +322,8 @@ class Bench:
         seed = self.seed
         bare_draws = sum(play_match("realms", setup=s, agents=a, seed=seed + i, options=o, keep_log=False).winner
                          is None for i, (s, a, o) in enumerate(self.plays[:500]))
-        assert bare_draws == studies.play_chunk(self.study, seed, 0, 500)["pairings"][0]["draws"], \
-            "not the same matches"
+        tally = studies.play_chunk(self.study, seed, 0, 500)
+        assert tally is not None and bare_draws == tally["pairings"][0]["draws"], "not the same matches"
         self.run_chunks()
         self.consume(self.second, True)
         for _ in range(5):

@@ -43,7 +43,7 @@ Army = list[tuple[CharacterCard, str]]
 # named steps called inside its loop would add the cost of those calls to the floor and change every ratio.
 def bare_match(a: Army, b: Army, rng: random.Random) -> str | None:
     """The bare loop: one match of printed stats, SPD order and ATK - DEF hits; the winner or None."""
-    units = [[side, line, c.atk, c.def_, c.spd, c.hp] for side, army in (("a", a), ("b", b)) for c, line in army]
+    units: list[list[Any]] = [[side, line, c.atk, c.def_, c.spd, c.hp] for side, army in (("a", a), ("b", b)) for c, line in army]
     for _ in range(50):
         order = sorted((u for u in units if u[5] > 0), key=lambda u: (-u[4], rng.random()))
         for u in order:

@@ -78,8 +78,8 @@ def mirror(args: tuple[str, int, int]) -> str:
     for team in (0, 1):
         agents += [SearchAgent() if team == side else "greedy" for _ in range(per)]
     result = play_legends_match(setup=setup(mode), agents=agents, seed=seed, keep_log=False)
-    team = winner_team(result)
-    return "draw" if team is None else "win" if team == side else "loss"
+    won = winner_team(result)
+    return "draw" if won is None else "win" if won == side else "loss"
 
 
 def strength(mode: str, seeds: int, runs: int, jobs: int) -> None:

@@ -379,9 +379,11 @@ class ConnectionSampler:
 
     def _run(self) -> None:
         while True:
-            count = self.connection.execute(
+            row = self.connection.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,)
-            ).fetchone()[0]
+            ).fetchone()
+            assert row is not None  # a count is one row
+            count = row[0]
             self.peak = max(self.peak, count)
             gevent.sleep(0.2)
 

@@ -60,16 +60,17 @@ def prepare(folder: Path) -> dict[str, str]:
         {"spirit": "yulin", "players": [{"name": "Cat", "counter": 2}, {"name": "Dan", "counter": 4}]}]}
     legends, _ = play_match(game="legends", inputs={"mode": "teams", "setup": teams}, seed=1)
     study = batches.play_here(batches.create_batch(game="realms", kind="field", inputs={}, count=200, seed=1).pk)
+    assert study is not None  # played here
     return {
         "health check (baseline)": "/healthz",
         "home": "/",
         "Echo Realms gallery": "/realms/cards/",
         "Echo Realms gallery, filtered": "/realms/cards/?q=class:mage+atk>=5",
-        "Echo Realms card": f"/realms/cards/{Character.objects.order_by('pk').first().slug}/",
+        "Echo Realms card": f"/realms/cards/{Character.objects.order_by('pk')[0].slug}/",
         "army builder, from a code": f"/realms/armies/build/?code={code}",
         "Akin Legends gallery": "/legends/cards/",
         "Akin Legends gallery, defenses": "/legends/cards/?kind=defenses&q=element:fire",
-        "Akin Legends card": f"/legends/cards/{DefenseCard.objects.order_by('pk').first().slug}/",
+        "Akin Legends card": f"/legends/cards/{DefenseCard.objects.order_by('pk')[0].slug}/",
         "setup builder": "/legends/setups/build/",
         "match form": "/matches/new/",
         "Echo Realms replay": f"/matches/{realms.pk}/",
@@ -109,8 +110,8 @@ def main() -> None:
     print(f"{args.rounds} rounds of {args.repeats} requests per page; medians over the rounds\n")
     print(f"{'page':34} {'ms':>8} {'× health':>9} {'queries':>8} {'kB':>7}")
     for name, seconds in medians.items():
-        queries, size = facts[name]
-        print(f"{name:34} {seconds * 1000:8.2f} {seconds / base:9.1f} {queries:8d} {size / 1000:7.1f}")
+        count, size = facts[name]
+        print(f"{name:34} {seconds * 1000:8.2f} {seconds / base:9.1f} {count:8d} {size / 1000:7.1f}")
 
 
 if __name__ == "__main__":

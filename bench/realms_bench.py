@@ -59,6 +59,7 @@ def run_batch(setups: list[dict], keep_log: bool) -> tuple[float, float, dict]:
         totals["actions"] += result.actions
         totals["draws"] += result.winner is None
         if keep_log:
+            assert result.events is not None  # kept
             totals["events"] += len(result.events)
             logs.append(result.events)
     seconds = time.perf_counter() - start

@@ -1,5 +1,7 @@
 """Admin for the shared catalogue: list columns, search, filters, image previews."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Sum
@@ -58,7 +60,13 @@ class CardImagePreviewMixin:
         return image_preview(obj.image, size=320)
 
 
-class ProtectedCardAdminMixin:
+if TYPE_CHECKING:  # what ProtectedCardAdminMixin is mixed into, for the type checker
+    _ModelAdmin = admin.ModelAdmin
+else:
+    _ModelAdmin = object
+
+
+class ProtectedCardAdminMixin(_ModelAdmin):
     """A card that saved armies, saved setups or unfinished studies use cannot be deleted, as one collections
     hold cannot (PROTECT): the delete page and the delete action list each of them as keeping it, and delete
     nothing, as they do for a rarity that cards carry."""

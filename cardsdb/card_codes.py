@@ -11,7 +11,7 @@ import re
 
 from cardsdb.choices import Game
 
-GAME_PREFIXES = {Game.REALMS: "ER", Game.LEGENDS: "AL"}
+GAME_PREFIXES: dict[str, str] = {Game.REALMS: "ER", Game.LEGENDS: "AL"}
 NUMBER_DIGITS = 3
 MAX_CODE_LENGTH = 40
 # Upper-case letters, digits and single dashes, then the collector number (at least 3 digits, no extra 0s).

@@ -155,7 +155,8 @@ class QueryFilter(django_filters.CharFilter):
             condition, warnings = self.language.search(value)
         except QueryError as exc:
             error = ValidationError({self.field_name: [str(exc)]})
-            error.extra = {"position": exc.position}
+            # Read by the API's error handler (cardsdb.api.errors); not an attribute DRF declares.
+            error.extra = {"position": exc.position}  # type: ignore[attr-defined]
             raise error from exc
         request = getattr(self.parent, "request", None)
         if request is not None:

@@ -1,6 +1,7 @@
 """The shared catalogue: one card identity for both games, and collections."""
 
 from collections.abc import Iterable
+from typing import cast
 
 from django.apps import apps
 from django.conf import settings
@@ -151,9 +152,10 @@ class Card(TimestampedModel):
 
     def _save_card(self, *args, **kwargs) -> None:
         # A newly attached image (not yet committed to storage) gets a fresh thumbnail.
-        if self.image and not self.image._committed:
-            thumb = make_thumbnail(self.image.file, self.image.name)
-            self.thumbnail.save(thumb.name, thumb, save=False)
+        # (_committed is FieldFile's own flag, which the stubs leave out.)
+        if self.image and not self.image._committed:  # type: ignore[attr-defined]
+            thumb = make_thumbnail(self.image.file, cast(str, self.image.name))  # a file that is set has a name
+            self.thumbnail.save(cast(str, thumb.name), thumb, save=False)
         elif not self.image:
             self.thumbnail = ""
         super().save(*args, **kwargs)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from typing import cast
 
 import PIL
 from django.core.cache import cache
@@ -34,7 +35,7 @@ DEFAULT_FACE_SIZE = "normal"
 
 # DejaVu Sans (Debian's fonts-dejavu-core; .ci/run installs it) covers Latin, Greek, Cyrillic and many
 # symbols. Where it is missing, Pillow's own font (little beyond ASCII) draws, with stand-ins (printable).
-FONT_FILES = (
+FONT_FILES: tuple[Path, ...] = (
     Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
     Path("/usr/share/fonts/TTF/DejaVuSans.ttf"),
 )
@@ -104,7 +105,8 @@ def font(size: int) -> ImageFont.FreeTypeFont:
     if path is not None:
         with contextlib.suppress(OSError):
             return ImageFont.truetype(str(path), size, layout_engine=ImageFont.Layout.BASIC)
-    return ImageFont.load_default(size=size).font_variant(layout_engine=ImageFont.Layout.BASIC)
+    # With a size, Pillow's bundled font is a FreeType font.
+    return cast(ImageFont.FreeTypeFont, ImageFont.load_default(size=size)).font_variant(layout_engine=ImageFont.Layout.BASIC)
 
 
 @lru_cache(maxsize=1)
@@ -333,6 +335,7 @@ def paste_art(card_image: Image.Image, image_field, box: tuple[int, int, int, in
     width, height = box[2] - box[0], box[3] - box[1]
     # Leave the file as found: closing an upload not yet saved would throw its content away.
     was_closed = getattr(image_field, "closed", True)
+    art: Image.Image
     try:
         image_field.open("rb")
         with Image.open(image_field) as art:
@@ -537,7 +540,7 @@ def layout_version(version: str) -> Callable[[Callable[..., bytes]], Callable[..
 def sized_face(face: Image.Image, size: str, art_box: Box) -> Image.Image:
     """The face (CARD_SIZE) in one of FACE_SIZES: scaled with Lanczos, or cut to `art_box` (art_crop)."""
     if size == "art_crop":
-        return face.crop(tuple(round(value) for value in art_box))
+        return face.crop(cast(Box, tuple(round(value) for value in art_box)))
     scale = FACE_SCALES[size]
     if scale == 1:
         return face

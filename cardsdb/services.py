@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.apps import apps
 from django.conf import settings
@@ -195,6 +195,12 @@ class RowPlan:
     # The fingerprint the row's record holds once the plan is applied (None: the record is left as it is).
     new_fingerprint: str | None = None
 
+    @property
+    def release_row(self) -> ReleaseRow:
+        """The fixture row of a row the plan creates or updates (those always have one)."""
+        assert self.row is not None, f"{self.label} {self.pk}: no fixture row"
+        return self.row
+
 
 @dataclass
 class OfficialPlan:
@@ -224,6 +230,11 @@ def _auto_time_fields(model: type[models.Model]) -> set[str]:
         f.name for f in model._meta.local_fields
         if getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
     }
+
+
+def _time_field(model: type[models.Model], name: str) -> models.DateField:
+    """One of the model's _auto_time_fields."""
+    return cast(models.DateField, model._meta.get_field(name))
 
 
 def row_fields(instance: models.Model) -> dict[str, Any]:
@@ -410,7 +421,7 @@ def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> Offi
         for row_plan in plan.rows:
             if row_plan.row is not None and row_plan.action == UPDATE:
                 _update_row(row_plan.row, row_plan.changes, now, using)
-        _reset_sequences({row_plan.row.model for row_plan in creates}, using)
+        _reset_sequences({row_plan.release_row.model for row_plan in creates}, using)
         _write_records(plan, using)
     plan.applied = True
     return plan
@@ -421,7 +432,7 @@ def _by_model(row_plans: list[RowPlan]) -> list[list[RowPlan]]:
     refers to before it; foreign keys are checked at commit in any case)."""
     groups: dict[type[models.Model], list[RowPlan]] = {}
     for row_plan in row_plans:
-        groups.setdefault(row_plan.row.model, []).append(row_plan)
+        groups.setdefault(row_plan.release_row.model, []).append(row_plan)
     return list(groups.values())
 
 
@@ -430,14 +441,14 @@ def _create_rows(batch: list[RowPlan], using: str) -> None:
     it (raw: its own table's columns, keys as given). Of the save signals only the issued code acts on such a
     save, so the codes are recorded here, in one statement too. A row that breaks a unique value stops the
     whole load, named: the batch is then tried row by row to find it."""
-    model, objects = batch[0].row.model, [row_plan.row.item.object for row_plan in batch]
+    model, objects = batch[0].release_row.model, [row_plan.release_row.item.object for row_plan in batch]
     try:
         with transaction.atomic(using=using):
-            model._base_manager.using(using)._insert(
+            model._base_manager.using(using)._insert(  # type: ignore[attr-defined]  # private, not in the stubs
                 objects, fields=model._meta.local_concrete_fields, using=using, raw=True)
     except IntegrityError:
         for row_plan in batch:
-            row = row_plan.row
+            row = row_plan.release_row
             try:
                 with transaction.atomic(using=using):
                     row.item.save(using=using, force_insert=True)
@@ -449,7 +460,7 @@ def _create_rows(batch: list[RowPlan], using: str) -> None:
         raise
     for row_plan, instance in zip(batch, objects, strict=True):
         instance._state.adding, instance._state.db = False, using
-        for accessor, related in (row_plan.row.item.m2m_data or {}).items():
+        for accessor, related in (row_plan.release_row.item.m2m_data or {}).items():
             getattr(instance, accessor).set(related)
     record_issued_codes([instance for instance in objects if isinstance(instance, Card)], using=using)
 
@@ -457,15 +468,15 @@ def _create_rows(batch: list[RowPlan], using: str) -> None:
 def _update_row(row: ReleaseRow, changes: list[FieldChange], now: datetime, using: str) -> None:
     """Write the release's values of the changed fields (as a fixture load would), and the time of it."""
     model, instance = row.model, row.item.object
-    values = {model._meta.get_field(c.field).attname: getattr(instance, model._meta.get_field(c.field).attname)
-              for c in changes}
-    values.update({name: now for name in _auto_time_fields(model) if model._meta.get_field(name).auto_now})
+    fields = {c.field: cast(models.Field, model._meta.get_field(c.field)) for c in changes}  # the row's own columns
+    values = {fields[c.field].attname: getattr(instance, fields[c.field].attname) for c in changes}
+    values.update({name: now for name in _auto_time_fields(model) if _time_field(model, name).auto_now})
     model._base_manager.using(using).filter(pk=instance.pk).update(**values)
     # Art the release replaces or removes goes once the update commits (a file still named stays).
     replaced = [c.current for c in changes if isinstance(model._meta.get_field(c.field), models.FileField)]
     signals.delete_unreferenced_files_on_commit([name for name in replaced if name], using=using)
     for parent in model._meta.get_parent_list():  # a card's game row changed: the card was updated
-        stamps = {name: now for name in _auto_time_fields(parent) if parent._meta.get_field(name).auto_now}
+        stamps = {name: now for name in _auto_time_fields(parent) if _time_field(parent, name).auto_now}
         if stamps:
             parent._base_manager.using(using).filter(pk=instance.pk).update(**stamps)
 

@@ -14,6 +14,7 @@ CELERY_VISIBILITY_TIMEOUT  seconds before Redis hands an unacknowledged chunk to
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -208,7 +209,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 
 # would multiply every limit by the number of processes.
 CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL", "")
 if CACHE_URL:
-    CACHES = {
+    CACHES: dict[str, dict[str, Any]] = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
@@ -224,7 +225,7 @@ else:
         }
     }
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous write then answers 401 with a WWW-Authenticate header.
         "rest_framework.authentication.TokenAuthentication",

@@ -1,5 +1,7 @@
 """Top-level URLs: the API under /api/, its schema and docs, the admin, the health check and the pages."""
 
+from typing import cast
+
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
@@ -7,6 +9,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 
 from cardsdb.api.errors import api_not_found_view
 from cardsdb.health import healthz
@@ -22,7 +25,8 @@ class ThrottledObtainAuthToken(ObtainAuthToken):
     """DRF's token view (which has no throttles of its own), with the service's rates and scope `auth`, the
     one every way to sign in shares, against password guessing."""
 
-    throttle_classes = api_settings.DEFAULT_THROTTLE_CLASSES
+    # DRF imports the classes the setting names (the stubs type the setting as the names).
+    throttle_classes = cast(list[type[BaseThrottle]], api_settings.DEFAULT_THROTTLE_CLASSES)
     throttle_scope = "auth"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from argparse import ArgumentParser
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from legends import selectors
 from legends.api.matches import (
@@ -44,6 +44,7 @@ def setup_from_request(*, mode: str | None, setup: Mapping[str, Any] | None, use
     if setup is None:
         mode = mode or Mode.TEAMS
         return mode, random_teams(mode)
+    saved_mode: str | None
     if "setup" in setup:
         saved = selectors.team_setup_list(user=user).filter(pk=setup["setup"]).first()
         if saved is None:
@@ -65,7 +66,7 @@ class LegendsMatches:
     """Akin Legends as the simulate services play it: a team setup (teams or duel), seats in setup order."""
 
     game = "legends"
-    sides = tuple(str(team) for team in TEAMS)
+    sides = cast(tuple[str, str], tuple(str(team) for team in TEAMS))  # the two teams
     match_request = match_request_schema = LegendsMatchInputSerializer
     batch_request = batch_request_schema = LegendsBatchInputSerializer
     match_result = LegendsMatchSerializer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -39,7 +41,13 @@ def element_names() -> dict[str, str]:
     return dict(Element.objects.values_list("slug", "name"))
 
 
-class LegendsCard:
+if TYPE_CHECKING:  # what LegendsCard is mixed into, for the type checker
+    _Card = Card
+else:
+    _Card = object
+
+
+class LegendsCard(_Card):
     """What every Akin Legends card shares: game forced on save, no rarity (its set is checked by Card.clean)."""
 
     def clean_fields(self, exclude=None) -> None:
@@ -261,7 +269,7 @@ def setups_using_card(card: Card) -> list[TeamSetup]:
     # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
     candidates = (TeamSetup.objects.annotate(teams_text=Cast("teams", TextField()))
                   .filter(teams_text__contains=f'"{card.slug}"').select_related("owner").order_by("pk"))
-    found = []
+    found: list[TeamSetup] = []
     for setup in candidates:
         try:
             teams = parse_teams(setup.teams)

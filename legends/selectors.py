@@ -50,7 +50,7 @@ def setups_using(*, user, slug: str, limit: int) -> list[TeamSetup]:
     # The teams are JSON: a text match narrows the rows in the database, the parsed teams decide.
     candidates = (team_setup_list(user=user).annotate(teams_text=Cast("teams", TextField()))
                   .filter(teams_text__contains=f'"{slug}"').select_related(None).only("pk", "name", "mode", "teams"))
-    found = []
+    found: list[TeamSetup] = []
     for setup in candidates.iterator():
         try:
             teams = parse_teams(setup.teams)

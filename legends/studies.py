@@ -213,9 +213,9 @@ def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> di
     taken = {player["counter"] for player in first.get("players", [])}
     players = second.get("players", [])
     if taken & {player["counter"] for player in players}:
-        left = [counter for counter in range(1, MODES[mode].counters + 1) if counter not in taken]
-        if len(left) == len(players):
-            second["players"] = [{**player, "counter": counter} for player, counter in zip(players, left, strict=True)]
+        free = [counter for counter in range(1, MODES[mode].counters + 1) if counter not in taken]
+        if len(free) == len(players):
+            second["players"] = [{**player, "counter": counter} for player, counter in zip(players, free, strict=True)]
     return second
 
 

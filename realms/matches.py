@@ -11,7 +11,7 @@ import random
 from argparse import ArgumentParser
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from cardsdb.models import Collection
 from realms import selectors, services
@@ -118,8 +118,9 @@ class RealmsMatches:
 
     def swapped(self, prepared: PreparedMatch) -> PreparedMatch:
         """Armies (or collections) and agents of a and b exchanged."""
+        agents = cast(Mapping[str, str], prepared.agents)  # an agent per side
         return replace(prepared, setup=swap_sides(prepared.setup), stored_setup=swap_sides(prepared.stored_setup),
-                       agents={"a": prepared.agents["b"], "b": prepared.agents["a"]})
+                       agents={"a": agents["b"], "b": agents["a"]})
 
     def add_command_arguments(self, parser: ArgumentParser) -> None:
         """--a, --b and --tie-break."""

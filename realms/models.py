@@ -1,5 +1,7 @@
 """Echo Realms catalogue: races, characters (cards) and saved armies."""
 
+from typing import cast
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -10,8 +12,15 @@ from django.db.models.functions import Cast
 from cardsdb.choices import Game
 from cardsdb.models import Card, Collection, Faction, TimestampedModel
 from realms.choices import CLASS_POSITIONS, CharacterClass, Line, Position
-from realms.engine.spec import SpecError, cooldown_never_matters, parse_faction_ability, parse_main_ability
+from realms.engine.spec import (
+    FactionAbility,
+    MainAbility,
+    cooldown_never_matters,
+    parse_faction_ability,
+    parse_main_ability,
+)
 from realms.engine.text import faction_text, main_text
+from simulate.engine.errors import SpecError
 
 ABILITY_FIELDS = ("main_ability", "faction_ability")
 # The spec's own limit on a text (realms/engine/spec.py): a generated text must keep to it too.
@@ -79,7 +88,7 @@ class Character(Card):
         for field_name, problems in self.generate_ability_texts().items():
             errors.setdefault(field_name, []).extend(problems)
         if "main_ability" not in errors and "faction_ability" not in errors and isinstance(self.cooldown, int):
-            parsed = {"main_ability": parse_main_ability(self.main_ability),
+            parsed: dict[str, MainAbility | FactionAbility] = {"main_ability": parse_main_ability(self.main_ability),
                       "faction_ability": parse_faction_ability(self.faction_ability)}
             for path, reason in cooldown_never_matters(self.cooldown, parsed):
                 errors.setdefault(path.split(".")[0], []).append(f"{path}: {reason}")
@@ -139,8 +148,8 @@ class Character(Card):
         else:
             parsed = parse(spec, field_name)  # not an object: raises
         if field_name == "main_ability":
-            return main_text(parsed)
-        return faction_text(parsed, faction_name) if faction_name is not None else None
+            return main_text(cast(MainAbility, parsed))
+        return faction_text(cast(FactionAbility, parsed), faction_name) if faction_name is not None else None
 
     def compose_rules_text(self) -> str:
         """The card's printed text, from its two abilities (searchable in the unified catalogue)."""
@@ -167,7 +176,7 @@ def _with_text(spec: dict, text: str) -> dict:
 # A saved army may be a draft of any size up to this many slots (seven make an army).
 MAX_SLOTS = 50
 SLOT_KEYS = ("card", "line")
-CARD_SLUG_LENGTH = Card._meta.get_field("slug").max_length
+CARD_SLUG_LENGTH = cast(int, Card._meta.get_field("slug").max_length)  # a slug field has one
 
 
 def slot_errors(slots) -> dict[str, list[str]]:

@@ -154,6 +154,7 @@ def _draw_name(canvas: Canvas, name: str, box: Box) -> None:
     name = " ".join(printable(name).split()) or "Unnamed"
     cap = cap_height()  # the font's, as a share of its size
     bold = 0.8
+    size: float  # whole sizes are tried first, then what fit() chooses
     for size in range(30, 21, -1):
         if canvas.length(name, size) + 2 * bold <= width:
             canvas.caps((x0, cy), name, size, INK, bold=bold, align="l")
@@ -444,7 +445,7 @@ def _fit_abilities(canvas: Canvas, box: Box, sections: list[Section], flavor: st
     """Largest text size at which both abilities fit, with the flavor when it still reads well; else cut short."""
     x0, y0, x1, y1 = box
     width, height = x1 - x0, y1 - y0
-    without_flavor = None
+    without_flavor: tuple[int, list[list[str]], float, list[str]] | None = None
     chosen = None
     for size in range(16, MIN_TEXT_SIZE - 1, -1):
         wrapped = [canvas.wrap(section.text, size, width) if section.text else [] for section in sections]

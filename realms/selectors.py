@@ -1,5 +1,8 @@
 """Reads of the Echo Realms catalogue, shaped for a fixed number of queries."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
 
@@ -40,7 +43,7 @@ def stat_cards(*, slugs) -> dict[str, StatCard]:
     }
 
 
-def decklist_cards() -> list[dict]:
+def decklist_cards() -> list[Mapping[str, Any]]:
     """Every character's slug, printed name and position: what reading a decklist matches against."""
     return list(Character.objects.order_by("slug").values("slug", "name", "position"))
 

@@ -4,7 +4,9 @@ Echo Realms match plays with when its request names no agents."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
+from cardsdb.models import Rarity
 from realms import selectors
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.models import Character
@@ -16,7 +18,7 @@ def character_card(row: Character) -> CharacterCard:
     """The engine's view of one character row."""
     return card_from_dict({
         "slug": row.slug, "name": row.name, "faction": row.faction.slug, "class": row.character_class,
-        "position": row.position, "rarity": row.rarity.slug, "atk": row.attack, "def": row.defense,
+        "position": row.position, "rarity": cast(Rarity, row.rarity).slug, "atk": row.attack, "def": row.defense,
         "spd": row.speed, "hp": row.health, "cooldown": row.cooldown,
         "main_ability": row.main_ability, "faction_ability": row.faction_ability,
     })

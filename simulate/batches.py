@@ -230,12 +230,13 @@ def take_chunk(*, runner_name: str, task: str = "", batch_id=None) -> tuple[Any,
             # other one took (SQLite's transaction holds the write lock from its start anyway).
             batch = Batch.objects.select_for_update().filter(pk=first, status__in=UNFINISHED).first()
             free = free_chunks(batch) if batch is not None else []
-            if not free or (attempt < TURN_CHECKS and batches.values_list("pk", flat=True).first() != first):
+            if batch is None or not free or (attempt < TURN_CHECKS and batches.values_list("pk", flat=True).first() != first):
                 continue
             ChunkClaim.objects.create(batch=batch, index=free[0], runner=runner_name, task=task[:64], claimed_at=now)
             Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.RUNNING, runner=runner_name, served_at=now,
                                                      heartbeat_at=now, updated_at=now)
-            StudyClient.objects.filter(pk=batch.queued_by_id).update(served_at=now)
+            if batch.queued_by_id is not None:
+                StudyClient.objects.filter(pk=batch.queued_by_id).update(served_at=now)
             return batch.pk, free[0]
     return None
 

@@ -68,13 +68,29 @@ class GameMatches(Protocol):
 
     game: str  # the game's name in `simulate.engine.games.GAMES`
     sides: tuple[str, str]  # the two sides as the engine names winners, first side first
-    match_request: type[Serializer]  # validates the body of POST /api/simulate/<game>/matches/
-    batch_request: type[Serializer]  # a study: its kind, its inputs, `count`, `swap_sides`...
+
+    # (Read-only here, so that a game names its own serializer subclasses.)
+    @property
+    def match_request(self) -> type[Serializer]:
+        """Validates the body of POST /api/simulate/<game>/matches/."""
+
+    @property
+    def batch_request(self) -> type[Serializer]:
+        """A study: its kind, its inputs, `count`, `swap_sides`..."""
+
     # The same bodies as the schema shows them (a serializer, or a oneOf of the shapes they take).
-    match_request_schema: Serializer | type[Serializer]
-    batch_request_schema: Serializer | type[Serializer]
-    match_result: type[Serializer]  # a played match as the API answers it, the game's fields typed
-    batch_result: type[Serializer]  # a batch as the API answers it
+    @property
+    def match_request_schema(self) -> Serializer | type[Serializer]: ...
+    @property
+    def batch_request_schema(self) -> Serializer | type[Serializer]: ...
+
+    @property
+    def match_result(self) -> type[Serializer]:
+        """A played match as the API answers it, the game's fields typed."""
+
+    @property
+    def batch_result(self) -> type[Serializer]:
+        """A batch as the API answers it."""
 
     def prepare(self, *, inputs: Mapping[str, Any], agents: Any, user) -> PreparedMatch:
         """The engine match of a validated request (`agents` as given, None for the default), its
@@ -98,7 +114,7 @@ class GameStudies(Protocol):
     field_groups: dict[str, str]  # a field study's groups (results key) and the key of their rows
     pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side
     side_names: tuple[str, str]  # the two sides as the command's tables name them, first side first
-    # Optional capability: what each side did in a match adds to what it fielded (`played_features`).
+    # Optional capability: what each side did in a match adds to what it fielded (PlaysFeatures).
     plays_features: bool
 
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
@@ -118,9 +134,6 @@ class GameStudies(Protocol):
 
     def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
         """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
-
-    def played_features(self, features: Any, result: MatchResult) -> Any:
-        """With `plays_features`: what each side fielded (`field_match`) plus what it did in the match."""
 
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
@@ -143,6 +156,13 @@ class GameStudies(Protocol):
         """The study inputs its flags give for the `roles` the study's kind reads (subject, opponents,
         entrants, pool), set on the request `body`; the labels of the entrants they give (by inputs key, then
         index). InputError naming the flag at fault."""
+
+
+class PlaysFeatures(Protocol):
+    """The capability a game's studies declare with `plays_features = True`."""
+
+    def played_features(self, features: Any, result: MatchResult) -> Any:
+        """What each side fielded (`field_match`) plus what it did in the match."""
 
 
 GAME_MATCHES: dict[str, GameMatches] = {}

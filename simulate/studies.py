@@ -125,12 +125,15 @@ def _narrow_prefix(batch: Batch) -> tuple[Tally, int] | None:
     """With `until_ci_width`: the sum of chunks 0..k-1 and k, for the first k at which the interval is
     narrow enough, every one of those chunks stored (so the stop is the same however chunks were spread)."""
     total: Tally | None = None
+    limit = batch.until_ci_width
+    if limit is None:
+        return None
     rows = BatchChunk.objects.filter(batch=batch).order_by("index").only("index", "tally")
     for expected, row in enumerate(rows):
         if row.index != expected:  # a chunk before it is still to come
             return None
         total = row.tally if total is None else merge(total, row.tally)
-        if ci_width(total["pairings"][0]) <= batch.until_ci_width:
+        if ci_width(total["pairings"][0]) <= limit:
             return total, expected + 1
     return None
 

@@ -1,6 +1,7 @@
 """Small model factories for tests."""
 
 import itertools
+from typing import Any
 
 from cardsdb.models import Card, CardSet, Rarity
 
@@ -124,13 +125,13 @@ ARMY_RARITIES = {"common": 3, "uncommon": 2, "rare": 1, "legendary": 1}
 LINE_CAPACITY = 5
 
 
-def find_army(cards) -> list[tuple[object, str]] | None:
+def find_army(cards) -> list[tuple[Any, str]] | None:
     """A legal army (R1–R3) from these cards, as (card, line) pairs, or None if there is none."""
     by_rarity = {rarity: [c for c in cards if c.rarity.slug == rarity] for rarity in ARMY_RARITIES}
     pools = [itertools.combinations(by_rarity[rarity], n) for rarity, n in ARMY_RARITIES.items()]
     for groups in itertools.product(*pools):
         army = [card for group in groups for card in group]
-        lines = {"vanguard": [], "rearguard": []}
+        lines: dict[str, list[Any]] = {"vanguard": [], "rearguard": []}
         for card in sorted(army, key=lambda c: c.position == "flex"):
             # Flex cards go last, each to the emptier line, which fills both lines as evenly as allowed.
             line = min(lines, key=lambda name: len(lines[name])) if card.position == "flex" else card.position

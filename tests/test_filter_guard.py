@@ -7,6 +7,7 @@ with it (`rarity__slug`, `rarity_id` and `rarity` all filter `rarity`); ordering
 
 import importlib
 import importlib.util
+from typing import Any
 
 import django_filters
 import pytest
@@ -15,8 +16,8 @@ from django.db import models
 PROJECT_APPS = ("cardsdb", "realms", "legends", "simulate")
 
 
-def _subclasses(cls: type) -> list[type]:
-    found = []
+def _subclasses(cls: Any) -> list[Any]:
+    found: list[Any] = []
     for sub in cls.__subclasses__():
         found += [sub, *_subclasses(sub)]
     return found

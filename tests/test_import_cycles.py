@@ -54,8 +54,8 @@ def imported_names(source: str, module: str, is_package: bool = False) -> list[t
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
+            for branch in node.orelse:
+                visit(branch)
             return
         if isinstance(node, ast.Import):
             found.extend((alias.name, node.lineno) for alias in node.names)

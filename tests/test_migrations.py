@@ -6,6 +6,7 @@ the project's tables once, a few seconds on SQLite and PostgreSQL alike.
 """
 
 import io
+from typing import Any
 
 import pytest
 from django.apps import apps
@@ -27,7 +28,7 @@ def project_tables() -> set[str]:
 
 def irreversible_operations() -> list[str]:
     loader = MigrationLoader(connection)
-    found = []
+    found: list[Any] = []
     for (app, name), migration in sorted(loader.disk_migrations.items()):
         if app in PROJECT_APPS:
             found.extend(f"{app}.{name}: {operation.describe()}"

@@ -1,6 +1,7 @@
 """Bulk data views: the list of bulk files and one game's file (cardsdb/bulk.py builds them)."""
 
 from django.http import FileResponse
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.utils.http import http_date
@@ -86,7 +87,8 @@ class BulkFileView(APIView):
         found, handle = bulk.open_bulk_file(game)
         last_modified = int(found.updated_at.timestamp())
         # Django's own evaluation of If-None-Match (lists, weak tags, *) and If-Modified-Since.
-        response = get_conditional_response(request, etag=found.etag, last_modified=last_modified)
+        response: HttpResponseBase | None = get_conditional_response(
+            request, etag=found.etag, last_modified=last_modified)
         if response is None:
             # The response closes the file once sent.
             response = FileResponse(handle, as_attachment=True, filename=found.filename, content_type=bulk.MEDIA_TYPE)

@@ -6,6 +6,8 @@ exceptions are converted here into the API exceptions that answer them.
 
 import logging
 import math
+from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.core import signals
@@ -147,7 +149,8 @@ def _database_refused(exc: DataError) -> exceptions.APIException:
 
 # Each exception DRF does not answer in our terms, with what makes the API exception that answers it (None: not
 # this one after all); the first that answers wins.
-CONVERSIONS = (
+# Each exception class (or classes) and how it is answered: an API exception, or None to leave it as it is.
+CONVERSIONS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], Callable[[Any], Exception | None]], ...] = (
     (exceptions.PermissionDenied, _csrf_refused),
     (DjangoValidationError, _model_invalid),
     (Http404, lambda exc: exceptions.NotFound()),
@@ -195,14 +198,14 @@ def exception_handler(exc, context):
         response.data = error_body(str(exc.detail), exc.default_code, reason=exc.reason)
     elif isinstance(exc, exceptions.Throttled):
         body = error_body("Too many requests.", "throttled")
-        if exc.wait is not None:
-            wait = max(1, math.ceil(exc.wait))
+        if exc.wait is not None:  # type: ignore[attr-defined]  # set by Throttled(), missing from the stubs
+            wait = max(1, math.ceil(exc.wait))  # type: ignore[attr-defined]
             body["message"] = f"Too many requests; try again in {_plural(wait, 'second', 'seconds')}."
             body["retry_after"] = wait
         response.data = body
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        code = getattr(detail, "code", "") or getattr(exc, "default_code", "error")
         response.data = error_body(str(detail), code)
     return response
 

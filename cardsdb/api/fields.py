@@ -8,9 +8,16 @@ cardsdb.api.serializers.ValidatedModelSerializer). A value of another type answe
 under its dotted path, at any depth (a list's items, a nested object's keys).
 """
 
+from typing import TYPE_CHECKING
+
 from rest_framework import serializers
 
 NOT_A_STRING = "Not a valid string."
+
+if TYPE_CHECKING:  # what StringOnly is mixed into, for the type checker
+    _Field = serializers.Field
+else:
+    _Field = object
 
 
 def refuse_non_string(value) -> None:
@@ -19,7 +26,7 @@ def refuse_non_string(value) -> None:
         raise serializers.ValidationError(NOT_A_STRING, code="invalid")
 
 
-class StringOnly:
+class StringOnly(_Field):
     """A field of DRF's CharField family (or any field reading text) that takes JSON strings only."""
 
     def to_internal_value(self, data):

@@ -7,15 +7,22 @@ naming its parameter. A list reads its filters, `search` and `ordering` (its fil
 `page_size`, `format`, and whatever else its schema documents for it (extend_schema(parameters=...)).
 """
 
+from typing import TYPE_CHECKING, cast
+
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.plumbing import get_class
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework import exceptions, filters
+from rest_framework import exceptions, filters, generics
 from rest_framework.settings import api_settings
 
 from cardsdb.api.parsers import text_problem
 
 MAX_SEARCH_LENGTH = 200
+
+if TYPE_CHECKING:  # what CheckedFiltersMixin is mixed into, for the type checker
+    _GenericAPIView = generics.GenericAPIView
+else:
+    _GenericAPIView = object
 
 
 class SearchFilter(filters.SearchFilter):
@@ -37,13 +44,15 @@ class SearchFilter(filters.SearchFilter):
         return parameters
 
 
-def checked_filter_backends(backends=None) -> list[type]:
+def checked_filter_backends(backends=None) -> list[type[filters.BaseFilterBackend]]:
     """The backends (default: REST_FRAMEWORK["DEFAULT_FILTER_BACKENDS"]), DRF's search swapped for ours."""
-    backends = api_settings.DEFAULT_FILTER_BACKENDS if backends is None else backends
+    # DRF imports the classes the setting names (the stubs type the setting as the names).
+    default = cast(list[type[filters.BaseFilterBackend]], api_settings.DEFAULT_FILTER_BACKENDS)
+    backends = default if backends is None else backends
     return [SearchFilter if backend is filters.SearchFilter else backend for backend in backends]
 
 
-class CheckedFiltersMixin:
+class CheckedFiltersMixin(_GenericAPIView):
     """For every viewset of the API: the query parameters are checked before any query runs (each given at
     most once: none takes a list; without NUL, which PostgreSQL refuses; `search` as SearchFilter says; the
     filters as their FilterSet says)."""
@@ -89,7 +98,7 @@ def query_warnings(request, view) -> list[dict[str, str]]:
 def known_parameters(view) -> set[str]:
     """The query parameters `view` reads for this request: its filter backends' (a FilterSet's filters,
     `search`, `ordering`), its paginator's, `format` and those its schema documents."""
-    names = set()
+    names: set[str] = set()
     for backend_class in getattr(view, "filter_backends", ()):
         backend = backend_class()
         if isinstance(backend, DjangoFilterBackend):

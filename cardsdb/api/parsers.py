@@ -22,7 +22,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.utils.http import parse_header_parameters
@@ -83,7 +83,7 @@ def text_encoding(content_type: str | None) -> str:
     """The codec to decode a body of this Content-Type with; UnsupportedMediaType for any other charset."""
     charset = declared_charset(content_type)
     if problem := charset_problem(charset):
-        raise exceptions.UnsupportedMediaType(content_type, detail=problem)
+        raise exceptions.UnsupportedMediaType(cast(str, content_type), detail=problem)  # it declared a charset
     return codecs.lookup(charset).name if charset else "utf-8"
 
 

@@ -145,7 +145,7 @@ def _component_serializers(generator) -> dict[str, type]:
     return found
 
 
-def _no_nul(schema: dict[str, Any]) -> None:
+def _no_nul(schema: object) -> None:
     """Add the no-NUL pattern to every free string in a (request) schema."""
     if not isinstance(schema, dict):
         return

@@ -9,6 +9,7 @@
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -60,7 +61,15 @@ def _json_type_error(field: serializers.Field, value) -> str | None:
     return None
 
 
-class StrictFieldsMixin:
+if TYPE_CHECKING:  # what the mixins below are mixed into, for the type checker
+    _Serializer = serializers.Serializer
+    _BaseSerializer = serializers.BaseSerializer
+    _ModelSerializer = serializers.ModelSerializer
+else:
+    _Serializer = _BaseSerializer = _ModelSerializer = object
+
+
+class StrictFieldsMixin(_Serializer):
     """Refuse keys the serializer has no field for (read-only fields are known, and ignored), and JSON
     values of another type than the field's (whole numbers, booleans; strings: cardsdb.api.fields)."""
 
@@ -85,8 +94,12 @@ class StrictFieldsMixin:
 class StrictSerializer(StrictFieldsMixin, serializers.Serializer):
     """An input serializer that refuses unknown keys."""
 
+    if TYPE_CHECKING:  # with many=True, DRF hands these to the list serializer (the stubs leave them out)
+        def __init__(self, *args: Any, max_length: int | None = None, min_length: int | None = None,
+                     **kwargs: Any) -> None: ...
 
-class WholeInPartialUpdates:
+
+class WholeInPartialUpdates(_BaseSerializer):
     """A nested serializer validated whole, even inside a partial update (PATCH).
 
     DRF lets a PATCH leave out any field at every depth: `{"slots": [{"line": "rearguard"}]}` would pass with
@@ -152,7 +165,7 @@ class ValidatedModelSerializer(StrictFieldsMixin, serializers.ModelSerializer):
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        model = self.Meta.model
+        model: Any = self.Meta.model  # a model class of the serializer's (its default manager is `objects`)
         concrete = {f.name for f in model._meta.concrete_fields}
         plain = {key: value for key, value in attrs.items() if key in concrete}
         if self.instance is None:
@@ -173,7 +186,7 @@ class ValidatedModelSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         return attrs
 
 
-class RenamedFieldsMixin:
+class RenamedFieldsMixin(_ModelSerializer):
     """Expose model fields under other API names: `api_names = {"model_field": "api_name"}`."""
 
     api_names: dict[str, str] = {}
@@ -232,8 +245,8 @@ def card_code_field() -> TextField:
 class CardSerializer(serializers.ModelSerializer):
     """A card of either game, as the unified catalogue shows it."""
 
-    set = serializers.SlugRelatedField(source="card_set", slug_field="code", read_only=True)
-    rarity = serializers.SlugRelatedField(
+    set: "serializers.SlugRelatedField[CardSet]" = serializers.SlugRelatedField(source="card_set", slug_field="code", read_only=True)
+    rarity: "serializers.SlugRelatedField[Rarity]" = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, allow_null=True, help_text="Rarity slug; null for Akin Legends cards."
     )
 
@@ -264,7 +277,7 @@ class CardImageSerializer(serializers.ModelSerializer):
 
 
 class CollectionEntrySerializer(serializers.ModelSerializer):
-    card = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    card: "serializers.SlugRelatedField[Card]" = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     name = serializers.CharField(source="card.name", read_only=True)
     game = serializers.CharField(source="card.game", read_only=True)
     quantity = serializers.IntegerField(min_value=0, max_value=MAX_QUANTITY, read_only=True)

@@ -24,6 +24,7 @@ import random
 import threading
 import time
 from datetime import UTC, datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.core.cache import caches
@@ -179,5 +180,6 @@ class ScopedThrottle(_Counted, ScopedRateThrottle):
         self.rate = self.get_rate()
         if self.rate is None:
             return True
-        self.num_requests, self.duration = self.parse_rate(self.rate)
+        # A rate that is set parses to numbers.
+        self.num_requests, self.duration = cast(tuple[int, int], self.parse_rate(self.rate))
         return self.counted(self.idents(request))

@@ -1,14 +1,21 @@
 """Writes of the API done whole or not at all, and cards deleted only when nothing uses them."""
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
-from rest_framework import status
+from rest_framework import status, viewsets
 from rest_framework.response import Response
 
 from cardsdb.api.errors import error_response
 from cardsdb.card_uses import CardInUse, card_delete
 
+if TYPE_CHECKING:  # what the mixins below are mixed into, for the type checker
+    _ModelViewSet = viewsets.ModelViewSet
+else:
+    _ModelViewSet = object
 
-class AtomicWritesMixin:
+
+class AtomicWritesMixin(_ModelViewSet):
     """Each write of a model view set (create, update, partial update, destroy) stores its rows and makes its
     answer in one transaction, with the checks the model runs when it is saved: a request that fails anywhere
     after its input was accepted, even while its answer is being made, stores nothing. (The input's own checks
@@ -47,7 +54,7 @@ def card_in_use_response(exc: CardInUse) -> Response:
     return error_response(exc.message, "protected", status.HTTP_409_CONFLICT, uses=exc.uses)
 
 
-class CardDeleteMixin:
+class CardDeleteMixin(_ModelViewSet):
     """DELETE of a card (staff): refused with 409 `protected` while collections, saved armies, saved setups or
     unfinished studies use it (cardsdb.card_uses), as a rarity that cards carry is."""
 

@@ -10,8 +10,10 @@
 
 import functools
 import math
+from typing import cast
 
 from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 # Views no rate applies to: load balancers probe the health check.
@@ -28,8 +30,9 @@ class _Scoped:
 def wait_seconds(request, scope: str | None = None) -> int | None:
     """None when `request` is within the service's rates (anon/user) and those of `scope`, as the API applies
     them to a view of that scope (each throttle counts it); else the seconds to wait."""
-    view = _Scoped(scope)
-    throttles = [cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES]
+    view = cast(APIView, _Scoped(scope))  # a throttle reads only the scope of its view
+    # DRF imports the classes the setting names (the stubs type the setting as the names).
+    throttles = [cls() for cls in cast(list[type[BaseThrottle]], api_settings.DEFAULT_THROTTLE_CLASSES)]
     waits = [throttle.wait() or 1 for throttle in throttles if not throttle.allow_request(request, view)]
     return max(1, math.ceil(max(waits))) if waits else None
 

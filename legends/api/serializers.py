@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.urls import reverse
@@ -390,10 +390,11 @@ class TeamSetupSerializer(ValidatedModelSerializer):
 
     def _report(self, setup: TeamSetup) -> dict:
         # One catalogue snapshot per response, however many setups it shows.
-        if "setup_catalogue" not in self.context:
-            self.context["setup_catalogue"] = selectors.setup_catalogue()
-            self.context["setup_card_codes"] = setup_codes.all_card_codes()
-        reports = self.context.setdefault("setup_reports", {})
+        context = cast(dict[str, Any], self.context)  # the dict the view gave
+        if "setup_catalogue" not in context:
+            context["setup_catalogue"] = selectors.setup_catalogue()
+            context["setup_card_codes"] = setup_codes.all_card_codes()
+        reports = context.setdefault("setup_reports", {})
         key = (setup.pk, setup.updated_at)
         if key not in reports:
             reports[key] = services.setup_validate(

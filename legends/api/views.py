@@ -32,6 +32,7 @@ from legends.api.serializers import (
 from legends.filtersets import (
     DefenseCardFilter,
     ElementFilter,
+    LegendsCardFilter,
     ProtectorFilter,
     SpiritFilter,
     SummoningCardFilter,
@@ -59,6 +60,7 @@ class LegendsCardViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin
     lookup_field = "slug"
     search_fields = CARD_SEARCH
     ordering_fields = CARD_ORDERING
+    filterset_class: type[LegendsCardFilter]  # each kind's own
 
     @card_face_schema
     def card_face(self, request, slug=None):

@@ -7,10 +7,12 @@ validation takes (`mode` and `teams`), bounded as that serializer bounds it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.forms import BoundField
 from django.urls import reverse
 
@@ -78,7 +80,7 @@ def shown_filter_fields(kind: str, filter_form: forms.Form) -> list[BoundField]:
             form_field.widget = forms.Select(choices=YES_NO)
         elif isinstance(form_field, forms.ChoiceField):
             form_field.widget = forms.Select(
-                choices=[NO_FILTER, *((value, label) for value, label in form_field.choices if value)])
+                choices=[NO_FILTER, *((value, label) for value, label in cast(Iterable[tuple[Any, Any]], form_field.choices) if value)])
         if isinstance(form_field.widget, forms.Select):
             # A value given in the URL but not offered here (`element=fire,water`) is shown as it is.
             form_field.widget.choices = _with_current(list(form_field.widget.choices), filter_form.data.get(name))
@@ -96,7 +98,7 @@ MAX_PLAYERS_SHOWN = max(rules.players_per_team for rules in MODES.values())
 MAX_DEFENSES_SHOWN = MAX_TEAM_DEFENSES
 
 
-def _with_current(choices: list[tuple[Any, str]], value: Any, note: str = "not offered here") -> list[tuple[Any, str]]:
+def _with_current(choices: list[tuple[Any, Any]], value: Any, note: str = "not offered here") -> list[tuple[Any, Any]]:
     """The choices, plus the current value when it is none of them (a card deleted since a setup was saved, a
     filter of two elements), so the form shows what is in effect and the validation names it."""
     if value in (None, "") or any(str(value) == str(choice) for choice, _ in choices):
@@ -203,7 +205,7 @@ class SetupForm(forms.Form):
         return label
 
     def labelled_errors(self) -> list[str]:
-        return [f"{self.field_title(name)}: {message}" if name != forms.forms.NON_FIELD_ERRORS else message
+        return [f"{self.field_title(name)}: {message}" if name != NON_FIELD_ERRORS else str(message)
                 for name, found in self.errors.items() for message in found]
 
     def setup_data(self) -> dict[str, Any]:

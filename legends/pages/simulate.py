@@ -4,7 +4,7 @@ parts of the study form, and how its replays and reports name teams and cards.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -86,7 +86,8 @@ class LegendsForm(MatchForm):
         players = [team.get("players") if isinstance(team, dict) else None for team in teams or []]
         if len(players) != TEAM_COUNT or not all(isinstance(seats, list) and seats for seats in players):
             return first  # a setup of another shape is refused where the match is prepared
-        return [name for seats, name in zip(players, (first, second), strict=True) for _ in seats]
+        seated = cast(list[list[Any]], players)  # (checked above: two lists of seats)
+        return [name for seats, name in zip(seated, (first, second), strict=True) for _ in seats]
 
     def field_of(self, path: str) -> str:
         root = path.split(".")[0]

@@ -7,11 +7,12 @@ through the API's serializer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import InvalidPage, Paginator
@@ -25,6 +26,7 @@ from django.utils.formats import date_format
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError as APIValidationError
+from rest_framework.serializers import Serializer
 
 from cardsdb.api.errors import field_errors
 from cardsdb.api.filters import query_parameter_errors
@@ -62,7 +64,7 @@ class Kind:
 
     @property
     def model(self):
-        return self.viewset.queryset.model
+        return self.cards().model
 
     @property
     def label(self) -> str:
@@ -73,7 +75,7 @@ class Kind:
         return str(self.model._meta.verbose_name)
 
     def cards(self) -> QuerySet:
-        return self.viewset.queryset.all()
+        return cast(QuerySet, self.viewset.queryset).all()  # each kind's viewset names its cards
 
     def face_url(self, slug: str, size: str) -> str:
         return f"{reverse(self.face_route, kwargs={'slug': slug})}?size={size}"
@@ -166,8 +168,8 @@ def cards_of_kinds(used: list[Filtered]) -> QuerySet:
     """The cards the kinds' filters kept, in one query, each annotated with its kind."""
     condition = Q()
     for outcome in used:
-        condition |= Q(pk__in=outcome.cards.values("pk"))
-    kind_of = Case(*[When(pk__in=o.cards.values("pk"), then=Value(o.kind.slug)) for o in used],
+        condition |= Q(pk__in=cast(QuerySet, outcome.cards).values("pk"))  # (used: those with cards)
+    kind_of = Case(*[When(pk__in=cast(QuerySet, o.cards).values("pk"), then=Value(o.kind.slug)) for o in used],
                    output_field=CharField())
     return (Card.objects.filter(condition, game=Game.LEGENDS).annotate(kind=kind_of)
             .order_by("name", "pk").only("pk", "name", "slug"))
@@ -353,7 +355,8 @@ def find_card(slug: str) -> tuple[Kind, Any]:
 def card_page(request, slug: str):
     """A card's face, every field its API shows, its simulated win rate, and the user's setups using it."""
     kind, card = find_card(slug)
-    data = kind.viewset.serializer_class(card, context={"request": request}).data
+    serializer_class = cast(type[Serializer], kind.viewset.serializer_class)  # each kind's viewset names its own
+    data = serializer_class(card, context={"request": request}).data
     admin_url = None
     if request.user.is_staff:
         meta = card._meta
@@ -402,7 +405,8 @@ def own_setup(request, raw: str):
 def builder_initial(request) -> tuple[dict[str, Any], list[str], list[str], int]:
     """The builder's starting fields from `?setup=`, `?code=` or `?mode=`, with notices and errors."""
     params = request.GET
-    mode = params.get("mode") if params.get("mode") in dict(SetupForm.base_fields["mode"].choices) else "teams"
+    modes = cast(forms.ChoiceField, SetupForm.base_fields["mode"]).choices
+    mode = params.get("mode") if params.get("mode") in dict(cast(Iterable[tuple[str, str]], modes)) else "teams"
     errors = parameter_problems(params)
     if errors:
         return default_setup_initial(mode), [], errors, 400

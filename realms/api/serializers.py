@@ -1,6 +1,8 @@
 """Serializers of the Echo Realms API."""
 
 
+from typing import Any, cast
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -255,8 +257,9 @@ class ArmyListSerializer(serializers.ListSerializer):
 
     def to_representation(self, data):
         armies = data.all() if hasattr(data, "all") else data
-        self.context["army_cards"] = selectors.army_cards(slugs={s["card"] for a in armies for s in a.slots})
-        self.context["stat_cards"] = selectors.stat_cards(slugs={s["card"] for a in armies for s in a.slots})
+        context = cast(dict[str, Any], self.context)  # the dict the view gave
+        context["army_cards"] = selectors.army_cards(slugs={s["card"] for a in armies for s in a.slots})
+        context["stat_cards"] = selectors.stat_cards(slugs={s["card"] for a in armies for s in a.slots})
         return super().to_representation(armies)
 
 
@@ -282,12 +285,14 @@ class ArmySerializer(ValidatedModelSerializer):
         request = self.context.get("request")
         if request is not None and request.user.is_authenticated:
             # Only the user's own collections can be linked; others answer "does not exist".
-            fields["collection"].queryset = request.user.collections.all()
+            collection = cast(serializers.PrimaryKeyRelatedField, fields["collection"])
+            # The stubs declare `queryset` as a manager, whose descriptor refuses the assignment.
+            collection.queryset = request.user.collections.all()  # type: ignore[arg-type]
         return fields
 
     def _report(self, army) -> dict:
         """The army checked against today's catalogue and collection (computed once per army)."""
-        reports = self.context.setdefault("army_reports", {})
+        reports = cast(dict[str, Any], self.context).setdefault("army_reports", {})  # the dict the view gave
         if army.pk not in reports:
             cards = self.context.get("army_cards")
             if cards is None:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from realms.engine.cards import CharacterCard
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITIES, RARITY_QUOTA
 
 
@@ -30,6 +29,7 @@ class Deployable(Protocol):
 
 
 DEPLOY = "deploy"
+CardT = TypeVar("CardT", bound=Deployable)
 
 
 def line_allows(position: str, line: str) -> bool:
@@ -105,7 +105,7 @@ def deployment_problems(
 
 
 def legal_deployments(
-    deployed: Sequence[tuple[CharacterCard, str]], collection: Sequence[CharacterCard]
+    deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable]
 ) -> list[tuple[str, str, str]]:
     """Every legal ("deploy", slug, line) for a player, in collection order."""
     if len(deployed) >= ARMY_SIZE:
@@ -137,9 +137,9 @@ def legal_deployments(
     return actions
 
 
-def random_army(cards: Sequence[CharacterCard], rng: random.Random) -> list[tuple[CharacterCard, str]]:
+def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT, str]]:
     """A random legal army (R1–R3) from `cards`, drawn with `rng`: the quotas, printed lines, ≤ 5 per line."""
-    army: list[tuple[CharacterCard, str]] = []
+    army: list[tuple[CardT, str]] = []
     while len(army) < ARMY_SIZE:
         options = legal_deployments(army, cards)
         if not options:

@@ -42,7 +42,7 @@ class RealmsForm(MatchForm):
         seed = self.seed()
         # Random armies are drawn from the match seed, side a first, as `manage.py simulate` draws them.
         rng = random.Random(seed if isinstance(seed, int) else 0)
-        armies = {}
+        armies: dict[str, dict[str, Any]] = {}
         drafted = [side for side in SIDES if self.values[f"{side}_source"] == "formation"]
         if drafted:
             for side in (side for side in SIDES if side not in drafted):

@@ -7,10 +7,12 @@ army services and the API's serializers, so a filter, a code or a decklist means
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import InvalidPage, Paginator
+from django.db.models import QuerySet
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -81,7 +83,7 @@ def _label(path: tuple) -> str:
     return PARAMETER_LABELS.get(path[0], path[0])
 
 
-def _search_characters(request, params: dict) -> tuple[object | None, dict[str, list[str]], list[dict]]:
+def _search_characters(request, params: dict) -> tuple[QuerySet[Character] | None, dict[str, list[str]], list[dict]]:
     """The characters `params` select through the API's FilterSet (query language included), with a
     tie-breaker so that pages do not overlap; or None and the errors by parameter; and the warnings of `q`."""
     filterset = CharacterFilter(params, queryset=selectors.character_list(), request=request)
@@ -90,8 +92,9 @@ def _search_characters(request, params: dict) -> tuple[object | None, dict[str, 
     try:
         characters = filterset.qs
     except ValidationError as exc:  # a query that cannot be run, with the position of the problem
-        return None, {name: [str(m) for m in problems] for name, problems in exc.detail.items()}, []
-    ordering = list(characters.query.order_by) or list(Character._meta.ordering)
+        detail = cast(dict[str, list[str]], exc.detail)  # the query's errors, by parameter
+        return None, {name: [str(m) for m in problems] for name, problems in detail.items()}, []
+    ordering = list(characters.query.order_by) or list(Character._meta.ordering or ())
     return characters.order_by(*ordering, "pk"), {}, list(getattr(request, "query_warnings", []))
 
 

@@ -4,7 +4,7 @@ a match's log from each game's declared event fields (G1: a log's events carry e
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
@@ -12,6 +12,9 @@ from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
 from cardsdb.api.pagination import MAX_PAGE_SIZE, WARNINGS_SCHEMA
 from simulate import services
 from simulate.engine.games import get_game
+
+if TYPE_CHECKING:
+    from simulate.api.views import EveryGameViewSet, GameRequestView
 
 
 def by_game(component: str, kind: str, many: bool = False) -> PolymorphicProxySerializer:
@@ -77,10 +80,12 @@ class GameRequestSchema(AutoSchema):
     """A view playing one game: the game's own request (`view.request_schema` names which) and answer."""
 
     def get_request_serializer(self):
-        return getattr(self.view.game_matches(), self.view.request_schema)
+        view = cast("GameRequestView", self.view)
+        return getattr(view.game_matches(), view.request_schema)
 
     def get_response_serializers(self):
-        return {self.view.answer_status: getattr(self.view.game_matches(), self.view.answer)}
+        view = cast("GameRequestView", self.view)
+        return {view.answer_status: getattr(view.game_matches(), view.answer)}
 
     def _get_request_body(self, *args, **kwargs):
         body = super()._get_request_body(*args, **kwargs)
@@ -106,8 +111,9 @@ class EveryGameSchema(AutoSchema):
     def get_response_serializers(self):
         if getattr(self.view, "action", None) == "log":
             return {200: log_page_schema()}
-        name = "Match" if self.view.answer == "match_result" else "Batch"
-        return by_game(name, self.view.answer, many=self.view.action == "list")
+        view = cast("EveryGameViewSet", self.view)
+        name = "Match" if view.answer == "match_result" else "Batch"
+        return by_game(name, view.answer, many=view.action == "list")
 
     def get_override_parameters(self):
         parameters = super().get_override_parameters()

@@ -12,7 +12,7 @@ string (cardsdb.api.fields), `"true"` not a boolean.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from rest_framework import serializers
 
@@ -103,7 +103,7 @@ class BatchOptionsMixin(serializers.Serializer):
 DRAWN = "drawn"  # what a batch request's validation drew (random armies), by request key, as it will be played
 
 
-def study_inputs(validated: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+def study_inputs(validated: dict[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
     """What a batch keeps as its `inputs`: the request as given, but the batch's own fields, and the armies its
     validation drew as drawn (so that every chunk plays them); its kind adjusts the rest (a matrix of factions
     keeps `entrants: "factions"` until they are chosen)."""
@@ -123,7 +123,7 @@ class MatchResultSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="match-detail")
     log = serializers.HyperlinkedIdentityField(view_name="match-log", help_text="Its events, page by page.")
     seed = seed_field(help_text="Replaying the inputs with this seed gives the identical log.")
-    reason = serializers.CharField(help_text="Why the match ended.")
+    reason: serializers.Field = serializers.CharField(help_text="Why the match ended.")  # each game's: one_of
     rounds = serializers.IntegerField(min_value=0)
     actions = serializers.IntegerField(min_value=0, help_text="Decisions taken.")
     schema_version = serializers.IntegerField(min_value=1, help_text="Version of the event schema of its log.")
@@ -214,11 +214,11 @@ class SimulatedSerializer(serializers.Serializer):
     flag = one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0.")
 
 
-def simulated_block(context: dict, *, game: str, group: str, member: str) -> dict[str, Any] | None:
+def simulated_block(context: Mapping[str, Any], *, game: str, group: str, member: str) -> dict[str, Any] | None:
     """A card's row of the latest field study (read once per answer, whatever the number of cards)."""
     from simulate.selectors import latest_field_study
 
-    cache = context.setdefault("simulated_rows", {})
+    cache = cast(dict[str, Any], context).setdefault("simulated_rows", {})  # a serializer's context: a dict
     if game not in cache:
         batch = latest_field_study(game=game)
         rows = {} if batch is None else {

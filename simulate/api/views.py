@@ -6,6 +6,7 @@ One view class serves every game: its route gives the game (`urls.py`), and the 
 
 import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django_filters.rest_framework import DjangoFilterBackend
@@ -64,7 +65,13 @@ def start_batch(*, game: str, body: Mapping, data: serializers.Serializer, reque
     return batch
 
 
-class ResumesBatches:
+if TYPE_CHECKING:  # what ResumesBatches is mixed into, for the type checker
+    _APIView = APIView
+else:
+    _APIView = object
+
+
+class ResumesBatches(_APIView):
     """Every simulate request lets the background look for batches left without a runner (at most once a
     minute per process, never inside the request)."""
 
@@ -90,7 +97,7 @@ class GameRequestView(ResumesBatches, APIView):
     schema = GameRequestSchema()
     game = ""
     request_schema = answer = ""  # the GameMatches attributes of its request's schema and of its answer
-    answer_status = status.HTTP_200_OK
+    answer_status: int = status.HTTP_200_OK
 
     def game_matches(self) -> services.GameMatches:
         return services.game_matches(self.game)

@@ -25,7 +25,11 @@ class MatchPages(Protocol):
     title: str  # the game's name as the pages show it
 
     # The match page.
-    match_form: type[MatchForm]  # reads the posted form (its `fields`) into the API's match request
+    # (The members a game sets to its own subclass, or a tuple or a dict, are read-only here.)
+    @property
+    def match_form(self) -> type[MatchForm]:
+        """Reads the posted form (its `fields`) into the API's match request."""
+
     match_form_template: str  # the game's part of the match form (its sides or setup), included by the page
     saved_name: str  # what a signed-in user saves and the form offers ("armies"), as the page names it
     winner_noun: str  # what wins a match ("side"), in the list of recent matches
@@ -59,13 +63,21 @@ class StudyPages(Protocol):
     # The study form.
     study_form_template: str  # the game's part of the study form, included by the page
     study_agent_labels: tuple[str, str]  # the labels of the agent fields, first side first
-    patch_fields: Sequence[str]  # what a what-if patch's simple field may change
-    # The roles each of the game's simple fields gives (a study kind reads the roles in its `game_roles`); a
-    # field not named is read by every kind. An input filled in that the chosen kind leaves out is refused.
-    study_field_roles: Mapping[str, tuple[str, ...]]
-    # The game's own choices among its simple fields (simulate.pages.choices); one `within=("role", R)` applies
-    # to the kind that reads role R.
-    study_choices: Sequence[Choice]
+
+    # (The members a game sets to a tuple or a dict of its own are read-only here.)
+    @property
+    def patch_fields(self) -> Sequence[str]:
+        """What a what-if patch's simple field may change."""
+
+    @property
+    def study_field_roles(self) -> Mapping[str, tuple[str, ...]]:
+        """The roles each of the game's simple fields gives (a study kind reads the roles in its `game_roles`); a
+        field not named is read by every kind. An input filled in that the chosen kind leaves out is refused."""
+
+    @property
+    def study_choices(self) -> Sequence[Choice]:
+        """The game's own choices among its simple fields (simulate.pages.choices); one `within=("role", R)`
+        applies to the kind that reads role R."""
 
     def study_fields(self) -> dict[str, forms.Field]:
         """The game's own simple fields of the study form, by name (a new set on every call)."""

@@ -86,7 +86,7 @@ def refusal_of(exc: Exception, form: StudyForm) -> dict[str, Any]:
             form.add_error(form.field_for(path), reason)
         return {"message": str(exc), "fields": [], "violations": []}
     answer = exception_handler(exc, {}).data
-    fields = []
+    fields: list[dict[str, Any]] = []
     for path, reasons in answer.get("fields", {}).items():
         if field := form.field_for(path):
             for reason in reasons:

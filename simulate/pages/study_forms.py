@@ -4,9 +4,9 @@ checked by the game's own batch request serializer (simulate.pages.studies)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -36,9 +36,15 @@ def parsed_json(text: str) -> Any:
     except exceptions.ParseError as exc:
         raise forms.ValidationError(str(exc.detail)) from None
     except exceptions.ValidationError as exc:
+        detail = cast(dict[str, list[str]], exc.detail)  # load_json names each problem by its path
         raise forms.ValidationError(
-            [f"{path}: {message}" for path, messages in exc.detail.items() for message in messages]
+            [f"{path}: {message}" for path, messages in detail.items() for message in messages]
         ) from None
+
+
+def variant_choices(field: forms.Field) -> Iterable[tuple[Any, Any]]:
+    """The (value, label) pairs of a kind's variant field (a ChoiceField of flat choices)."""
+    return cast(Iterable[tuple[Any, Any]], cast(forms.ChoiceField, field).choices)
 
 
 class StudyForm(forms.Form):
@@ -65,7 +71,7 @@ class StudyForm(forms.Form):
                                       help_text=f"{MIN_CI_WIDTH} to 1; count is then the cap.")
 
     def __init__(self, *args, game: str, **kwargs):
-        super().__init__(*args, label_suffix="", **kwargs)
+        super().__init__(*args, label_suffix="", **kwargs)  # type: ignore[misc]  # never given positionally
         self.game = game
         self.pages = pages = game_pages(game)
         kind, *others = self.fields.items()
@@ -74,7 +80,7 @@ class StudyForm(forms.Form):
         self.fields = dict([kind, *pages.study_fields().items(), *agents, *own, *rest])
         names = [(name, name) for name in agent_names(game)]
         for name, label in zip(("agent_a", "agent_b"), pages.study_agent_labels, strict=True):
-            self.fields[name].choices = names
+            cast(forms.ChoiceField, self.fields[name]).choices = names
             self.fields[name].initial = "greedy"
             self.fields[name].label = label
         for study in KINDS.values():  # picking an input of a variant (an agent of a what-if) chooses it
@@ -129,7 +135,7 @@ class StudyForm(forms.Form):
         variants = tuple(
             Choice(study.variant_field, f"the {study.label.lower()}", {
                 value: Option(str(label), tuple(name for name, used in kinds.items() if f"{study.name}/{value}" in used))
-                for value, label in self.fields[study.variant_field].choices}, within=("kind", study.name))
+                for value, label in variant_choices(self.fields[study.variant_field])}, within=("kind", study.name))
             for study in KINDS.values() if study.variant_field)
         simple = tuple(name for name in self.fields if name not in OVER_JSON)
         by_json = Choice(INPUTS, "the study's inputs", {
@@ -148,7 +154,7 @@ class StudyForm(forms.Form):
     def clean(self):
         """Every input filled in is read by the kind chosen (and its base, and the game's own choices), and none
         is filled in beside the JSON inputs, which replace them; each that is not is refused by its field."""
-        data = super().clean()
+        data = cast(dict[str, Any], super().clean())  # Form.clean answers cleaned_data
         if "kind" not in data:
             return data
         chosen = {choice.name: self.chosen_value(choice.name) for choice in self.choices}
@@ -174,7 +180,7 @@ class StudyForm(forms.Form):
             return False
         first = field.initial
         if first is None and isinstance(field, forms.ChoiceField) and not isinstance(field, forms.MultipleChoiceField):
-            first = next((choice for choice, _ in field.choices), None)
+            first = next((choice for choice, _ in cast(Iterable[tuple[Any, Any]], field.choices)), None)
         if isinstance(value, str):
             return lines(value) != lines(str(first or ""))
         return value != first
@@ -217,8 +223,9 @@ class StudyForm(forms.Form):
         variant) reads, random entrants drawn from the seed, then the kind's own."""
         data, study = self.cleaned_data, study_kind(self.cleaned_data["kind"])
         variants = study.form_variants()
-        read = variants.get(data.get(study.variant_field) or self.fields[study.variant_field].initial) \
-            if variants else study
+        chosen = variants.get(data.get(study.variant_field) or self.fields[study.variant_field].initial) \
+            if variants else None
+        read = chosen or study
         agents = "agent_a" in read.form_reads
         body = self.pages.study_inputs(data, read.game_roles, agents=agents, seed=seed)
         study.form_inputs(data, body)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rest_framework import serializers
 
@@ -30,7 +30,7 @@ from simulate.engine.tally import (
     merge,
     new_tally,
 )
-from simulate.services import IllegalMatchSetup, PreparedMatch
+from simulate.services import IllegalMatchSetup, PlaysFeatures, PreparedMatch
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -298,8 +298,9 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
                 share=share)
     match = Played(outcome, (winner == first, winner == second))
     if features is not None:
-        count_drawn(studies, pairing, match, studies.played_features(features, result) if studies.plays_features
-                    else features, leg)
+        if studies.plays_features:
+            features = cast(PlaysFeatures, studies).played_features(features, result)
+        count_drawn(studies, pairing, match, features, leg)
     return match
 
 

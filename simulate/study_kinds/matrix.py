@@ -161,7 +161,7 @@ def compact(cell: Mapping[str, Any]) -> dict[str, Any]:
 
 def standings(cells: Sequence[Sequence[dict[str, Any] | None]], names: Sequence[str]) -> list[dict[str, Any]]:
     """Entrants by their mean win rate against every other, highest first."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, row in enumerate(cells):
         rates = [cell["win_rate"] for cell in row if cell is not None and cell["win_rate"] is not None]
         rows.append({"entrant": i, "name": names[i] if i < len(names) else f"entrant {i}",

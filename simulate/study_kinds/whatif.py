@@ -347,4 +347,6 @@ def json_or_text(text: str) -> Any:
     except exceptions.ParseError:
         return text.strip()
     except exceptions.ValidationError as exc:
-        raise forms.ValidationError([str(message) for messages in exc.detail.values() for message in messages]) from None
+        detail = exc.detail
+        listed = detail.values() if isinstance(detail, dict) else [detail]
+        raise forms.ValidationError([str(message) for messages in listed for message in messages]) from None

@@ -11,7 +11,7 @@ from tests.conftest import assert_error_shape
 URL = "/api/cards/autocomplete/"
 
 
-def suggest(client, query: str) -> list[dict]:
+def suggest(client, query: str | dict[str, str]) -> list[dict]:
     response = client.get(URL, {"q": query} if isinstance(query, str) else query)
     assert response.status_code == 200, response.content
     return response.json()["results"]

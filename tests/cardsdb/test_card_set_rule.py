@@ -1,5 +1,7 @@
 """A card's set belongs to its game: one rule (Card.clean), refused alike by the admin and the API."""
 
+from typing import Any
+
 import pytest
 from django import forms
 from django.core.exceptions import ValidationError
@@ -37,7 +39,7 @@ def admin_change(admin_client, model, card, **changes):
     """Post the card's admin change form as it stands, with `changes` (set codes become set ids)."""
     url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/{card.pk}/change/"
     form = admin_client.get(url).context["adminform"].form
-    data = {}
+    data: dict[str, Any] = {}
     for name, field in form.fields.items():
         if isinstance(field, forms.FileField):
             continue

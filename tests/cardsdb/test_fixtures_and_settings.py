@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core import serializers
@@ -18,11 +19,11 @@ def dump_all(exclude=None) -> str:
     """Every row of the catalogue apps (official records included), as JSON."""
     from django.apps import apps
 
-    objects = []
+    objects: list[Any] = []
     for app in ("cardsdb", "realms", "legends"):
         for model in apps.get_app_config(app).get_models():
             if model is not exclude:
-                objects.extend(model.objects.order_by("pk"))
+                objects.extend(model._default_manager.order_by("pk"))
     return serializers.serialize("json", objects)
 
 

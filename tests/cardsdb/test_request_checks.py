@@ -5,6 +5,7 @@ none is taken. Each answers in the API's error shape under /api/ and as the site
 import io
 import json
 import socket
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -27,7 +28,7 @@ class MultipartStream(io.RawIOBase):
         head = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"a.png\"\r\n"
                 "Content-Type: image/png\r\n\r\n").encode()
         tail = f"\r\n--{BOUNDARY}--\r\n".encode()
-        self.parts = [head, size, tail]
+        self.parts: list[Any] = [head, size, tail]
         self.length = len(head) + size + len(tail)
         self.read_bytes = 0
 

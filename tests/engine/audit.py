@@ -49,6 +49,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -289,7 +290,7 @@ class Auditor:
         etype = self.ev[i]["type"] if 0 <= i < self.n else "end"
         raise Violation(rule, i, etype, text)
 
-    def _ok(self, cond: bool, rule: str, text: str, index: int | None = None) -> None:
+    def _ok(self, cond: object, rule: str, text: str, index: int | None = None) -> None:
         self.checks += 1
         if not cond:
             self._fail(rule, text, index)
@@ -597,8 +598,8 @@ class Auditor:
                 slugs = [u["card"] for u in army]
                 self._ok(len(set(slugs)) == len(slugs), "R1", f"player {side} fields a card twice")
             if deployed is not None:
-                got = [(u["card"], u["line"]) for u in army]
-                self._ok(got == deployed[PLAYERS.index(side)], "R6",
+                fielded = [(u["card"], u["line"]) for u in army]
+                self._ok(fielded == deployed[PLAYERS.index(side)], "R6",
                          f"player {side}'s army is not what it deployed")
                 owned = self.collections[side]
                 for u in army:
@@ -1314,7 +1315,7 @@ class Auditor:
         t.effects[eid] = Eff(eid, t.uid, kind, stat, amount or 0, until, src.uid, persists, r,
                              duration if kind in ONGOING else 0)
 
-    def _expire_batch(self, due: list[tuple[Unit, Eff, str, Unit | None]], rule: str, what: str,
+    def _expire_batch(self, due: Sequence[tuple[Unit, Eff, str, Unit | None]], rule: str, what: str,
                       via: str | None = None) -> None:
         """Exactly these effects end now (in any order)."""
         pending = {x.eid: (u, x, reason, by) for u, x, reason, by in due}

@@ -20,7 +20,7 @@ def _card(
 
 
 def _main(name: str, choose: str, effects: list[dict], ignore_lines: bool = False) -> dict:
-    spec = {"name": name, "text": f"{name}.", "choose": choose, "effects": effects}
+    spec: dict[str, Any] = {"name": name, "text": f"{name}.", "choose": choose, "effects": effects}
     if ignore_lines:
         spec["ignore_lines"] = True
     return spec

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from realms.engine.cards import CharacterCard, card_from_dict
@@ -89,8 +90,8 @@ def line_of(c: CharacterCard) -> str:
 
 
 def battle(
-    a: list[CharacterCard | tuple[CharacterCard, str]],
-    b: list[CharacterCard | tuple[CharacterCard, str]],
+    a: Sequence[CharacterCard | tuple[CharacterCard, str]],
+    b: Sequence[CharacterCard | tuple[CharacterCard, str]],
     *,
     seed: int = 1,
     **options: Any,
@@ -98,7 +99,7 @@ def battle(
     """A match between two small armies, at its first decision (options default to first_player a)."""
     options.setdefault("first_player", "a")
 
-    def army(units: list) -> list[tuple[CharacterCard, str]]:
+    def army(units: Sequence) -> list[tuple[CharacterCard, str]]:
         return [u if isinstance(u, tuple) else (u, line_of(u)) for u in units]
 
     return new_match({"armies": {"a": army(a), "b": army(b)}}, seed=seed, options=options)

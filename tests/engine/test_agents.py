@@ -287,7 +287,7 @@ def test_a_spent_budget_plays_greedys_choice() -> None:
 
 
 def test_the_same_seed_gives_the_same_match_under_a_binding_budget() -> None:
-    def logs(agents: list[SearchAgent]) -> list[object]:
+    def logs(agents: list[SearchAgent]) -> list[dict[str, Any]]:
         return play_match("realms", setup=_stalling_armies(), agents=agents, seed=8, options={"max_rounds": 10},
                           keep_log=True).events or []
 

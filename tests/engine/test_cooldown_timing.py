@@ -16,7 +16,7 @@ from tests.engine.helpers import acting, attack, battle, card, of_type, use
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTER = {c.slug: c for c in cards_from_fixture(json.loads((ROOT / "fixtures" / "realms_starter.json").read_text()))}
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 
 
 def official(slug: str) -> CharacterCard:

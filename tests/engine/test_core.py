@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,13 +14,13 @@ from realms.engine.cards import CharacterCard, card_from_dict, cards_from_fixtur
 from realms.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.formation import random_army
 from realms.engine.setup import ArmySetup, FormationSetup
-from realms.engine.spec import SpecError
 from simulate.engine import events as event_log
 from simulate.engine.agents import AGENTS, agent_names, get_agent
 from simulate.engine.errors import (
     InputError,
     OptionsError,
     SetupError,
+    SpecError,
     UnknownAgentError,
     UnknownGameError,
 )
@@ -186,7 +187,7 @@ def test_every_event_matches_the_documented_schema_and_round_trips_through_json(
 
 
 def test_schema_problems_catch_unknown_types_and_wrong_fields() -> None:
-    events = [{"type": "round_start", "round": 1}, {"type": "round_start"}, {"type": "teleport"}]
+    events: list[dict[str, Any]] = [{"type": "round_start", "round": 1}, {"type": "round_start"}, {"type": "teleport"}]
     problems = event_log.schema_problems(events, EVENT_FIELDS)
     assert len(problems) == 2 and "missing ['round']" in problems[0] and "teleport" in problems[1]
 

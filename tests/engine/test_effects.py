@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from realms.engine import spec
+from realms.engine.effects import EFFECT_KINDS
 from tests.engine.helpers import (
     acting,
     attack,
@@ -19,12 +21,12 @@ from tests.engine.helpers import (
     use,
 )
 
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 
 
 def test_every_effect_kind_has_a_scenario_here() -> None:
     names = {name[len("test_"):].split("_")[0] for name in globals() if name.startswith("test_")}
-    assert set(spec.EFFECT_KINDS) <= names
+    assert set(EFFECT_KINDS) <= names
 
 
 def test_damage_is_floor_of_atk_times_scale_plus_flat_minus_def() -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from realms.engine.spec import SpecError, parse_faction_ability, parse_main_ability
+from realms.engine.spec import parse_faction_ability, parse_main_ability
+from simulate.engine.errors import SpecError
 from simulate.engine.runner import play_match
 from tests.engine.helpers import (
     act_orders,
@@ -23,7 +25,7 @@ from tests.engine.helpers import (
     use,
 )
 
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 
 # ------------------------------------------------------------- R17 effects end with their source
 

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from realms.engine.cards import CharacterCard
-from realms.engine.formation import RARITY_QUOTA, can_complete, deployment_problems, legal_deployments
+from realms.engine.formation import can_complete, deployment_problems, legal_deployments
 from realms.engine.game import new_match
+from realms.engine.vocabulary import RARITY_QUOTA
 from simulate.engine.errors import IllegalAction
 from simulate.engine.runner import play_match
 from tests.engine.cardset import all_cards, by_slug

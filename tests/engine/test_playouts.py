@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 
 from realms.engine.cards import CharacterCard, card_from_dict, cards_from_fixture
+from realms.engine.effects import LASTING_KINDS
 from realms.engine.events import EVENT_FIELDS
 from realms.engine.formation import random_army
 from realms.engine.game import new_match
 from realms.engine.setup import ArmySetup, FormationSetup
-from realms.engine.spec import DEFEAT_TRIGGERS, ENEMY_PICKS, LASTING_KINDS, faction_spec, main_spec
+from realms.engine.spec import DEFEAT_TRIGGERS, ENEMY_PICKS, faction_spec, main_spec
 from realms.engine.state import RealmsState
 from realms.engine.text import faction_text, main_text
 from simulate.engine.agents import get_agent
@@ -294,7 +295,7 @@ def test_driven_states_keep_their_invariants_and_logs(tie_break: str) -> None:
     rng = random.Random(77 + TIE_BREAKS.index(tie_break))
     for seed in range(120):
         names = PAIRINGS[seed % len(PAIRINGS)]
-        options = {"tie_break": tie_break, "max_rounds": rng.choice([5, 20, 50])}
+        options: dict[str, Any] = {"tie_break": tie_break, "max_rounds": rng.choice([5, 20, 50])}
         if seed % 8 == 0:
             st = new_match({"collections": {"a": cards, "b": cards}}, seed=seed, options=options)
         else:

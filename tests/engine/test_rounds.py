@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from simulate.engine.errors import IllegalAction
@@ -21,7 +23,7 @@ from tests.engine.helpers import (
     use,
 )
 
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 
 
 # ---------------------------------------------------------------- R7 start phase

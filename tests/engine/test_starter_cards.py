@@ -35,8 +35,8 @@ import pytest
 
 from realms.engine.agents import GreedyAgent
 from realms.engine.cards import CharacterCard, cards_from_fixture
+from realms.engine.effects.base import Effect
 from realms.engine.formation import legal_deployments, line_allows, random_army
-from realms.engine.spec import Effect
 from realms.engine.text import faction_text, main_text
 from simulate.engine.runner import MatchResult, play_match
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from realms.engine import spec
 from tests.engine.helpers import acting, attack, battle, card, fab, main, of_type, pass_turns, unit, use
 
-DUMMY = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
+DUMMY: dict[str, Any] = {"cls": "tank", "atk": 1, "df": 0, "spd": 1, "hp": 40}
 PLUS_ATK = {"kind": "buff", "target": "self", "stat": "atk", "amount": 1, "duration": 5}
 
 

@@ -1,6 +1,7 @@
 """Card faces: PNGs drawn from the card data, attack elements and effect readable at a glance."""
 
 import io
+from typing import cast
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -116,7 +117,8 @@ def test_official_faces_are_those_of_the_reference_renderer(catalogue, reference
     assert len(cards) >= 50
     assert same_faces(render_legends_card, reference.render_legends_card, cards) == []
     for card in cards:
-        assert card_face_renderer(card).cache_version == reference.card_face_renderer(card).cache_version
+        # (cache_version: set on the function by its decorator, cardsdb.rendering.layout_version)
+        assert card_face_renderer(card).cache_version == reference.card_face_renderer(card).cache_version  # type: ignore[attr-defined]
 
 
 def test_faces_with_art_and_odd_data_are_those_of_the_reference_renderer(db, reference):
@@ -157,7 +159,7 @@ def test_unusual_data_still_renders(db):
     assert image.size == CARD_SIZE
     # The name is cut short inside the header, not drawn over the frame.
     margin = image.crop((0, 28, 16, 54)).convert("L")
-    assert margin.getextrema()[1] < 200
+    assert cast(tuple[int, int], margin.getextrema())[1] < 200  # one band: (min, max)
     assert nearest_element(image.getpixel(BOTTOM_BAND)) == "fire"
     protector = make_protector("Broken")
     Protector.objects.filter(pk=protector.pk).update(effect={"kind": "nonsense"})
@@ -186,7 +188,7 @@ def test_faces_are_cached_until_the_card_or_an_element_changes(catalogue, anon_c
     recoloured = anon_client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert recoloured.status_code == 200 and recoloured["ETag"] != etag
     image = Image.open(io.BytesIO(recoloured.content)).convert("RGB")
-    assert sum(abs(a - b) for a, b in zip(image.getpixel(BOTTOM_BAND), (0, 172, 193), strict=True)) < 90
+    assert sum(abs(a - b) for a, b in zip(cast(tuple[int, ...], image.getpixel(BOTTOM_BAND)), (0, 172, 193), strict=True)) < 90
 
 
 def test_png_accept_header_is_honoured(catalogue, anon_client):

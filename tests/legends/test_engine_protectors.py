@@ -1,5 +1,7 @@
 """The protector effect spec: every kind parses, every mistake is reported with its path."""
 
+from typing import Any
+
 import pytest
 
 from legends.engine.protectors import (
@@ -15,7 +17,7 @@ ELEMENTS = {"fire", "water", "earth", "air"}
 NAMES = {"fire": "Fire", "water": "Water", "earth": "Earth", "air": "Air"}
 
 # One valid spec per kind, and the plain words each one prints.
-VALID = {
+VALID: dict[str, tuple[dict[str, Any], str]] = {
     "reveal_facedown": (
         {"kind": "reveal_facedown", "when": "before_second_turns"},
         "Once per round, during the face-down turns, the team looks at one face-down card an opponent played "

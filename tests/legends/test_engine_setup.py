@@ -239,7 +239,7 @@ def test_duel_never_reports_adjacency():
 
 
 def test_every_violation_is_reported_at_once_in_a_stable_order():
-    setup = [
+    setup: list[dict] = [
         {"spirit": "akin", "protector": "spy", "defenses": ["d1", "d1", "ghost"],
          "players": [{"name": "Ann", "counter": 1}, {"name": "Ben", "counter": 2}]},
         {"spirit": "akin", "protector": "spy", "defenses": ["d2"],

@@ -1,5 +1,7 @@
 """Every filter of the Akin Legends API, checked against the data (tests/test_filter_guard.py guards the fields)."""
 
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -21,7 +23,7 @@ pytestmark = pytest.mark.django_db
 API = "/api/legends"
 
 def test_every_viewset_uses_its_filterset():
-    viewsets = {
+    viewsets: dict[type, Any] = {
         ElementFilter: views.ElementViewSet, SpiritFilter: views.SpiritViewSet,
         ProtectorFilter: views.ProtectorViewSet, DefenseCardFilter: views.DefenseCardViewSet,
         SummoningCardFilter: views.SummoningCardViewSet, TeamSetupFilter: views.TeamSetupViewSet,
@@ -40,7 +42,7 @@ def q(text: str) -> str:
 
 
 # resource -> [(filter name, query string, which rows it should return)]
-CASES = {
+CASES: dict[str, list[tuple[str, str, Callable[..., object]]]] = {
     "elements": [
         ("slug", "slug=earth", lambda e: e.slug == "earth"),
         ("name", "name=AI", lambda e: e.slug == "air"),
@@ -117,7 +119,7 @@ CARD_CASES = [
 for resource, code in {"spirits": "al-eotp-001", "protectors": "AL-EOTP-003", "defenses": "AL-EOTP-012",
                        "summoning-cards": "Al-Eotp-024"}.items():
     CASES[resource].append(("code", f"code={code}", lambda c, code=code: c.code == code.upper()))
-RESOURCES = {
+RESOURCES: dict[str, tuple[Any, Any]] = {
     "elements": (Element, ElementFilter),
     "spirits": (Spirit, SpiritFilter),
     "protectors": (Protector, ProtectorFilter),

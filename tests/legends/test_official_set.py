@@ -64,7 +64,10 @@ def test_the_summoning_deck_is_large_and_balanced(catalogue):
     cards = list(SummoningCard.objects.select_related("attack_1", "attack_2", "effect_element"))
     deck = sum(card.copies for card in cards)
     assert deck >= 60 and deck == 72
-    attack_faces, kinds, effect_elements, effects = Counter(), Counter(), Counter(), Counter()
+    attack_faces: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    effect_elements: Counter[str] = Counter()
+    effects: Counter[tuple[str, str]] = Counter()
     doubles = 0
     for card in cards:
         attack_faces[card.attack_1.slug] += card.copies

@@ -1,5 +1,7 @@
 """A mirror study started from the study form, for both games, and its report saying what it measured."""
 
+from typing import Any
+
 import pytest
 from django.urls import reverse
 
@@ -14,7 +16,7 @@ NEW = reverse("study-new")
 @pytest.fixture
 def handed_over(monkeypatch):
     """The batches handed to the background, not played by it (the test plays them here)."""
-    queued = []
+    queued: list[Any] = []
     monkeypatch.setattr(background, "queue_batch", queued.append)
     return queued
 

@@ -3,6 +3,7 @@ a study posted from the form is stored and handed over as the API's."""
 
 import json
 import re
+from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -24,7 +25,7 @@ NEW = reverse("study-new")
 @pytest.fixture
 def handed_over(monkeypatch):
     """The batches handed to the background, not played (these tests only read what was stored)."""
-    queued = []
+    queued: list[Any] = []
     monkeypatch.setattr(background, "queue_batch", queued.append)
     return queued
 

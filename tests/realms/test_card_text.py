@@ -5,12 +5,13 @@
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 
+from realms.engine.effects import EFFECT_KINDS
 from realms.engine.spec import (
-    EFFECT_KINDS,
     SELECTORS,
     TRIGGERS,
     parse_faction_ability,
@@ -78,7 +79,7 @@ def test_every_stored_official_card_keeps_its_text_when_saved_again():
 
 
 def main(choose: str, *effects: dict, ignore_lines: bool = False) -> str:
-    spec = {"name": "M", "text": "whatever", "choose": choose, "effects": list(effects)}
+    spec: dict[str, Any] = {"name": "M", "text": "whatever", "choose": choose, "effects": list(effects)}
     if ignore_lines:
         spec["ignore_lines"] = True
     return main_text(parse_main_ability(spec))
@@ -242,7 +243,7 @@ def test_ignore_lines_is_said_in_words(effects, expected):
 
 
 SHIELD_2 = {"kind": "shield", "target": "self", "flat": 2, "duration": 1}
-FACTION_CASES = [
+FACTION_CASES: list[tuple[tuple, dict[str, Any], str]] = [
     # every trigger
     (("battle_start", {"kind": "buff", "target": "all_allies", "stat": "def", "amount": 1, "duration": 3}), {},
      "At the start of the battle, gives every ally +1 DEF for 3 rounds."),
@@ -322,7 +323,7 @@ def test_the_faction_name_is_the_printed_one():
 
 
 def test_the_hand_written_cases_cover_the_whole_spec():
-    specs = [
+    specs: list[Any] = [
         parse_main_ability({"name": "M", "text": "x", "choose": a[0], "effects": list(a[1:])}) for a, _ in MAIN_CASES
     ] + [
         parse_faction_ability({"name": "F", "text": "x", "trigger": a[0], "effects": list(a[1:]), **extra})

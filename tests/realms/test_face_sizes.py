@@ -1,6 +1,7 @@
 """Card faces in sizes, Unicode names in DejaVu Sans (or Pillow's own font without it), conditional GETs."""
 
 import io
+from typing import cast
 
 import pytest
 from PIL import Image, ImageFont
@@ -142,7 +143,7 @@ def test_what_the_font_lacks_is_never_a_box(make_character):
 
 def test_without_dejavu_pillows_own_font_draws_with_stand_ins(make_character, pillow_font):
     assert rendering.font_file() is None
-    assert font(20).getname() == ImageFont.load_default(size=20).getname()
+    assert font(20).getname() == cast(ImageFont.FreeTypeFont, ImageFont.load_default(size=20)).getname()
     assert "Pillow" in font_version()
     assert printable("Séraphine — Ægir") == "Seraphine - AEgir"
     assert all(has_glyph(char) for char in printable("Þórr Éowyn 龍 🌞"))

@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.utils.text import slugify
 
-from realms.engine.spec import EFFECT_KINDS, SELECTORS, TRIGGERS, parse_faction_ability, parse_main_ability
+from realms.engine.effects import EFFECT_KINDS
+from realms.engine.spec import SELECTORS, TRIGGERS, parse_faction_ability, parse_main_ability
 from realms.models import Character, Race
 from tests.conftest import FIXTURES_DIR, official_fixture_files
 from tests.factories import ARMY_RARITIES, LINE_CAPACITY, find_army

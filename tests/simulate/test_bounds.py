@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
@@ -57,7 +58,7 @@ HUGE_CODE = army_code([2**64] * 7)
 @pytest.mark.parametrize("url", ["/api/simulate/realms/matches/", "/api/simulate/realms/batches/",
                                  "/api/simulate/legends/matches/", "/api/simulate/legends/batches/"])
 def test_seeds_outside_0_to_2_63_minus_1_are_400(anon_client, armies, url, seed):
-    body = {"armies": armies} if "realms" in url else {"setup": DUEL}
+    body: dict[str, Any] = {"armies": armies} if "realms" in url else {"setup": DUEL}
     if "batches" in url:
         body["count"] = 2
     response = anon_client.post(url, {**body, "seed": seed}, format="json")
@@ -72,7 +73,7 @@ def test_the_largest_seed_plays(anon_client, armies):
 
 @pytest.mark.parametrize("url", ["/api/simulate/realms/batches/", "/api/simulate/legends/batches/"])
 def test_every_seed_of_a_batch_stays_within_the_range(anon_client, armies, url):
-    body = {"armies": armies} if "realms" in url else {"setup": DUEL}
+    body: dict[str, Any] = {"armies": armies} if "realms" in url else {"setup": DUEL}
     response = anon_client.post(url, {**body, "seed": LIMIT - 2, "count": 4}, format="json")
     fields = assert_error_shape(response, 400, "invalid")["fields"]
     assert "seed" in fields and str(LIMIT - 3) in fields["seed"][0]

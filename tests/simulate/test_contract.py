@@ -2,6 +2,8 @@
 its documented schema with every object closed (a field the schema does not name fails), and bodies are
 refused as the schema refuses them (unknown keys, JSON types, bounds), with fields by dotted path."""
 
+from typing import Any
+
 import pytest
 from django.core.cache import cache
 from jsonschema import Draft7Validator
@@ -24,7 +26,7 @@ def closed(node):
         return [closed(item) for item in node]
     if not isinstance(node, dict):
         return node
-    schema = {}
+    schema: dict[str, Any] = {}
     for key, value in node.items():
         if key in DROPPED:
             continue
@@ -66,7 +68,7 @@ def contract(openapi):
         assert not found, "\n".join(found)
         return response.json()
 
-    check.problems = problems
+    check.problems = problems  # type: ignore[attr-defined]  # the fixture's function carries its checker  # type: ignore[attr-defined]  # the fixture's function carries its checker
     return check
 
 

@@ -1,5 +1,7 @@
 """The simulate API for Akin Legends: play teams and duel matches, refuse illegal setups and bad input."""
 
+from typing import Any
+
 import pytest
 
 from legends.models import TeamSetup
@@ -22,7 +24,7 @@ def teams_setup(**team0) -> dict:
     }
 
 
-DUEL = {
+DUEL: dict[str, Any] = {
     "mode": "duel",
     "teams": [
         {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}]},

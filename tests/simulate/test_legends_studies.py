@@ -130,11 +130,12 @@ def test_a_field_counts_the_summoning_cards_each_team_played(study, anon_client)
         {"spirit": team.spirit, "protector": team.protector.slug, "defenses": [d.slug for d in team.defenses],
          "players": [{"name": p.name, "counter": p.counter} for p in team.players]} for team in start.teams]}
     match = anon_client.post(MATCHES, {"setup": setup, "seed": 21}, format="json").json()
-    events, page = [], match["log"] + "?page_size=200"
+    events: list[dict] = []
+    page = match["log"] + "?page_size=200"
     while page:
         answer = anon_client.get(page).json()
         events, page = events + answer["results"], answer["next"]
-    played = {0: set(), 1: set()}
+    played: dict[int, set[str]] = {0: set(), 1: set()}
     for event in events:
         if event["type"] == "decision" and event["stage"] == "play" and event["action"][0] in ("attack", "effect"):
             played[int(event["player"][1])].add(event["action"][1])

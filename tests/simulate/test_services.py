@@ -1,6 +1,8 @@
 """The simulate services called directly, with real rows and no HTTP: each game's preparation,
 playing and storing a match, refusals, batches."""
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -121,7 +123,7 @@ def test_a_legends_match_from_a_saved_setup(user, catalogue):
 
 def test_legends_refusals_name_the_request_path(user, other_user, catalogue):
     theirs = TeamSetup.objects.create(owner=other_user, name="Theirs", mode="duel", teams=DUEL["teams"])
-    cases = [
+    cases: list[tuple[Any, Any, Any, list[str]]] = [
         ({"setup": {"setup": theirs.pk}}, None, InputError, ["setup.setup"]),
         ({"mode": "teams", "setup": DUEL}, None, InputError, ["mode"]),
         ({"setup": {"teams": DUEL["teams"]}}, None, InputError, ["mode"]),

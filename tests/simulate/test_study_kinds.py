@@ -8,6 +8,7 @@ import pytest
 from django.template.loader import get_template
 
 from simulate import services
+from simulate.engine.errors import InputError
 from simulate.study_kinds import KINDS, REGISTERED, study_kind
 from simulate.study_kinds.base import StudyKind
 
@@ -32,7 +33,7 @@ def test_a_kind_reads_no_key_every_study_has():
 
 
 def test_an_unknown_kind_is_refused_at_kind():
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(InputError) as refused:
         study_kind("sweep")
     assert refused.value.errors == [("kind", "unknown")]
 

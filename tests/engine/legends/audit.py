@@ -225,7 +225,7 @@ class Audit:
         """The deck (L3): each design listed once, its attacks, its effect and its copies."""
         elements = e["elements"]
         self.design: dict[str, tuple[tuple[str, str], str, str]] = {}
-        deck = Counter()
+        deck: Counter[str] = Counter()
         for card in e["deck"]:
             slug, attacks, effect = card["slug"], card["attacks"], card["effect"]
             self.check(slug not in self.design, f"design {slug} listed once")
@@ -444,7 +444,7 @@ class Audit:
             self.check(all(teams[i] != teams[(i + 1) % len(teams)] for i in range(len(teams))),
                        "teammates never play one after the other (L7)")
         self.turn = 0
-        self.plays: dict[int, dict[str, Any]] = {}
+        self.plays = {}
         self.spy_used = [False, False]
         self.spied_now = False
         self.phase = "turns"
@@ -507,10 +507,10 @@ class Audit:
             self.check(stage == "allocate" and team is not None, f"a {stage} decision at allocation")
             if team is None:
                 return
-            options = self.allocation_options(team)
+            allocations = self.allocation_options(team)
             self.check(player == self.decider(team), "the team's first player allocates (L10)")
-            self.check(len(options) > 1, "an allocation decision only with a choice")
-            self.check({frozenset(a[1]) for a in offered if a[0] == "allocate"} == options
+            self.check(len(allocations) > 1, "an allocation decision only with a choice")
+            self.check({frozenset(a[1]) for a in offered if a[0] == "allocate"} == allocations
                        and all(a[0] == "allocate" for a in offered), "every legal allocation offered (L9, L10)")
         else:
             self.check(stage == "play" and self.phase == "turns", f"a {stage} decision during {self.phase}")
@@ -561,7 +561,7 @@ class Audit:
         attacks, effect_kind, effect_element = self.design[card]
         if play["orientation"] == "attack":
             self.check(element in attacks and kind == "attack", f"#{seq}: attacks with one of its elements (L8)")
-            expected = ("attack", card, element)
+            expected: tuple[str, ...] = ("attack", card, element)
         else:
             self.check(element == effect_element and kind == effect_kind, f"#{seq}: its special effect (L3, L8)")
             expected = ("effect", card)
@@ -631,9 +631,9 @@ class Audit:
              "source": p["card"]}
             for s, p in sorted(self.plays.items()) if p["orientation"] == "effect" and p["kind"] == "healing"
         ]
-        self.resolved: list[tuple] | None = None
-        self.alloc_queue: list[int] = []
-        self.fallen: list[tuple] | None = None
+        self.resolved = None
+        self.alloc_queue = []
+        self.fallen = None
 
     def on_reveal(self, e: Event) -> None:
         self.check(self.phase == "reveal" and bool(self.reveals) and e["seq"] == self.reveals[0],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +92,7 @@ def duel_setup(
     }
 
 
-def rigged(setup: dict[str, Any], hands: dict[str, Sequence[str]], seed: int = 7, **options: Any) -> LegendsState:
+def rigged(setup: dict[str, Any], hands: Mapping[str, Sequence[str]], seed: int = 7, **options: Any) -> LegendsState:
     """A new match whose players hold exactly the given cards (other players keep their deal)."""
     state = new_match(setup, seed=seed, options=options or None)
     for pid, slugs in hands.items():

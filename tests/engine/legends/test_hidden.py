@@ -14,7 +14,8 @@ from legends.engine.agents import SearchAgent
 from legends.engine.game import new_match, play_legends_match
 from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import Defense, Play
-from legends.engine.state import LegendsState, Seat
+from legends.engine.state import LegendsState
+from legends.engine.table import Seat
 
 from .helpers import duel_setup, official, teams_setup
 

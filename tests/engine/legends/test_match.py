@@ -230,7 +230,7 @@ def test_options_defaults_and_every_error():
     with pytest.raises(OptionsError):
         validate_options("legends", {"max_rounds": 201})
     with pytest.raises(OptionsError):
-        validate_options("legends", ["max_rounds"])
+        validate_options("legends", ["max_rounds"])  # type: ignore[arg-type]  # not a mapping, on purpose
 
 
 def test_the_action_cap_ends_in_a_draw():
