@@ -138,20 +138,25 @@ def value_of(obj: Any, memo: dict[int, Any] | None = None, busy: set[int] | None
     if key in busy:
         return ("cycle", type(obj).__qualname__)
     busy.add(key)
-    name = type(obj).__qualname__
-    if isinstance(obj, random.Random):
-        out: Any = (name, obj.getstate())
-    elif isinstance(obj, (list, tuple)):
-        out = (name, tuple(value_of(v, memo, busy, False) for v in obj))
-    elif isinstance(obj, (dict, MappingProxyType)):
-        out = (name, tuple((value_of(k, memo, busy, False), value_of(v, memo, busy, False)) for k, v in obj.items()))
-    elif isinstance(obj, (set, frozenset)):
-        out = (name, tuple(sorted((value_of(v, memo, busy, False) for v in obj), key=repr)))
-    else:
-        out = (name, tuple((f".{a}", value_of(getattr(obj, a), memo, busy, False)) for a in attribute_names(obj)))
+    out = composite_value(obj, memo, busy)
     busy.discard(key)
     memo[key] = out
     return out
+
+
+def composite_value(obj: Any, memo: dict[int, Any], busy: set[int]) -> Any:
+    """The value of a generator (its state), a sequence, mapping or set (its items) or another object (its
+    attributes), each part by `value_of`."""
+    name = type(obj).__qualname__
+    if isinstance(obj, random.Random):
+        return (name, obj.getstate())
+    if isinstance(obj, (list, tuple)):
+        return (name, tuple(value_of(v, memo, busy, False) for v in obj))
+    if isinstance(obj, (dict, MappingProxyType)):
+        return (name, tuple((value_of(k, memo, busy, False), value_of(v, memo, busy, False)) for k, v in obj.items()))
+    if isinstance(obj, (set, frozenset)):
+        return (name, tuple(sorted((value_of(v, memo, busy, False) for v in obj), key=repr)))
+    return (name, tuple((f".{a}", value_of(getattr(obj, a), memo, busy, False)) for a in attribute_names(obj)))
 
 
 def event_digest(event: dict[str, Any]) -> str:
@@ -177,6 +182,7 @@ def state_digest(state: Any) -> str:
         h.update(b"\x00")
 
     def walk(obj: Any) -> None:
+        """Puts a plain value or code as itself, an object met before by its ordinal, a new one whole."""
         if isinstance(obj, (type(None), bool, int, float, complex, str, bytes)):
             put(f"{type(obj).__name__}:{obj!r}")
             return
@@ -189,6 +195,10 @@ def state_digest(state: Any) -> str:
             return
         ordinal[key] = len(ordinal)
         keep.append(obj)
+        walk_new(obj, key)
+
+    def walk_new(obj: Any, key: int) -> None:
+        """Puts a new object: by identity, digest or value where it has one, else part by part."""
         name = type(obj).__qualname__
         if key in common:
             put(f"shared:{name}:{key}")
@@ -274,14 +284,25 @@ def suspects(observation: Any, state: Any, secret: set[int], public: list[Any]) 
         if key in public_ids:
             cards = False
         if is_frozen(obj):
-            ids, live = closure(obj)
-            if live or ids & own or (cards and ids & secret):
+            if frozen_is_suspect(obj, own, secret, cards):
                 out.append(type(obj).__name__)
             continue
-        if key in own or (cards and key in secret) or (key not in common and is_live(obj)):
+        if object_is_suspect(obj, own, secret, cards, common):
             out.append(type(obj).__name__)
         stack.extend((r, cards) for r in referents(obj))
     return out
+
+
+def frozen_is_suspect(obj: Any, own: set[int], secret: set[int], cards: bool) -> bool:
+    """Whether anything a frozen object reaches is live, is among `own` or (`cards`) among `secret`."""
+    ids, live = closure(obj)
+    return bool(live or ids & own or (cards and ids & secret))
+
+
+def object_is_suspect(obj: Any, own: set[int], secret: set[int], cards: bool, common: Any) -> bool:
+    """Whether an object is among `own`, (`cards`) among `secret`, or live and not in `common`."""
+    key = id(obj)
+    return bool(key in own or (cards and key in secret) or (key not in common and is_live(obj)))
 
 
 # ------------------------------------------------------------------ matches
@@ -500,61 +521,86 @@ def test_each_game_speaks_the_core_protocol(game: str, mode: Mode) -> None:
         f"{game} {mode.name}: agent seeds for {sorted(state.agent_seeds)}, not for the seats {sorted(seats)}")
 
 
+def play_probed(game: str, mode: Mode, seed: int, state: Any, seats: list[str], cap: int,
+                totals: dict[str, int]) -> tuple[int, list[Any]]:
+    """1-3: random legal actions to the end or the cap, each decision checked and some probed (2, 3);
+    the steps taken and the legal actions met."""
+    choose, probe = random.Random(seed), random.Random(seed + 1_000_003)
+    earlier: list[Any] = []
+    step = 0
+    while not state.is_terminal() and step < cap:
+        at = f"{game} {mode.name}, seed {seed}, step {step}"
+        player = state.current_player()
+        assert player in seats, f"{at}: the player to act is {player!r}, not one of the seats {seats}"
+        legal = state.legal_actions()
+        assert legal, f"{at}: nothing is legal for {player} though the match is not over"
+        assert len({repr(a) for a in legal}) == len(legal), f"{at}: the legal actions repeat one: {legal!r}"
+        if step == 0 or probe.random() < PROBE_RATE:
+            totals["illegal"] += check_illegal(state, seats, earlier, probe, at)
+            totals["clone steps"] += check_clones(state, seats, mode, cap, probe, at)
+            totals["probes"] += 1
+        action = legal[choose.randrange(len(legal))]
+        try:
+            state.apply(action)
+        except Exception as exc:
+            raise AssertionError(f"{at}: {player}'s legal action {action!r} raised {type(exc).__name__} ({exc})") from exc
+        earlier.extend(legal[:20])
+        step += 1
+    return step, earlier
+
+
+def check_the_end(state: Any, mode: Mode, earlier: list[Any], at: str) -> Outcome:
+    """1: the match, stopped at the cap if not over, has no one to act and nothing legal, refuses earlier
+    actions and gives one of the game's results; that result."""
+    stopped = not state.is_terminal()
+    if stopped:  # the cap on actions, as the runner applies it
+        state.stop("max_actions")
+    assert state.is_terminal(), f"{at}: still not over after stop()"
+    assert state.current_player() is None, f"{at}: over, yet {state.current_player()!r} is to act"
+    assert state.legal_actions() == [], f"{at}: over, yet {state.legal_actions()[:5]!r} are legal"
+    outcome = state.outcome()
+    check_outcome(outcome, mode, at, stopped)
+    for bad in (earlier[-1], earlier[0]):
+        with pytest.raises(IllegalAction):
+            state.apply(bad)
+    return outcome
+
+
+def check_the_log(state: Any, rules: GameRules, outcome: Outcome, at: str) -> list[dict[str, Any]]:
+    """1: the match's log has only the game's declared fields and ends with its result; the log."""
+    events = state.events()
+    assert events, f"{at}: no event log though the match was started with keep_log"
+    problems = schema_problems(events, rules.event_fields)
+    assert not problems, f"{at}: events off the game's declared fields: {problems[:4]}"
+    end = events[-1]
+    logged = (None if end.get("winner") is None else str(end.get("winner")), end.get("reason"), end.get("rounds"))
+    assert end["type"] == "match_end" and logged == (outcome.winner, outcome.reason, outcome.rounds), (
+        f"{at}: the log ends with {end!r}, the result says {outcome.winner!r} by {outcome.reason!r} "
+        f"after {outcome.rounds} rounds")
+    return events
+
+
+def check_the_replay(game: str, mode: Mode, seed: int, events: list[dict[str, Any]], at: str) -> None:
+    """4: the same seed and choices, without the probes, give the identical log."""
+    again = plain_log(game, mode, seed, seed)
+    first = next((i for i, (x, y) in enumerate(zip(again, events, strict=False)) if x != y), None)
+    assert again == events, (
+        f"{at}: the same seed and choices without the probes give another log ({len(again)} events, not "
+        f"{len(events)}; first difference at event {first})")
+
+
 @pytest.mark.parametrize("game, mode", cases())
 def test_random_play_is_consistent(game: str, mode: Mode) -> None:
     totals = {"decisions": 0, "illegal": 0, "probes": 0, "clone steps": 0}
     same: list[int] = []  # seeds whose log another seed does not change
     for seed in SEEDS:
         rules, seats, opts, state = begin(game, mode, seed)
-        cap = action_cap(opts)
-        choose, probe = random.Random(seed), random.Random(seed + 1_000_003)
-        earlier: list[Any] = []
-        step = 0
-        while not state.is_terminal() and step < cap:
-            at = f"{game} {mode.name}, seed {seed}, step {step}"
-            player = state.current_player()
-            assert player in seats, f"{at}: the player to act is {player!r}, not one of the seats {seats}"
-            legal = state.legal_actions()
-            assert legal, f"{at}: nothing is legal for {player} though the match is not over"
-            assert len({repr(a) for a in legal}) == len(legal), f"{at}: the legal actions repeat one: {legal!r}"
-            if step == 0 or probe.random() < PROBE_RATE:
-                totals["illegal"] += check_illegal(state, seats, earlier, probe, at)
-                totals["clone steps"] += check_clones(state, seats, mode, cap, probe, at)
-                totals["probes"] += 1
-            action = legal[choose.randrange(len(legal))]
-            try:
-                state.apply(action)
-            except Exception as exc:
-                raise AssertionError(f"{at}: {player}'s legal action {action!r} raised {type(exc).__name__} ({exc})") from exc
-            earlier.extend(legal[:20])
-            step += 1
+        step, earlier = play_probed(game, mode, seed, state, seats, action_cap(opts), totals)
         at = f"{game} {mode.name}, seed {seed}, after {step} actions"
-        stopped = not state.is_terminal()
-        if stopped:  # the cap on actions, as the runner applies it
-            state.stop("max_actions")
-        assert state.is_terminal(), f"{at}: still not over after stop()"
-        assert state.current_player() is None, f"{at}: over, yet {state.current_player()!r} is to act"
-        assert state.legal_actions() == [], f"{at}: over, yet {state.legal_actions()[:5]!r} are legal"
-        outcome = state.outcome()
-        check_outcome(outcome, mode, at, stopped)
-        for bad in (earlier[-1], earlier[0]):
-            with pytest.raises(IllegalAction):
-                state.apply(bad)
-        events = state.events()
-        assert events, f"{at}: no event log though the match was started with keep_log"
-        problems = schema_problems(events, rules.event_fields)
-        assert not problems, f"{at}: events off the game's declared fields: {problems[:4]}"
-        end = events[-1]
-        logged = (None if end.get("winner") is None else str(end.get("winner")), end.get("reason"), end.get("rounds"))
-        assert end["type"] == "match_end" and logged == (outcome.winner, outcome.reason, outcome.rounds), (
-            f"{at}: the log ends with {end!r}, the result says {outcome.winner!r} by {outcome.reason!r} "
-            f"after {outcome.rounds} rounds")
+        outcome = check_the_end(state, mode, earlier, at)
+        events = check_the_log(state, rules, outcome, at)
         # 4: the same seed and choices, without the probes, give the identical log.
-        again = plain_log(game, mode, seed, seed)
-        first = next((i for i, (x, y) in enumerate(zip(again, events, strict=False)) if x != y), None)
-        assert again == events, (
-            f"{at}: the same seed and choices without the probes give another log ({len(again)} events, not "
-            f"{len(events)}; first difference at event {first})")
+        check_the_replay(game, mode, seed, events, at)
         # ... and another match seed, with the same setup and choices, another log (seeds aside), for most seeds.
         if without_seeds(plain_log(game, mode, seed, seed + OTHER_SEED)) == without_seeds(events):
             same.append(seed)
