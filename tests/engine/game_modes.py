@@ -118,6 +118,23 @@ def legends_options(seed: int) -> dict[str, Any]:
     return {}
 
 
+def legends_hidden_plays(copy: Any, player: str, team: Any) -> list[int]:
+    """The indices of the plays `player` cannot see: the others' face-down cards no Spy showed `team`."""
+    if copy.phase() != "play":
+        return []
+    return [i for i, p in enumerate(copy.plays)
+            if not p.face_up and p.pid != player and p.seq not in copy.known[team]]
+
+
+def legends_redeal_plays(copy: Any, hidden_plays: list[int], pool: list[Any], rng: random.Random) -> None:
+    """Deals a card from `pool` to each of `hidden_plays`, each a new `Play` (a clone shares its plays)."""
+    for i in hidden_plays:
+        p = copy.plays[i]
+        card = pool.pop()
+        element = card.attacks[rng.randrange(2)] if p.orientation == "attack" else card.element
+        copy.plays[i] = Play(p.seq, p.seat, p.pid, p.team, p.face_up, p.orientation, card, element)
+
+
 def legends_rehide(state: Any, player: str, rng: random.Random) -> Any:
     """A copy of the match in which every card `player` cannot see is dealt again at random: the other hands
     (teammates' too), the draw pile and, during the turns, the other players' face-down cards no Spy showed its
@@ -125,20 +142,13 @@ def legends_rehide(state: Any, player: str, rng: random.Random) -> Any:
     copy = state.clone(rng.randrange(2**31))
     team = copy.by_pid[player].team
     others = [s for s in copy.seats if s.pid != player]
-    hidden_plays = []
-    if copy.phase() == "play":
-        hidden_plays = [i for i, p in enumerate(copy.plays)
-                        if not p.face_up and p.pid != player and p.seq not in copy.known[team]]
+    hidden_plays = legends_hidden_plays(copy, player, team)
     pool = [c for s in others for c in s.hand] + list(copy.draw) + [copy.plays[i].card for i in hidden_plays]
     assert {c.slug for c in pool} == hidden_from(state, player), "the cards re-dealt are the hidden ones"
     rng.shuffle(pool)
     for seat in others:
         seat.hand = [pool.pop() for _ in seat.hand]
-    for i in hidden_plays:
-        p = copy.plays[i]
-        card = pool.pop()
-        element = card.attacks[rng.randrange(2)] if p.orientation == "attack" else card.element
-        copy.plays[i] = Play(p.seq, p.seat, p.pid, p.team, p.face_up, p.orientation, card, element)
+    legends_redeal_plays(copy, hidden_plays, pool, rng)
     copy.draw = pool
     return copy
 
