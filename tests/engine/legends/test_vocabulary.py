@@ -122,6 +122,31 @@ def is_not_a_quantity(number: ast.Constant, parent: ast.AST) -> bool:
     )
 
 
+def is_param_call(call: ast.Call) -> bool:
+    """Whether the call is a protector parameter's `Param(name, low, high)`."""
+    return isinstance(call.func, ast.Name) and call.func.id == "Param"
+
+
+def param_words(param: ast.Call) -> list[str]:
+    """The words of a `Param(...)` call's string arguments (the parameter's name)."""
+    return [w for arg in param.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            for w in words(arg.value)]
+
+
+def statement_words(parent: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[str]:
+    """The words of the names in the header of `parent`'s statement and of its enclosing function's name."""
+    statement = parent
+    while not isinstance(statement, ast.stmt):
+        statement = parents[statement]
+    about = [w for part in header(statement) for w in names_in(part)]
+    scope: ast.AST = statement
+    while scope in parents and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope = parents[scope]
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        about += words(scope.name)
+    return about
+
+
 def rule_literals(source: str) -> Iterator[tuple[int, int, str]]:
     """(line, number, what it is about) of each rule number written where its statement is about that rule.
 
@@ -136,19 +161,10 @@ def rule_literals(source: str) -> Iterator[tuple[int, int, str]]:
         parent = parents[node]
         if is_not_a_quantity(node, parent):
             continue
-        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "Param":
-            about = [w for arg in parent.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                     for w in words(arg.value)]
+        if isinstance(parent, ast.Call) and is_param_call(parent):
+            about = param_words(parent)
         else:
-            statement = parent
-            while not isinstance(statement, ast.stmt):
-                statement = parents[statement]
-            about = [w for part in header(statement) for w in names_in(part)]
-            scope: ast.AST = statement
-            while scope in parents and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope = parents[scope]
-            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                about += words(scope.name)
+            about = statement_words(parent, parents)
         ruled = sorted({w for w in about if RULE_WORDS.fullmatch(w)})
         if ruled:
             yield node.lineno, node.value, ", ".join(ruled)
