@@ -48,6 +48,20 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
+def _is_import_call(func: ast.expr) -> bool:
+    """Whether `func` is `import_module` (bare or `importlib.import_module`) or `__import__`."""
+    return ((isinstance(func, ast.Attribute) and func.attr == "import_module")
+            or (isinstance(func, ast.Name) and func.id in ("import_module", "__import__")))
+
+
+def _module_imported_by_call(node: ast.Call) -> str | None:
+    """The module an `import_module("...")` or `__import__("...")` call names literally, else None."""
+    if (node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str) and _is_import_call(node.func)):
+        return node.args[0].value
+    return None
+
+
 def imported_names(source: str, module: str, is_package: bool = False) -> list[tuple[str, int]]:
     """(module or module.name, line) for every import that runs, TYPE_CHECKING blocks left out."""
     found: list[tuple[str, int]] = []
@@ -62,11 +76,8 @@ def imported_names(source: str, module: str, is_package: bool = False) -> list[t
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(node, module, is_package)
             found.extend((f"{base}.{alias.name}" if alias.name != "*" else base, node.lineno) for alias in node.names)
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)
-              and ((isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                   or (isinstance(node.func, ast.Name) and node.func.id in ("import_module", "__import__")))):
-            found.append((node.args[0].value, node.lineno))
+        elif isinstance(node, ast.Call) and (called := _module_imported_by_call(node)) is not None:
+            found.append((called, node.lineno))
         for child in ast.iter_child_nodes(node):
             visit(child)
 

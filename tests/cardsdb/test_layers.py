@@ -28,6 +28,15 @@ def _is_above(name: str) -> bool:
     return name.split(".")[0] in ABOVE
 
 
+def _module_imported_by_call(node: ast.Call) -> str | None:
+    """The module an `import_module("...")` or `__import__("...")` call names literally, else None."""
+    if (node.args and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")):
+        return node.args[0].value
+    return None
+
+
 def imports_above(source: str) -> list[tuple[str, int]]:
     """(module, line) of every import of an app above cardsdb in `source`."""
     found: list[tuple[str, int]] = []
@@ -36,10 +45,9 @@ def imports_above(source: str) -> list[tuple[str, int]]:
             found += [(alias.name, node.lineno) for alias in node.names if _is_above(alias.name)]
         elif isinstance(node, ast.ImportFrom) and not node.level and _is_above(node.module or ""):
             found.append((node.module or "", node.lineno))
-        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str) and _is_above(node.args[0].value)
-              and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")):
-            found.append((node.args[0].value, node.lineno))
+        elif (isinstance(node, ast.Call) and (called := _module_imported_by_call(node)) is not None
+              and _is_above(called)):
+            found.append((called, node.lineno))
     return found
 
 
