@@ -167,7 +167,7 @@ class GreedyAgent:
 #
 # The greedy agent values a Main Ability effect by effect, with each effect kind's own value
 # (`on_enemy` / `on_ally` in realms.engine.effects) and the engine's own formulas for its size
-# (⌊ATK × scale⌋ + flat) and its damage (max(1, power − DEF)). An ability is planned once: which
+# (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
 # Which units a chosen-independent effect reaches: (unit list, only this line, leaves out the actor).

@@ -12,18 +12,18 @@ from realms.engine.units import (
     Active,
     Unit,
 )
-from realms.engine.vocabulary import PLAYERS
+from realms.engine.vocabulary import MIN_DAMAGE, PLAYERS
 
 
 def damage_dealt(power: int, defense: int | None) -> int:
-    """R11: max(1, power − DEF), or max(1, power) when DEF is ignored (None)."""
+    """R11: max(MIN_DAMAGE, power − DEF), or max(MIN_DAMAGE, power) when DEF is ignored (None)."""
     amount = power - defense if defense is not None else power
-    return amount if amount > 1 else 1
+    return amount if amount > MIN_DAMAGE else MIN_DAMAGE
 
 
 def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
         eid: int | None) -> None:
-    """One instance of damage (R11): max(1, power − DEF), shield first, then HP; defeat at 0."""
+    """One instance of damage (R11): max(MIN_DAMAGE, power − DEF), shield first, then HP; defeat at 0."""
     amount = damage_dealt(power, dfn)
     absorbed = 0
     depleted: list[Active] | None = None

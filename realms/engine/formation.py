@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from realms.engine.cards import CharacterCard
-from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITIES, RARITY_QUOTA
+from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, QUOTA_WORDS, RARITIES, RARITY_QUOTA
 
 
 class Deployable(Protocol):
@@ -143,7 +143,7 @@ def random_army(cards: Sequence[CharacterCard], rng: random.Random) -> list[tupl
     while len(army) < ARMY_SIZE:
         options = legal_deployments(army, cards)
         if not options:
-            raise ValueError("These cards cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary).")
+            raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
         _, slug, line = options[rng.randrange(len(options))]
         army.append((next(c for c in cards if c.slug == slug), line))
     return army

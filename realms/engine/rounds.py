@@ -25,7 +25,7 @@ from realms.engine.combat import hit
 from realms.engine.effects.cooldown import shifted_ready
 from realms.engine.triggers import fire, run
 from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
-from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
+from realms.engine.vocabulary import LINE_CAPACITY, MIN_DAMAGE, REARGUARD, VANGUARD
 
 STAY: Final = "stay"
 SWITCH: Final = "switch"
@@ -188,7 +188,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
             hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
         else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
             amount = a - t.def_now
-            after = t.hp - (amount if amount > 1 else 1)
+            after = t.hp - (amount if amount > MIN_DAMAGE else MIN_DAMAGE)
             if after > 0:
                 t.hp = after
                 t.snapshot = None

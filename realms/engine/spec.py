@@ -15,7 +15,7 @@ from typing import Any
 
 from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS, ONGOING_KINDS
 from realms.engine.effects.base import Checker, Effect
-from realms.engine.vocabulary import LINES
+from realms.engine.vocabulary import ARMY_SIZE, LINES, MAX_EFFECTS
 from simulate.engine.errors import SpecError
 
 TRIGGERS = (
@@ -56,8 +56,6 @@ SELECTORS = (
     "ally_rearguard",
     "attacker",
 )
-
-MAX_EFFECTS = 6
 
 
 @dataclass(frozen=True)
@@ -223,7 +221,7 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
             if line and line not in LINES:
                 check.fail(f"{cpath}.line", f"must be one of {', '.join(LINES)} (got {line!r})")
             condition = Condition(
-                allies_same_faction_gte=check.integer(cond, "allies_same_faction_gte", cpath, 0, 6, default=0),
+                allies_same_faction_gte=check.integer(cond, "allies_same_faction_gte", cpath, 0, ARMY_SIZE - 1, default=0),
                 line=line if line in LINES else "",
                 hp_below=check.number(cond, "hp_below", cpath, 0, 1),
             )

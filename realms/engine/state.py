@@ -43,7 +43,16 @@ from realms.engine.formation import DEPLOY, can_complete, deployment_problems, l
 from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
 from realms.engine.units import T_BATTLE_START, Active, Unit
-from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, OTHER, PLAYERS, REARGUARD, VANGUARD
+from realms.engine.vocabulary import (
+    ARMY_SIZE,
+    LINE_CAPACITY,
+    LINES,
+    OTHER,
+    PLAYERS,
+    QUOTA_WORDS,
+    REARGUARD,
+    VANGUARD,
+)
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.games import Outcome
@@ -151,7 +160,7 @@ class RealmsState(Battlefield):
             self.collections[side] = list(unique.values())
             if not can_complete([], self.collections[side]):
                 problems.append(
-                    (f"collections.{side}", "cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary)")
+                    (f"collections.{side}", f"cannot make a legal army ({QUOTA_WORDS})")
                 )
         if problems:
             raise SetupError("Bad collections: " + "; ".join(f"{p}: {r}" for p, r in problems), problems)

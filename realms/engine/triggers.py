@@ -9,9 +9,7 @@ from realms.engine.battlefield import VIA_FACTION, Battlefield
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect, Step
 from realms.engine.units import LIMIT_BATTLE, Unit
-from realms.engine.vocabulary import REARGUARD, VANGUARD
-
-MAX_TRIGGER_DEPTH: Final = 8
+from realms.engine.vocabulary import MAX_TRIGGER_DEPTH, REARGUARD, VANGUARD
 
 # How a compiled step finds its units.
 SEL_TARGET: Final = 0

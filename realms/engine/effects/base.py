@@ -19,9 +19,6 @@ if TYPE_CHECKING:
     from realms.engine.effects.words import Mention
     from realms.engine.observation import UnitInfo
 
-MAX_DURATION = 5
-MAX_AMOUNT = 50
-MAX_SCALE = 5.0
 KILL_BONUS: Final = 0.5
 KILL: Final = 1.0 + KILL_BONUS  # the greedy value factor of a blow that defeats its target
 

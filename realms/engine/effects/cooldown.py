@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
 from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
+from realms.engine.vocabulary import MAX_COOLDOWN_SHIFT
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -31,7 +32,7 @@ class Cooldown(EffectKind):
     keys = frozenset({"amount"})
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
-        amount = check.integer(data, "amount", path, -3, 3)
+        amount = check.integer(data, "amount", path, -MAX_COOLDOWN_SHIFT, MAX_COOLDOWN_SHIFT)
         if amount == 0:
             check.fail(f"{path}.amount", "must not be 0")
         return {"amount": amount}

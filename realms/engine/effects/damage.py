@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.combat import damage_dealt, hit
-from realms.engine.effects.base import KILL, MAX_AMOUNT, MAX_SCALE, Checker, Effect, EffectKind, ValueContext
+from realms.engine.effects.base import KILL, Checker, Effect, EffectKind, ValueContext
 from realms.engine.effects.words import Mention, percent, whose_def, with_note
 from realms.engine.units import Unit, scaled
+from realms.engine.vocabulary import MAX_AMOUNT, MAX_SCALE, MIN_DAMAGE
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -49,15 +50,15 @@ def amount_words(e: Effect) -> str:
 def dealt_words(e: Effect, whose: str) -> str:
     """How the printed amount becomes the damage dealt, as `apply` and `damage_dealt` compute it (R11):
     "rounded down" for a share of ATK (⌊ATK × scale⌋), "minus <whose> DEF" unless DEF is ignored, and
-    "at least 1" wherever the result could be less; "" when the amount is dealt exactly as printed
-    (a flat amount that ignores DEF). `whose`: "its", "each one's", "the target's"."""
+    "at least 1" (R11's minimum) wherever the result could be less; "" when the amount is dealt exactly as
+    printed (a flat amount of at least the minimum that ignores DEF). `whose`: "its", "each one's", "the target's"."""
     parts = []
     if e.scale:
         parts.append("rounded down")
     if not e.ignore_def:
         parts.append(f"minus {whose} DEF")
-    if not e.ignore_def or not e.flat:  # ⌊ATK × scale⌋ alone may be 0; a flat amount is at least 1
-        parts.append("at least 1")
+    if not e.ignore_def or e.flat < MIN_DAMAGE:  # ⌊ATK × scale⌋ alone may be 0; a flat amount may be less
+        parts.append(f"at least {MIN_DAMAGE}")
     return ", ".join(parts)
 
 

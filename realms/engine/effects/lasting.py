@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from realms.engine.effects.base import MAX_AMOUNT, MAX_DURATION, Checker, Effect, EffectKind
+from realms.engine.effects.base import Checker, Effect, EffectKind
 from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
+from realms.engine.vocabulary import MAX_AMOUNT, MAX_DURATION
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
