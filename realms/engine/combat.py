@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 from realms.engine.battlefield import ACT, END, VIA_ABILITY, VIA_BASIC, Battlefield
-from realms.engine.units import (
-    DEFEAT_TRIGGER_CODES,
-    T_ALLY_DEF,
-    T_DEFEATS,
-    T_ENEMY_DEF,
-    T_ON_HIT,
-    Active,
-    Unit,
-)
+from realms.engine.trigger_kinds import DEFEAT_CODES, DEFEAT_OF, OF_ALLY, OF_ENEMY, ON_HIT
+from realms.engine.units import Active, Unit
 from realms.engine.vocabulary import MIN_DAMAGE, PLAYERS
 
 
@@ -76,7 +69,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
             bf.drop_effect(tgt, a, "depleted")
     if after == 0:
         defeat(bf, tgt, src)
-    elif tgt.trigger == T_ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
+    elif tgt.trigger == ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
         bf.fire(tgt, src)
 
 
@@ -100,18 +93,8 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
         )
     bf.withdraw(u)
     end_effects_of(bf, u)
-    armed = bf.armed
-    if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF] or armed[T_DEFEATS]:
-        character = not u.summon
-        for w in list(bf.order):
-            trig = w.trigger
-            if (
-                trig in DEFEAT_TRIGGER_CODES
-                and w.alive
-                and (character or w.counts_summons)
-                and (w.side == side if trig == T_ALLY_DEF else w.side != side and (trig == T_ENEMY_DEF or w is by))
-            ):
-                bf.fire(w, None)
+    if defeat_armed(bf):
+        fire_defeat_triggers(bf, u, by)
     if not u.summon and bf.chars[side] == 0:
         for s in list(bf.living[side]):
             s.alive = False
@@ -129,6 +112,28 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
                 )
             bf.withdraw(s)
             end_effects_of(bf, s)
+
+
+def defeat_armed(bf: Battlefield) -> bool:
+    """Whether a living character has a defeat trigger (R18): none lets the scan be skipped."""
+    armed = bf.armed
+    return any(armed[code] for code in DEFEAT_CODES)
+
+
+def fire_defeat_triggers(bf: Battlefield, u: Unit, by: Unit | None) -> None:
+    """R18: every living unit whose defeat trigger the fall of `u` sets off (by `by`), in the attack order;
+    characters only, unless the ability counts summons."""
+    side = u.side
+    character = not u.summon
+    for w in list(bf.order):
+        of = DEFEAT_OF[w.trigger]
+        if (
+            of
+            and w.alive
+            and (character or w.counts_summons)
+            and (w.side == side if of == OF_ALLY else w.side != side and (of == OF_ENEMY or w is by))
+        ):
+            bf.fire(w, None)
 
 
 def loses_action(bf: Battlefield, u: Unit) -> bool:

@@ -23,8 +23,9 @@ from realms.engine.battlefield import (
 )
 from realms.engine.combat import hit
 from realms.engine.effects.cooldown import shifted_ready
+from realms.engine.trigger_kinds import AFTER_ACTION, BEFORE_ACTION, ON_HIT, ROUND_END, ROUND_START
 from realms.engine.triggers import fire, run
-from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
+from realms.engine.units import ABILITY, ATTACK, Unit
 from realms.engine.vocabulary import LINE_CAPACITY, MIN_DAMAGE, REARGUARD, VANGUARD
 
 STAY: Final = "stay"
@@ -59,7 +60,7 @@ def advance(bf: Battlefield) -> None:
             if u.alive:
                 if u.turn != rnd:
                     u.turn = rnd
-                    if u.trigger == T_BEFORE:
+                    if u.trigger == BEFORE_ACTION:
                         fire(bf, u, None)  # may summon into the order: idx is re-read
                         if check_end(bf):
                             return
@@ -114,11 +115,11 @@ def start_round(bf: Battlefield) -> None:
         bf.emit({"type": "round_start", "round": rnd})
     if rnd == 1:
         order.build(bf, "start")  # R7: from the current SPD, battle-start effects included
-    if bf.ongoing or bf.armed[T_ROUND_START]:
+    if bf.ongoing or bf.armed[ROUND_START]:
         for u in list(bf.order):
             if u.ongoing and u.alive:
                 tick(bf, u)
-            if u.trigger == T_ROUND_START and u.alive:
+            if u.trigger == ROUND_START and u.alive:
                 fire(bf, u, None)
         if check_end(bf):
             return
@@ -149,9 +150,9 @@ def end_phase(bf: Battlefield) -> None:
     """End phase: round_end abilities, then durations tick down and expire (R14); R16 checks."""
     bf.stage = END
     bf.pending = None
-    if bf.armed[T_ROUND_END]:
+    if bf.armed[ROUND_END]:
         for u in list(bf.order):
-            if u.trigger == T_ROUND_END and u.alive:
+            if u.trigger == ROUND_END and u.alive:
                 fire(bf, u, None)
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
@@ -184,7 +185,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
     if kind == ATTACK:
         t = bf.by_id[x]
         a = u.atk_now
-        if t.shield or t.trigger == T_ON_HIT or bf.emit is not None:
+        if t.shield or t.trigger == ON_HIT or bf.emit is not None:
             hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
         else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
             amount = a - t.def_now
@@ -194,7 +195,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
                 t.snapshot = None
             else:
                 hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
-        if u.trigger == T_AFTER and u.alive:
+        if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
     else:
         main = u.main
@@ -206,7 +207,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
                      "round": bf.round})
         run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
         bf.use = None
-        if u.trigger == T_AFTER and u.alive:
+        if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
         if u.alive:
             enter_cooldown(bf, u, use)

@@ -13,49 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from realms.engine import selectors, trigger_kinds
 from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS, ONGOING_KINDS
 from realms.engine.effects.base import Checker, Effect
 from realms.engine.vocabulary import ARMY_SIZE, LINES, MAX_EFFECTS
 from simulate.engine.errors import SpecError
 
-TRIGGERS = (
-    "battle_start",
-    "round_start",
-    "before_action",
-    "after_action",
-    "on_hit",
-    "ally_defeated",
-    "enemy_defeated",
-    "defeats_enemy",
-    "round_end",
-)
+# The names the spec accepts, from their registries (realms/engine/trigger_kinds.py, selectors.py).
+TRIGGERS = trigger_kinds.NAMES
 # R18: triggers about a defeat; they count characters unless the ability says "unit" (`include_summons`).
-DEFEAT_TRIGGERS = ("ally_defeated", "enemy_defeated", "defeats_enemy")
+DEFEAT_TRIGGERS = tuple(t.name for t in trigger_kinds.TRIGGERS if t.defeat)
 # Triggers that resolve before an attack order is built in their round (R7, R9): an SPD change made
 # there counts in that round's order; made anywhere else it counts from the next order on.
-BEFORE_ORDER_TRIGGERS = ("battle_start", "round_start")
+BEFORE_ORDER_TRIGGERS = tuple(t.name for t in trigger_kinds.TRIGGERS if t.before_order)
 # Single-enemy picks, which obey R12 like a chosen target.
-ENEMY_PICKS = ("random_enemy", "lowest_hp_enemy", "highest_atk_enemy")
-
+ENEMY_PICKS = selectors.ENEMY_PICKS
 # Selectors usable by every ability; "target" needs a chosen unit, "attacker" an on_hit trigger.
-SELECTORS = (
-    "target",
-    "self",
-    "all_allies",
-    "other_allies",
-    "lowest_hp_ally",
-    "random_ally",
-    "all_enemies",
-    "random_enemy",
-    "lowest_hp_enemy",
-    "highest_atk_enemy",
-    "enemy_vanguard",
-    "enemy_rearguard",
-    "target_line",
-    "ally_vanguard",
-    "ally_rearguard",
-    "attacker",
-)
+SELECTORS = selectors.NAMES
 
 
 @dataclass(frozen=True)
@@ -102,12 +76,14 @@ def _parse_effect(check: Checker, raw: Any, path: str, choose: str, trigger: str
     target = "self"
     if kind != "summon":
         target = check.choice(data, "target", SELECTORS, path)
-        if target in ("target", "target_line") and choose == "none":
-            check.fail(f"{path}.target", f"{target!r} needs a chosen unit (set choose to enemy or ally)")
-        if target == "target_line" and choose == "ally":
-            check.fail(f"{path}.target", "'target_line' needs an enemy to be chosen")
-        if target == "attacker" and trigger != "on_hit":
-            check.fail(f"{path}.target", "'attacker' is only known to an on_hit trigger")
+        sel = selectors.BY_NAME.get(target)
+        if sel is not None:
+            if sel.chosen and choose == "none":
+                check.fail(f"{path}.target", f"{target!r} needs a chosen unit (set choose to enemy or ally)")
+            if sel.enemy_chosen and choose == "ally":
+                check.fail(f"{path}.target", f"{target!r} needs an enemy to be chosen")
+            if sel.trigger and trigger != sel.trigger:
+                check.fail(f"{path}.target", f"{target!r} is only known to an {sel.trigger} trigger")
     elif "target" in data:
         check.fail(f"{path}.target", "a summon has no target")
 

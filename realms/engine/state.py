@@ -42,7 +42,8 @@ from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
 from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
-from realms.engine.units import T_BATTLE_START, Active, Unit
+from realms.engine.trigger_kinds import BATTLE_START
+from realms.engine.units import Active, Unit
 from realms.engine.vocabulary import (
     ARMY_SIZE,
     LINE_CAPACITY,
@@ -136,7 +137,7 @@ class RealmsState(Battlefield):
         self.stage = START
         order.build(self, "battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
-            if u.alive and u.trigger == T_BATTLE_START:
+            if u.alive and u.trigger == BATTLE_START:
                 triggers.fire(self, u, None)
         if rounds.check_end(self):
             return

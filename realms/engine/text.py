@@ -19,6 +19,7 @@ exception ("in any line, ignoring the Vanguard"), R17's `persists` ("even after 
 
 from __future__ import annotations
 
+from realms.engine import selectors, trigger_kinds
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect
 from realms.engine.effects.damage import amount_words, dealt_words, piece_words
@@ -34,66 +35,9 @@ from realms.engine.effects.words import (
     whose_def,
     with_note,
 )
+from realms.engine.selectors import IGNORING
 from realms.engine.spec import Condition, FactionAbility, MainAbility
 
-IGNORING = "in any line, ignoring the Vanguard"
-# R12: a single enemy picked by an ability that keeps to the lines is one of the enemies its Basic
-# Attack could target from where it stands when the pick is made (`triggers.choose`), whatever its line.
-REACH = "it can attack"
-
-# How each selector is named the first time: (noun, "single" | "group").
-NOUNS: dict[str, tuple[str, str]] = {
-    "self": ("itself", "self"),
-    "all_allies": ("every ally", "group"),
-    "other_allies": ("every other ally", "group"),
-    "lowest_hp_ally": ("the ally with the lowest HP", "single"),
-    "random_ally": ("a random ally", "single"),
-    "all_enemies": ("every enemy", "group"),
-    "random_enemy": (f"a random enemy {REACH}", "single"),
-    "lowest_hp_enemy": (f"the lowest-HP enemy {REACH}", "single"),
-    "highest_atk_enemy": (f"the highest-ATK enemy {REACH}", "single"),
-    "enemy_vanguard": ("every enemy in the Vanguard", "group"),
-    "enemy_rearguard": ("every enemy in the Rearguard", "group"),
-    "target_line": ("every enemy in the chosen enemy's line", "group"),
-    "ally_vanguard": ("every ally in its Vanguard", "group"),
-    "ally_rearguard": ("every ally in its Rearguard", "group"),
-    "attacker": ("the attacker", "single"),
-}
-# Single-unit picks: the engine picks once per ability use, so a later mention is "that enemy".
-PICKS = {
-    "lowest_hp_ally": "that ally",
-    "random_ally": "that ally",
-    "random_enemy": "that enemy",
-    "lowest_hp_enemy": "that enemy",
-    "highest_atk_enemy": "that enemy",
-}
-ENEMY_PICKS = frozenset({"random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
-
-# on_hit fires after the damage of an enemy unit's (summons too) Basic Attack or Main Ability, and
-# only if that hit leaves it alive (`combat.hit`): not for faction abilities, poison or burn.
-ON_HIT = "when it survives a hit from an enemy unit's Basic Attack or Main Ability"
-TRIGGER_WORDS = {
-    "battle_start": "at the start of the battle",
-    "round_start": "at the start of each round",
-    "before_action": "before it acts",
-    "after_action": "after it acts",
-    "on_hit": ON_HIT,
-    "ally_defeated": "when an ally is defeated",
-    "enemy_defeated": "when an enemy is defeated",
-    "defeats_enemy": "when it defeats an enemy",
-    "round_end": "at the end of each round",
-}
-# R18: a defeat trigger that counts summoned units says "unit".
-UNIT_TRIGGER_WORDS = {
-    "ally_defeated": "when an allied unit is defeated",
-    "enemy_defeated": "when an enemy unit is defeated",
-    "defeats_enemy": "when it defeats an enemy unit",
-}
-# Triggers that are events rather than moments of the round: a battle limit leads the sentence
-# ("Once per battle, when hit, ..."); any other limit closes it ("... (once per round).").
-EVENT_TRIGGERS = frozenset(
-    {"before_action", "after_action", "on_hit", "ally_defeated", "enemy_defeated", "defeats_enemy"}
-)
 GIVE_KINDS = frozenset({"shield", "buff", "debuff"})
 TIMES = {2: "twice", 3: "three times"}
 
@@ -110,30 +54,27 @@ class _Namer:
         self.named: set[str] = set()
         self.said_ignoring: set[str] = set()
 
-    def ref(self, sel: str) -> Mention:
-        """The reference for selector `sel` in the next clause."""
-        previous, self.previous = self.previous, sel
-        if sel == "self":
-            return Mention("itself", "self", False)
-        if sel == "target":
-            noun, kind = f"the chosen {self.choose}", "single"
-        else:
-            noun, kind = NOUNS[sel]
-        if sel == previous:
+    def ref(self, name: str) -> Mention:
+        """The reference for the selector named `name` in the next clause."""
+        previous, self.previous = self.previous, name
+        sel = selectors.BY_NAME[name]
+        kind = sel.number
+        if kind == "self":
+            return Mention(sel.noun, kind, False)
+        noun = sel.words(self.choose)
+        if name == previous:
             return Mention("them" if kind == "group" else "it", kind, True)
-        first = sel not in self.named
-        self.named.add(sel)
-        if not first and sel in PICKS:
-            return Mention(PICKS[sel], kind, False)
+        first = name not in self.named
+        self.named.add(name)
+        if not first and sel.later:
+            return Mention(sel.later, kind, False)
         remark = False
-        if self.ignore_lines and first:
-            group = "chosen" if sel in ("target", "target_line") else sel
-            if (sel == "target" or sel in ENEMY_PICKS or sel == "target_line") and group not in self.said_ignoring:
+        if self.ignore_lines and first and sel.ignoring:
+            group = "chosen" if sel.chosen else name  # the chosen enemy and its line: said once for both
+            if group not in self.said_ignoring:
                 self.said_ignoring.add(group)
-                if sel == "target_line":
-                    noun = f"{noun} (chosen {IGNORING})"
-                else:
-                    noun, remark = f"{noun.removesuffix(' ' + REACH)} {IGNORING}", True
+                noun = sel.ignoring
+                remark = not noun.endswith(")")  # it ends in a comma phrase
         return Mention(noun, kind, False, remark)
 
     def pause(self) -> None:
@@ -287,16 +228,16 @@ def _condition_text(cond: Condition, faction_name: str, hp_said: bool) -> str:
 
 def faction_text(fab: FactionAbility, faction_name: str) -> str:
     """The printed text of a faction ability, from its spec (`faction_name` as printed, e.g. "Iron Kingdom")."""
-    trigger = fab.trigger
-    words = UNIT_TRIGGER_WORDS[trigger] if fab.include_summons else TRIGGER_WORDS[trigger]
+    trigger = trigger_kinds.BY_NAME[fab.trigger]
+    words = trigger.unit_words if fab.include_summons else trigger.words
     cond = fab.condition
-    hp_said = trigger == "on_hit" and bool(cond.hp_below)
+    hp_said = trigger.hp_after and bool(cond.hp_below)
     if hp_said:  # checked after the hit, which may be the one that brings it below (`combat.hit`)
         words += f" and is left below {percent(cond.hp_below)} HP"
     condition = _condition_text(cond, faction_name, hp_said)
     head = f"{words}, {condition}" if condition else words
     suffix = ""
-    if fab.limit == "battle" and trigger in EVENT_TRIGGERS:
+    if fab.limit == "battle" and trigger.event:
         head = f"once per battle, {head}"
     elif fab.limit != "none":
         suffix = f" (once per {fab.limit})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final
 
+from realms.engine import trigger_kinds
 from realms.engine.vocabulary import VANGUARD
 
 if TYPE_CHECKING:
@@ -16,29 +17,6 @@ if TYPE_CHECKING:
 ATTACK: Final = "attack"
 ABILITY: Final = "ability"
 
-# Faction ability triggers as small ints on the unit (0: none).
-TRIGGER_CODES = {
-    "battle_start": 1,
-    "round_start": 2,
-    "before_action": 3,
-    "after_action": 4,
-    "on_hit": 5,
-    "ally_defeated": 6,
-    "enemy_defeated": 7,
-    "round_end": 8,
-    "defeats_enemy": 9,
-}
-T_BATTLE_START: Final = 1
-T_ROUND_START: Final = 2
-T_BEFORE: Final = 3
-T_AFTER: Final = 4
-T_ON_HIT: Final = 5
-T_ALLY_DEF: Final = 6
-T_ENEMY_DEF: Final = 7
-T_ROUND_END: Final = 8
-T_DEFEATS: Final = 9
-TRIGGER_SLOTS: Final = 10  # codes 0..9
-DEFEAT_TRIGGER_CODES: Final = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
 LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
 LIMIT_ROUND: Final = 1
 LIMIT_BATTLE: Final = 2
@@ -191,7 +169,7 @@ class Unit:
             self.cooldown = card.cooldown
             self.main = card.main
             self.faction_ability = fab
-            self.trigger = TRIGGER_CODES[fab.trigger]
+            self.trigger = trigger_kinds.BY_NAME[fab.trigger].code
             self.limit = LIMIT_CODES[fab.limit]
             self.condition = None if fab.condition.is_empty() else fab.condition
             self.counts_summons = fab.include_summons

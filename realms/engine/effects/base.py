@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from realms.engine.selectors import Selector
 from realms.engine.units import Standing, Unit
 
 if TYPE_CHECKING:
@@ -155,9 +156,11 @@ class EffectKind(Standing):
     """One effect kind (see the module docstring); subclasses override what applies to them."""
 
     keys: frozenset[str] = frozenset()  # the spec's parameters besides kind and target (and persists)
+    targeted = True  # its effect names its units (a `target` selector); false: it names none (summon)
     lasting = False  # stands on its units for a duration (R14, R17)
     powered = False  # its size is ⌊ATK × scale⌋ + flat (damage, heal, shield)
     reads_averages = False  # its agent value reads the sides' mean HP and threat
+    reads_round = False  # its agent value reads the round (`ValueContext.rnd`)
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         """The Effect fields of this kind from a spec dict (problems noted on `check`)."""
@@ -175,6 +178,14 @@ class EffectKind(Standing):
         """The greedy agent's value of this effect reaching the ally `v`."""
         return 0.0
 
+    def needs_averages(self, eff: Effect) -> bool:
+        """Whether the agent's value of `eff` reads the sides' mean HP and threat (`ValueContext`)."""
+        return self.reads_averages
+
+    def worth(self, eff: Effect, ctx: ValueContext) -> float:
+        """The greedy agent's value of an effect that names no units (`targeted` false)."""
+        return 0.0
+
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         """The effect as a clause of the card text (lower case, `ref` naming its units), and whether it
         ends in a comma phrase (realms/engine/text.py joins the clauses)."""
@@ -182,4 +193,4 @@ class EffectKind(Standing):
 
 
 # One step of a compiled ability: (selector code, selector, kind, effect).
-Step = tuple[int, str, EffectKind, Effect]
+Step = tuple[int, Selector, EffectKind, Effect]

@@ -30,6 +30,7 @@ def shifted_ready(ready: int, amount: int, rnd: int) -> int:
 class Cooldown(EffectKind):
     name = "cooldown"
     keys = frozenset({"amount"})
+    reads_round = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         amount = check.integer(data, "amount", path, -MAX_COOLDOWN_SHIFT, MAX_COOLDOWN_SHIFT)

@@ -41,6 +41,10 @@ class Modifier(LastingKind):
     # A stat change by its size and duration, valued by whose hits it changes: ATK changes their hits
     # on us (enemy) or ours on them (ally), DEF the other way round; a buff on an enemy is a loss.
 
+    def needs_averages(self, eff: Effect) -> bool:
+        """An ATK change is valued by the other side's threat against its HP (`on_enemy`, `on_ally`)."""
+        return eff.stat == "atk"
+
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         sign = -1.0 if self.sign > 0 else 1.0
         span = eff.amount * eff.duration

@@ -17,6 +17,7 @@ class Silence(LastingKind):
     name = "silence"
     keys = frozenset({"duration"})
     has_amount = False
+    reads_round = True
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None

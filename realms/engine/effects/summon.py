@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 class Summon(EffectKind):
     name = "summon"
     keys = frozenset({"unit", "line", "count"})
+    targeted = False
     positive = True
     reads_averages = True
 
