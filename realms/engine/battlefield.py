@@ -222,7 +222,7 @@ class Battlefield:
                 "unit": u.uid,
                 "kind": a.kind,
                 "stat": a.stat or None,
-                "amount": a.amount if a.kind != "silence" else None,
+                "amount": a.amount if a.impl.has_amount else None,
                 "duration": a.left,
                 "until": a.until,
                 "persists": a.persists,

@@ -23,7 +23,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
     if tgt.shield > 0:
         left = amount
         for a in tgt.effects:
-            if a.kind == "shield" and a.amount > 0:
+            if a.impl.absorbs and a.amount > 0:
                 take = a.amount if a.amount < left else left
                 a.amount -= take
                 a.info = None  # its points changed

@@ -17,7 +17,6 @@ from realms.engine.battlefield import (
     START,
     VIA_ABILITY,
     VIA_BASIC,
-    VIA_ONGOING,
     Action,
     Battlefield,
 )
@@ -129,8 +128,8 @@ def start_round(bf: Battlefield) -> None:
 
 
 def tick(bf: Battlefield, u: Unit) -> None:
-    """R7/R14: poison and burn hit (DEF ignored, shields absorb), regeneration heals; an ongoing effect
-    applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
+    """R7/R14: each ongoing effect ticks (its kind's `tick`: poison and burn hit, DEF ignored, shields absorb;
+    regeneration heals); one applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
     rnd = bf.round
     for a in list(u.effects):
         if not u.alive:
@@ -138,10 +137,7 @@ def tick(bf: Battlefield, u: Unit) -> None:
         if a.left <= 0 or a.since >= rnd or not a.impl.ongoing:
             continue
         a.left -= 1
-        if a.impl.positive:
-            bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
-        else:
-            hit(bf, bf.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
+        a.impl.tick(bf, u, a)
         if a.left == 0 and u.alive:
             bf.drop_effect(u, a, "duration")
 

@@ -21,25 +21,10 @@ from __future__ import annotations
 
 from realms.engine import selectors, trigger_kinds
 from realms.engine.effects import KINDS
-from realms.engine.effects.base import Effect
-from realms.engine.effects.damage import amount_words, dealt_words, piece_words
-from realms.engine.effects.lasting import LastingKind
-from realms.engine.effects.modifier import Modifier
-from realms.engine.effects.words import (
-    LINE_NAMES,
-    Mention,
-    join,
-    lasting,
-    percent,
-    rounds,
-    whose_def,
-    with_note,
-)
+from realms.engine.effects.base import Effect, Piece
+from realms.engine.effects.words import LINE_NAMES, Mention, join, percent
 from realms.engine.selectors import IGNORING
 from realms.engine.spec import Condition, FactionAbility, MainAbility
-
-GIVE_KINDS = frozenset({"shield", "buff", "debuff"})
-TIMES = {2: "twice", 3: "three times"}
 
 
 class _Namer:
@@ -82,106 +67,24 @@ class _Namer:
         self.previous = None
 
 
-def _give_items(effects: list[Effect], on_self: bool) -> tuple[list[str], bool]:
-    """What a run of shields and stat changes gives: stat changes in a row with the same duration
-    share it ("+3 ATK and +2 SPD for 2 rounds"); whether the last item ends in a comma phrase."""
-    items: list[str] = []
-    remark = False
-    i = 0
-    while i < len(effects):
-        e = effects[i]
-        kind = KINDS[e.kind]
-        if not isinstance(kind, Modifier):
-            assert isinstance(kind, LastingKind)
-            text, remark = kind.item(e, on_self)
-            items.append(text)
-            i += 1
-            continue
-        j = i
-        while (
-            j + 1 < len(effects)
-            and effects[j + 1].kind in ("buff", "debuff")
-            and (effects[j + 1].duration, effects[j + 1].persists) == (e.duration, e.persists)
-        ):
-            j += 1
-        changes = join([_change(x) for x in effects[i : j + 1]])
-        text, remark = lasting(f"{changes} for {rounds(e.duration)}", e)
-        items.append(text)
-        i = j + 1
-    return items, remark
-
-
-def _change(e: Effect) -> str:
-    """A buff's or debuff's change in words ("+2 ATK")."""
-    kind = KINDS[e.kind]
-    assert isinstance(kind, Modifier)
-    return kind.change(e)
-
-
-def _runs(effects: tuple[Effect, ...]) -> list[list[Effect]]:
-    """The effects in clauses: damage in a row is one clause ("..., then ..."), as are shields and
-    stat changes in a row on the same units ("gives it ... and ..."); any other effect is its own."""
-    runs: list[list[Effect]] = []
+def _runs(effects: tuple[Effect, ...]) -> list[list[Piece]]:
+    """The effects in clauses: each effect joins the run before it where its kind says so (`EffectKind.joins`:
+    blows in a row, what is given in a row to the same units); any other effect is its own."""
+    runs: list[list[Piece]] = []
     for e in effects:
+        kind = KINDS[e.kind]
         last = runs[-1] if runs else None
-        joins = last is not None and (
-            (e.kind == "damage" and last[0].kind == "damage")
-            or (e.kind in GIVE_KINDS and last[0].kind in GIVE_KINDS and e.target == last[0].target)
-        )
-        if joins:
-            last.append(e)  # type: ignore[union-attr]
+        if last is not None and kind.joins(last[0][0], last[0][1], e):
+            last.append((kind, e))
         else:
-            runs.append([e])
+            runs.append([(kind, e)])
     return runs
 
 
-def _damage_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
-    first = run[0]
-    same = all(
-        (e.target, e.scale, e.flat, e.ignore_def) == (first.target, first.scale, first.flat, first.ignore_def)
-        for e in run
-    )
-    if len(run) > 1 and same:
-        ref = namer.ref(first.target)
-        times = TIMES.get(len(run), f"{len(run)} times")
-        each = with_note(amount_words(first), dealt_words(first, whose_def(ref)))
-        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {each}", False
-    refs = [namer.ref(e.target) for e in run]
-    remark = refs[-1].remark
-    # Blows of one kind in a row say once, at the end, what happens to each amount.
-    shared = {dealt_words(e, "the target's") for e in run}
-    if len(run) > 1 and len(shared) == 1 and "" not in shared:
-        pieces = [f"{amount_words(e)} to {ref.noun}" for e, ref in zip(run, refs, strict=True)]
-        return "deals " + with_note(", then ".join(pieces), f"each {shared.pop()}"), remark
-    return "deals " + ", then ".join(piece_words(e, ref) for e, ref in zip(run, refs, strict=True)), remark
-
-
-def _give_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
-    ref = namer.ref(run[0].target)
-    items, remark = _give_items(run, ref.kind == "self")
-    if ref.kind == "self" and all(e.kind != "debuff" for e in run):
-        return "gains " + join(items), remark
-    return f"gives {ref.noun}{',' if ref.remark else ''} " + join(items), remark
-
-
-def _clause(e: Effect, namer: _Namer) -> tuple[str, bool]:
-    """One effect in words (lower case, the kind's own), and whether it ends in a comma phrase."""
-    if e.kind == "summon":
-        namer.pause()
-        return KINDS[e.kind].words(e, None)
-    return KINDS[e.kind].words(e, namer.ref(e.target))
-
-
 def _effects_text(effects: tuple[Effect, ...], namer: _Namer) -> str:
-    """Every effect in order, as clauses joined "a, b and c" (", and" after a comma phrase)."""
-    clauses: list[tuple[str, bool]] = []
-    for run in _runs(effects):
-        if run[0].kind == "damage":
-            clauses.append(_damage_clause(run, namer))
-        elif run[0].kind in GIVE_KINDS:
-            clauses.append(_give_clause(run, namer))
-        else:
-            clauses.append(_clause(run[0], namer))
+    """Every effect in order, as clauses (each run's first kind says its own, `EffectKind.clause`) joined
+    "a, b and c" (", and" after a comma phrase)."""
+    clauses = [run[0][0].clause(run, namer) for run in _runs(effects)]
     text = clauses[0][0]
     for i in range(1, len(clauses)):
         last = i == len(clauses) - 1
@@ -201,7 +104,8 @@ def main_text(main: MainAbility) -> str:
     """The printed text of a main ability, from its spec."""
     namer = _Namer(main.choose, main.ignore_lines)
     body = _effects_text(main.effects, namer)
-    if main.choose != "none" and not ({"target", "target_line"} & {e.target for e in main.effects if e.kind != "summon"}):
+    aimed = any(KINDS[e.kind].targeted and selectors.BY_NAME[e.target].chosen for e in main.effects)
+    if main.choose != "none" and not aimed:
         aim = f"the chosen {main.choose}" + (f" {IGNORING}" if main.ignore_lines else "")
         return _capital(f"aimed at {aim}, it {body}.")
     return _capital(body) + "."

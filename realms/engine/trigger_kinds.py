@@ -33,11 +33,15 @@ class Trigger:
     round's order; its `words` on the card, and `unit_words` with include_summons (R18, defeat triggers
     only); `event`: an event rather than a moment of the round (a battle limit leads the sentence: "Once
     per battle, when hit, ..."); `hp_after`: a `hp_below` condition is read after the hit and said with the
-    trigger's words; `fires`: when, in the reference's words (docs/abilities.md)."""
+    trigger's words; `before_expiry`: it resolves in the end phase right before durations count down, so a
+    1-round effect it applies ends unread (R14); `acted`: the selector of a unit that has always acted this
+    round when it fires (R14: a 1-round restriction put on it never restricts anything); `fires`: when, in
+    the reference's words (docs/abilities.md)."""
 
     def __init__(
         self, name: str, code: int, words: str, fires: str, *, defeat: int = 0, unit_words: str = "",
-        before_order: bool = False, event: bool = False, hp_after: bool = False,
+        before_order: bool = False, event: bool = False, hp_after: bool = False, before_expiry: bool = False,
+        acted: str = "",
     ) -> None:
         self.name = name
         self.code = code
@@ -48,6 +52,8 @@ class Trigger:
         self.before_order = before_order
         self.event = event
         self.hp_after = hp_after
+        self.before_expiry = before_expiry
+        self.acted = acted
 
 
 # on_hit fires after the damage of an enemy unit's (summons too) Basic Attack or Main Ability, and only if
@@ -58,10 +64,10 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger("round_start", ROUND_START, "at the start of each round", "in the start phase of each round (R7)",
             before_order=True),
     Trigger("before_action", BEFORE_ACTION, "before it acts", "just before this unit acts", event=True),
-    Trigger("after_action", AFTER_ACTION, "after it acts", "just after this unit acts", event=True),
+    Trigger("after_action", AFTER_ACTION, "after it acts", "just after this unit acts", event=True, acted="self"),
     Trigger("on_hit", ON_HIT, "when it survives a hit from an enemy unit's Basic Attack or Main Ability",
             "right after this unit takes the damage of an enemy unit's Basic Attack or Main Ability",
-            event=True, hp_after=True),
+            event=True, hp_after=True, acted="attacker"),
     Trigger("ally_defeated", ALLY_DEFEATED, "when an ally is defeated",
             "when another character of this side is defeated (R18)", defeat=OF_ALLY,
             unit_words="when an allied unit is defeated", event=True),
@@ -71,7 +77,8 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger("defeats_enemy", DEFEATS_ENEMY, "when it defeats an enemy",
             "when this unit defeats an enemy character", defeat=BY_IT,
             unit_words="when it defeats an enemy unit", event=True),
-    Trigger("round_end", ROUND_END, "at the end of each round", "in the end phase of each round"),
+    Trigger("round_end", ROUND_END, "at the end of each round", "in the end phase of each round",
+            before_expiry=True),
 )
 BY_NAME: dict[str, Trigger] = {t.name: t for t in TRIGGERS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)

@@ -9,6 +9,7 @@ from realms.engine import trigger_kinds
 from realms.engine.vocabulary import VANGUARD
 
 if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
     from realms.engine.cards import CharacterCard
     from realms.engine.effects.base import Step
     from realms.engine.observation import EffectInfo, UnitBasics, UnitInfo
@@ -46,12 +47,17 @@ class Standing:
     name = ""
     positive = False  # a buff (shield, regen too) rather than a debuff
     ongoing = False  # ticks in start phases (poison, burn, regen) instead of counting down at end phases
+    has_amount = True  # it has an amount (logged in effect_applied; null for the kinds without one)
+    absorbs = False  # its amount absorbs damage before HP, oldest first (R11: shields)
 
     def attach(self, u: Unit, a: Active) -> None:
         """Change the unit's values as the effect `a` starts to stand on it."""
 
     def detach(self, u: Unit, a: Active) -> None:
         """Undo `attach` as `a` ends."""
+
+    def tick(self, bf: Battlefield, u: Unit, a: Active) -> None:
+        """An ongoing kind's tick on `u` in a start phase (R7, R14)."""
 
 
 class Active:

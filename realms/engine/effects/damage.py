@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.combat import damage_dealt, hit
-from realms.engine.effects.base import KILL, Checker, Effect, EffectKind, ValueContext
-from realms.engine.effects.words import Mention, percent, whose_def, with_note
+from realms.engine.effects.base import KILL, Checker, Effect, EffectKind, Piece, ValueContext
+from realms.engine.effects.words import TIMES, Mention, Namer, percent, whose_def, with_note
 from realms.engine.units import Unit, scaled
 from realms.engine.vocabulary import MAX_AMOUNT, MAX_SCALE, MIN_DAMAGE
 
@@ -94,6 +94,32 @@ class Damage(EffectKind):
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
         return f"deals {piece_words(eff, ref)}", ref.remark
+
+    def joins(self, first: EffectKind, head: Effect, eff: Effect) -> bool:
+        """Blows in a row are one clause ("deals ..., then ...", "strikes ... twice")."""
+        return first is self
+
+    def clause(self, run: list[Piece], namer: Namer) -> tuple[str, bool]:
+        """ "strikes the chosen enemy twice, each for ..." (the same blow again), or "deals A to X, then B to
+        Y (each ...)" (blows treated alike say once, at the end, what happens to each amount)."""
+        blows = [e for _, e in run]
+        first = blows[0]
+        same = all(
+            (e.target, e.scale, e.flat, e.ignore_def) == (first.target, first.scale, first.flat, first.ignore_def)
+            for e in blows
+        )
+        if len(blows) > 1 and same:
+            ref = namer.ref(first.target)
+            times = TIMES.get(len(blows), f"{len(blows)} times")
+            each = with_note(amount_words(first), dealt_words(first, whose_def(ref)))
+            return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {each}", False
+        refs = [namer.ref(e.target) for e in blows]
+        remark = refs[-1].remark
+        shared = {dealt_words(e, "the target's") for e in blows}
+        if len(blows) > 1 and len(shared) == 1 and "" not in shared:
+            pieces = [f"{amount_words(e)} to {ref.noun}" for e, ref in zip(blows, refs, strict=True)]
+            return "deals " + with_note(", then ".join(pieces), f"each {shared.pop()}"), remark
+        return "deals " + ", then ".join(piece_words(e, ref) for e, ref in zip(blows, refs, strict=True)), remark
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Hurting an ally costs its share of threat."""

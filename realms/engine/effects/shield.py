@@ -20,6 +20,8 @@ class Shield(LastingKind):
     keys = frozenset({"scale", "flat", "duration"})
     powered = True
     positive = True
+    absorbs = True
+    given = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         params = parse_power(check, data, path, self.name, False)

@@ -11,6 +11,7 @@ from realms.engine.units import Active, Unit
 
 if TYPE_CHECKING:
     from realms.engine.observation import UnitInfo
+    from realms.engine.trigger_kinds import Trigger
 
 
 class Silence(LastingKind):
@@ -18,6 +19,13 @@ class Silence(LastingKind):
     keys = frozenset({"duration"})
     has_amount = False
     reads_round = True
+
+    def one_round_never_matters(self, eff: Effect, trigger: Trigger | None) -> str:
+        """A 1-round silence on a unit that has already acted this round ends before its next chance."""
+        if trigger is not None and trigger.acted and eff.target == trigger.acted:
+            return ("a 1-round silence on a unit that has already acted this round never stops anything: "
+                    "give it 2 rounds or more")
+        return ""
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None

@@ -19,6 +19,7 @@ class Summon(EffectKind):
     name = "summon"
     keys = frozenset({"unit", "line", "count"})
     targeted = False
+    always_written = frozenset({"line", "count"})
     positive = True
     reads_averages = True
 
@@ -39,6 +40,15 @@ class Summon(EffectKind):
                 hp=check.integer(unit, "hp", upath, *STAT_BOUNDS["hp"]),
             )
         return params
+
+    def to_spec(self, eff: Effect) -> dict[str, Any]:
+        data = super().to_spec(eff)
+        unit = eff.unit
+        if unit is not None:
+            data["unit"] = {"name": unit.name, "atk": unit.atk, "def": unit.def_, "spd": unit.spd, "hp": unit.hp}
+        else:
+            data.pop("unit", None)
+        return data
 
     def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
         spec = eff.unit
