@@ -209,6 +209,8 @@ class Battlefield:
         if impl.ongoing:
             u.ongoing += 1
             self.ongoing += 1
+        if impl.restricts:
+            u.restraints += 1
         impl.attach(u, a)
 
     def log_effect(self, src: Unit, u: Unit, a: Active, via: str) -> None:
@@ -245,6 +247,8 @@ class Battlefield:
         if impl.ongoing:
             u.ongoing -= 1
             self.ongoing -= 1
+        if impl.restricts:
+            u.restraints -= 1
         impl.detach(u, a)
         kind = a.kind
         a.left = 0

@@ -6,7 +6,7 @@ the match is over; `act` resolves one unit's action and runs on.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from realms.engine import order
 from realms.engine.battlefield import (
@@ -19,6 +19,7 @@ from realms.engine.battlefield import (
     VIA_BASIC,
     Action,
     Battlefield,
+    TargetLists,
 )
 from realms.engine.combat import hit
 from realms.engine.effects.cooldown import shifted_ready
@@ -27,10 +28,14 @@ from realms.engine.triggers import fire, run
 from realms.engine.units import ABILITY, ATTACK, Unit
 from realms.engine.vocabulary import LINE_CAPACITY, MIN_DAMAGE, REARGUARD, VANGUARD
 
+if TYPE_CHECKING:
+    from realms.engine.spec import MainAbility
+
 STAY: Final = "stay"
 SWITCH: Final = "switch"
 STAY_ACTION: Action = (STAY, None)
 ABILITY_NO_TARGET: Action = (ABILITY, None)
+NO_TARGET: list[Action] = [ABILITY_NO_TARGET]  # shared: never changed in place
 
 
 def advance(bf: Battlefield) -> None:
@@ -80,28 +85,55 @@ def advance(bf: Battlefield) -> None:
 
 
 def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
-    """R10/R12: Basic Attack on each legal target, and the Main Ability when ready and not silenced."""
+    """R10/R12: Basic Attack on each legal target, and the Main Ability when ready; the effects standing on
+    the unit whose kind restricts its actions (`Standing.restricts`: silence, ...) are asked first."""
     foes = bf.target_lists(u.foe)
     front = u.line == VANGUARD
+    if u.restraints:
+        return restricted_legal(bf, u, foes, front)
     legal: list[Action]
     if front:
         bf.targets, legal = foes[0], foes[1]
     else:
         bf.targets, legal = foes[2], foes[3]
     main = u.main
-    if main is not None and u.ready <= bf.round and not u.silence:
-        choose = main.choose
-        extra: list[Action]
-        if choose == "enemy":
-            i = 4 if front and not main.ignore_lines else 5
-            extra = foes[i] or bf.ability_lists(foes)[i]
-            return legal + extra
-        if choose == "ally":
-            own = bf.target_lists(u.side)
-            extra = own[5] or bf.ability_lists(own)[5]
-            return legal + extra
-        return legal + [ABILITY_NO_TARGET]
+    if main is not None and u.ready <= bf.round:
+        return legal + ability_actions(bf, u, main, foes, front)
     return legal  # a shared list: never changed in place
+
+
+def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -> list[Action]:
+    """`act_legal` for a unit with restricting effects: each, oldest first, may bar its Main Ability and
+    narrow its Basic Attack targets (`Standing.bars_ability`, `attack_targets`)."""
+    targets: list[Unit] = foes[0] if front else foes[2]
+    main = u.main
+    ability = main is not None and u.ready <= bf.round
+    for a in u.effects:
+        impl = a.impl
+        if impl.restricts:
+            if ability and impl.bars_ability(u, a):
+                ability = False
+            targets = impl.attack_targets(bf, u, a, targets)
+    legal: list[Action] = [t.attack_action for t in targets]
+    bf.targets = targets
+    if ability and main is not None:
+        return legal + ability_actions(bf, u, main, foes, front)
+    return legal
+
+
+def ability_actions(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
+    """R12: the Main Ability actions of a ready unit: on each enemy it may aim at (every enemy when the
+    ability ignores lines), on each ally, or one with no target."""
+    choose = main.choose
+    if choose == "enemy":
+        i = 4 if front and not main.ignore_lines else 5
+        extra: list[Action] = foes[i] or bf.ability_lists(foes)[i]
+        return extra
+    if choose == "ally":
+        own = bf.target_lists(u.side)
+        ally: list[Action] = own[5] or bf.ability_lists(own)[5]
+        return ally
+    return NO_TARGET
 
 
 def start_round(bf: Battlefield) -> None:
