@@ -17,7 +17,8 @@ out what must happen and checks that the log says exactly that, event by event:
   its ongoing ticks (exactly N, in rounds r+1…r+N, removed after the last), then its
   round_start ability; Flex decisions iff the other line has room (R8);
 - every decision (R10, R12, R13): one per living unit per round, the legal list exactly
-  right (Basic Attack targets by R12, the Main Ability iff ready ≤ round and not silenced,
+  right (Basic Attack targets by R12, narrowed to the taunter by a taunt standing on the unit while the
+  taunter is within reach, the Main Ability iff ready ≤ round and not silenced,
   its targets by R12 unless ignore_lines, allies for choose ally), the action among them;
 - every ability use: the effects of its spec in order, each on the units its selector
   names, picks with their R12 pool and rule, damage = max(1, ⌊ATK_eff × scale⌋ + flat −
@@ -68,8 +69,9 @@ CLASS_POSITIONS = {
     "support": {VANGUARD, REARGUARD},
 }
 ONGOING = frozenset({"poison", "burn", "regen"})
-LASTING = frozenset({"shield", "buff", "debuff", "poison", "burn", "regen", "silence"})
-NEGATIVE = frozenset({"debuff", "poison", "burn", "silence"})
+LASTING = frozenset({"shield", "buff", "debuff", "poison", "burn", "regen", "silence", "taunt"})
+NEGATIVE = frozenset({"debuff", "poison", "burn", "silence", "taunt"})
+NO_AMOUNT = frozenset({"silence", "taunt"})  # lasting kinds logged without an amount
 POSITIVE = frozenset({"buff", "shield", "regen"})
 SINGLE = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
 RANDOM_PICKS = frozenset({"random_ally", "random_enemy"})
@@ -880,10 +882,11 @@ class Auditor:
         attacks = {a[1] for a in legal if a[0] == "attack"}
         abilities = {a[1] for a in legal if a[0] == "ability"}
         self._ok(all(a[0] in ("attack", "ability") and len(a) == 2 for a in legal), "R10", f"legal {d['legal']}")
-        want = {t.uid for t in reach}
+        aims = self._taunted(u, reach)
+        want = {t.uid for t in aims}
         if attacks != want:
             self._fail("R12", f"Basic Attack targets {sorted(attacks)}, expected {sorted(want)} "
-                              f"({u.uid} in the {u.line})")
+                              f"({u.uid} in the {u.line}{', taunted' if aims is not reach else ''})")
         main = u.main
         if main is None:
             self._ok(not abilities, "R10", f"{u.uid} is a summon: it has no Main Ability to offer")
@@ -911,6 +914,17 @@ class Auditor:
             self._fail("R12", f"Main Ability targets {sorted(abilities, key=str)}, expected "
                               f"{sorted(want_abl, key=str)} (choose {choose}, {u.uid} in the {u.line}"
                               f"{', ignore_lines' if main.get('ignore_lines') else ''})")
+
+    def _taunted(self, u: Unit, reach: list[Unit]) -> list[Unit]:
+        """A taunt standing on `u` narrows its Basic Attack targets to its taunter while that one is within
+        reach (the oldest such taunt decides); otherwise they stay R12's."""
+        for x in u.effects.values():  # in the order applied
+            if x.kind == "taunt":
+                taunter = self.units.get(x.src)
+                if taunter is not None and taunter.alive and taunter in reach:
+                    self.counts["Basic Attacks narrowed by a taunt"] += 1
+                    return [taunter]
+        return reach
 
     def _act(self, u: Unit, action: list[Any]) -> None:
         u.to_act = False
@@ -1149,12 +1163,12 @@ class Auditor:
     def _fx_lasting(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
         kind = eff["kind"]
         stat = eff.get("stat") if kind in ("buff", "debuff") else None
-        amount = eff.get("amount", 0) if kind != "silence" else None
+        amount = eff.get("amount", 0) if kind not in NO_AMOUNT else None
         for t in targets:
             if t.alive:
                 self._apply(src, t, kind, stat, amount, eff["duration"], via, eff.get("persists", False))
 
-    _fx_buff = _fx_debuff = _fx_poison = _fx_burn = _fx_regen = _fx_silence = _fx_lasting
+    _fx_buff = _fx_debuff = _fx_poison = _fx_burn = _fx_regen = _fx_silence = _fx_taunt = _fx_lasting
 
     def _fx_cooldown(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
         rnd = self.round
