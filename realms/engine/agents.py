@@ -65,52 +65,32 @@ class GreedyAgent:
                 return self.flex(observation, legal_actions)
         actor, targets = observation.actor_and_targets()
         assert actor is not None  # an action decision has its acting unit
-        my_atk = actor.atk
-        best_target = None
-        best_value = -1.0
-        for t in targets:
-            value = blow_value(damage_dealt(my_atk, t.def_), t)
-            if value > best_value:
-                best_target, best_value = t, value
+        best_target, best_value = best_blow(actor.atk, targets)
         best = ("attack", best_target.uid) if best_target is not None else legal_actions[0]
         if legal_actions[-1][0] != "ability":
             return best
+        return self.with_ability(observation, legal_actions, actor, targets, best, best_value)
+
+    def with_ability(
+        self, observation: RealmsObservation, legal_actions: Sequence[Any], actor: UnitInfo,
+        targets: Sequence[UnitInfo], best: Any, best_value: float,
+    ) -> Any:
+        """The best of the Basic Attack `best` (worth `best_value`) and the Main Ability's actions."""
         main = actor.main
         assert main is not None  # the ability is legal only for a character
         plan = _plan(main)
-        side = actor.side
+        my_atk = actor.atk
         rnd = observation.round if plan.needs_round else 0
         enemies = observation.enemies() if plan.needs_enemies else None
         allies = observation.allies() if plan.needs_allies else None
         averages = _averages(actor, enemies or [], allies or []) if plan.needs_averages else None
-        ctx = ValueContext(side, rnd, averages)
+        ctx = ValueContext(actor.side, rnd, averages)
         static = plan.static(ctx, my_atk, actor, enemies, allies)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
-            if static > best_value:
-                for action in legal_actions:
-                    if action[0] == "ability":
-                        return action
-            return best
+            return first_ability(legal_actions) if static > best_value else best
         # The chosen units usually come in the order of the attack targets (enemies) or allies.
         hint = targets if plan.choose_enemy else allies or observation.allies()
-        n_hint = len(hint)
-        k = 0
-        chosen_value = plan.chosen
-        for action in legal_actions:
-            if action[0] == "ability":
-                x = action[1]
-                if x is None:
-                    value = static
-                else:
-                    if k < n_hint and hint[k].uid == x:
-                        v = hint[k]
-                        k += 1
-                    else:
-                        v = observation.unit(x)
-                    value = chosen_value(ctx, my_atk, enemies, static, v)
-                if value > best_value:
-                    best, best_value = action, value
-        return best
+        return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
         """Deploy the strongest card still allowed, one or two tanks up front; flex cards go to the rearguard."""
@@ -182,6 +162,51 @@ class GreedyAgent:
 # (`on_enemy` / `on_ally` in realms.engine.effects) and the engine's own formulas for its size
 # (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
+
+def best_blow(my_atk: int, targets: Sequence[UnitInfo]) -> tuple[UnitInfo | None, float]:
+    """The Basic Attack target worth the most (`blow_value`; the first one on ties) and its value."""
+    best_target = None
+    best_value = -1.0
+    for t in targets:
+        value = blow_value(damage_dealt(my_atk, t.def_), t)
+        if value > best_value:
+            best_target, best_value = t, value
+    return best_target, best_value
+
+
+def first_ability(legal_actions: Sequence[Any]) -> Any:
+    """The first Main Ability action (the legal actions end with one)."""
+    for action in legal_actions:
+        if action[0] == "ability":
+            return action
+    return legal_actions[-1]
+
+
+def best_aimed(
+    plan: _Plan, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, static: float,
+    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: Sequence[Any], best: Any,
+    best_value: float,
+) -> Any:
+    """The best of `best` and the Main Ability's actions aimed at a chosen unit (`hint`: the units the actions
+    usually come in the order of, found without a search)."""
+    n_hint = len(hint)
+    k = 0
+    for action in legal_actions:
+        if action[0] == "ability":
+            x = action[1]
+            if x is None:
+                value = static
+            else:
+                if k < n_hint and hint[k].uid == x:
+                    v = hint[k]
+                    k += 1
+                else:
+                    v = observation.unit(x)
+                value = plan.chosen(ctx, my_atk, enemies, static, v)
+            if value > best_value:
+                best, best_value = action, value
+    return best
+
 
 class _Part:
     """One effect of a planned ability: its kind, its spec, its selector (from the registry) and its size for

@@ -21,23 +21,9 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
     absorbed = 0
     depleted: list[Active] | None = None
     if tgt.shield > 0:
-        left = amount
-        for a in tgt.effects:
-            if a.impl.absorbs and a.amount > 0:
-                take = a.amount if a.amount < left else left
-                a.amount -= take
-                a.info = None  # its points changed
-                absorbed += take
-                left -= take
-                if a.amount == 0:
-                    if depleted is None:
-                        depleted = [a]
-                    else:
-                        depleted.append(a)
-                if not left:
-                    break
-        tgt.shield -= absorbed
-        tgt.effect_infos = None  # a shield's points changed
+        shield = tgt.shield
+        depleted = absorb(tgt, amount)
+        absorbed = shield - tgt.shield
     before = tgt.hp
     after = before - amount + absorbed
     if after < 0:
@@ -45,25 +31,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
     tgt.hp = after
     tgt.snapshot = None
     if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "damage",
-                "src": src.uid,
-                "tgt": tgt.uid,
-                "src_line": src.line if src.alive else None,
-                "tgt_line": tgt.line,
-                "via": via,
-                "atk": atk,
-                "power": power,
-                "def": dfn,
-                "amount": amount,
-                "absorbed": absorbed,
-                "hp_before": before,
-                "hp_after": after,
-                "eid": eid,
-                "use": bf.use,
-            }
-        )
+        log_damage(bf, src, tgt, atk, power, dfn, via, eid, amount, absorbed, before)
     if depleted is not None:
         for a in depleted:
             bf.drop_effect(tgt, a, "depleted")
@@ -71,6 +39,55 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
         defeat(bf, tgt, src)
     elif tgt.trigger == ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
         bf.fire(tgt, src)
+
+
+def absorb(tgt: Unit, amount: int) -> list[Active] | None:
+    """R11: the effects that absorb damage (shields) take `amount` first, oldest first; the ones used up
+    (to be dropped once the damage is logged), or None."""
+    depleted: list[Active] | None = None
+    absorbed = 0
+    left = amount
+    for a in tgt.effects:
+        if a.impl.absorbs and a.amount > 0:
+            take = a.amount if a.amount < left else left
+            a.amount -= take
+            a.info = None  # its points changed
+            absorbed += take
+            left -= take
+            if a.amount == 0:
+                if depleted is None:
+                    depleted = [a]
+                else:
+                    depleted.append(a)
+            if not left:
+                break
+    tgt.shield -= absorbed
+    tgt.effect_infos = None  # a shield's points changed
+    return depleted
+
+
+def log_damage(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
+               eid: int | None, amount: int, absorbed: int, before: int) -> None:
+    """Log one instance of damage (its HP after it is the target's now)."""
+    bf.emit(  # type: ignore[misc]
+        {
+            "type": "damage",
+            "src": src.uid,
+            "tgt": tgt.uid,
+            "src_line": src.line if src.alive else None,
+            "tgt_line": tgt.line,
+            "via": via,
+            "atk": atk,
+            "power": power,
+            "def": dfn,
+            "amount": amount,
+            "absorbed": absorbed,
+            "hp_before": before,
+            "hp_after": tgt.hp,
+            "eid": eid,
+            "use": bf.use,
+        }
+    )
 
 
 def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:

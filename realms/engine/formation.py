@@ -85,6 +85,16 @@ def deployment_problems(
     deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable], card: Deployable, line: str
 ) -> list[str]:
     """Codes of every reason deploying `card` in `line` is illegal now (empty list: legal)."""
+    problems = _slot_problems(deployed, collection, card, line) + _count_problems(deployed, card, line)
+    if not problems and not can_complete([*deployed, (card, line)], collection):
+        problems.append("cannot_complete")
+    return problems
+
+
+def _slot_problems(
+    deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable], card: Deployable, line: str
+) -> list[str]:
+    """R1, R3, R4: a full army, a line the card's position forbids, a card not owned or already deployed."""
     problems: list[str] = []
     if len(deployed) >= ARMY_SIZE:
         problems.append("army_size")
@@ -94,13 +104,17 @@ def deployment_problems(
         problems.append("not_owned")
     if any(c.slug == card.slug for c, _ in deployed):
         problems.append("duplicate_card")
+    return problems
+
+
+def _count_problems(deployed: Sequence[tuple[Deployable, str]], card: Deployable, line: str) -> list[str]:
+    """R1, R2: a rarity over its quota, a line over its capacity."""
+    problems: list[str] = []
     held = sum(1 for c, _ in deployed if c.rarity == card.rarity)
     if held + 1 > RARITY_QUOTA.get(card.rarity, 0):
         problems.append("rarity_count")
     if line in LINES and sum(1 for _, ln in deployed if ln == line) + 1 > LINE_CAPACITY:
         problems.append("line_full")
-    if not problems and not can_complete([*deployed, (card, line)], collection):
-        problems.append("cannot_complete")
     return problems
 
 

@@ -184,19 +184,7 @@ def end_phase(bf: Battlefield) -> None:
                 fire(bf, u, None)
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
-            expired = None
-            for a in u.effects:
-                if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
-                    continue
-                a.left -= 1
-                if a.left <= 0:
-                    if expired is None:
-                        expired = [a]
-                    else:
-                        expired.append(a)
-            if expired is not None:
-                for a in expired:
-                    bf.drop_effect(u, a, "duration")
+            count_down(bf, u)
     if bf.emit is not None:
         bf.emit({"type": "round_end", "round": bf.round})
     if check_end(bf):
@@ -205,46 +193,74 @@ def end_phase(bf: Battlefield) -> None:
         finish(bf, None, "max_rounds")
 
 
+def count_down(bf: Battlefield, u: Unit) -> None:
+    """R14: the end phase counts each effect standing on `u` down a round; those at 0 expire."""
+    expired = None
+    for a in u.effects:
+        if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
+            continue
+        a.left -= 1
+        if a.left <= 0:
+            if expired is None:
+                expired = [a]
+            else:
+                expired.append(a)
+    if expired is not None:
+        for a in expired:
+            bf.drop_effect(u, a, "duration")
+
+
 def act(bf: Battlefield, u: Unit, action: Action) -> None:
     """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on. A Main
     Ability enters its cooldown only once all of that has resolved (R13)."""
     u.acted = bf.round
     kind, x = action
     if kind == ATTACK:
-        t = bf.by_id[x]
-        a = u.atk_now
-        if t.shield or t.trigger == ON_HIT or bf.emit is not None:
-            hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
-        else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
-            amount = a - t.def_now
-            after = t.hp - (amount if amount > MIN_DAMAGE else MIN_DAMAGE)
-            if after > 0:
-                t.hp = after
-                t.snapshot = None
-            else:
-                hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+        basic_attack(bf, u, bf.by_id[x])
         if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
     else:
-        main = u.main
-        assert main is not None  # the ability is legal only for a character
-        bf.uses += 1
-        use = bf.use = bf.uses
-        if bf.emit is not None:
-            bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
-                     "round": bf.round})
-        run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
-        bf.use = None
-        if u.trigger == AFTER_ACTION and u.alive:
-            fire(bf, u, None)
-        if u.alive:
-            enter_cooldown(bf, u, use)
+        use_ability(bf, u, x)
     bf.idx += 1
     chars = bf.chars
     if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
         advance(bf)
     else:
         check_end(bf)
+
+
+def basic_attack(bf: Battlefield, u: Unit, t: Unit) -> None:
+    """R10, R11: `u`'s Basic Attack on `t`, ATK against DEF."""
+    a = u.atk_now
+    if t.shield or t.trigger == ON_HIT or bf.emit is not None:
+        hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+        return
+    # The usual Basic Attack, inlined: no shield, no log, no on_hit reply.
+    amount = a - t.def_now
+    after = t.hp - (amount if amount > MIN_DAMAGE else MIN_DAMAGE)
+    if after > 0:
+        t.hp = after
+        t.snapshot = None
+    else:
+        hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+
+
+def use_ability(bf: Battlefield, u: Unit, x: str | None) -> None:
+    """R10, R13: `u`'s Main Ability on the unit `x` (None: no target), its after_action ability, then its
+    cooldown."""
+    main = u.main
+    assert main is not None  # the ability is legal only for a character
+    bf.uses += 1
+    use = bf.use = bf.uses
+    if bf.emit is not None:
+        bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
+                 "round": bf.round})
+    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
+    bf.use = None
+    if u.trigger == AFTER_ACTION and u.alive:
+        fire(bf, u, None)
+    if u.alive:
+        enter_cooldown(bf, u, use)
 
 
 def enter_cooldown(bf: Battlefield, u: Unit, use: int) -> None:

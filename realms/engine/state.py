@@ -391,21 +391,28 @@ def army_problems(armies: Any) -> list[tuple[str, str]]:
             continue
         if not 1 <= len(army) <= ARMY_SIZE:
             problems.append((f"armies.{side}", f"must hold 1 to {ARMY_SIZE} cards (got {len(army)})"))
-        per_line = {VANGUARD: 0, REARGUARD: 0}
-        for i, entry in enumerate(army):
-            if (type(entry) is not tuple and not isinstance(entry, Sequence)) or len(entry) != 2:
-                problems.append((f"armies.{side}[{i}]", "must be a (card, line) pair"))
-                continue
-            card, line = entry
-            if not isinstance(card, CharacterCard):
-                problems.append((f"armies.{side}[{i}]", "card must be a CharacterCard"))
-            if line not in LINES:
-                problems.append((f"armies.{side}[{i}]", f"line must be vanguard or rearguard (got {line!r})"))
-            else:
-                per_line[line] += 1
-        for line, count in per_line.items():
-            if count > LINE_CAPACITY:
-                problems.append((f"armies.{side}", f"the {line} holds at most {LINE_CAPACITY} (got {count})"))
+        problems += _entry_problems(side, army)
+    return problems
+
+
+def _entry_problems(side: str, army: Sequence[Any]) -> list[tuple[str, str]]:
+    """What is wrong with the (card, line) pairs of one army, and lines over capacity."""
+    problems: list[tuple[str, str]] = []
+    per_line = {VANGUARD: 0, REARGUARD: 0}
+    for i, entry in enumerate(army):
+        if (type(entry) is not tuple and not isinstance(entry, Sequence)) or len(entry) != 2:
+            problems.append((f"armies.{side}[{i}]", "must be a (card, line) pair"))
+            continue
+        card, line = entry
+        if not isinstance(card, CharacterCard):
+            problems.append((f"armies.{side}[{i}]", "card must be a CharacterCard"))
+        if line not in LINES:
+            problems.append((f"armies.{side}[{i}]", f"line must be vanguard or rearguard (got {line!r})"))
+        else:
+            per_line[line] += 1
+    for line, count in per_line.items():
+        if count > LINE_CAPACITY:
+            problems.append((f"armies.{side}", f"the {line} holds at most {LINE_CAPACITY} (got {count})"))
     return problems
 
 
@@ -432,7 +439,7 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
     world.alternate_lead = obs.tie_lead
     if obs.phase == "formation":
         return _formation_lookahead(world, obs)
-    world.round = rnd = obs.round
+    world.round = obs.round
     for v in obs.units:
         _field(world, v)
     world.eid = max([e.eid for v in obs.units for e in v.effects], default=0)
@@ -442,19 +449,25 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
     assert actor is not None  # a Flex move or an action has its unit
     pending = world.pending = world.by_id[actor.uid]
     if obs.phase == "act":
-        world.stage = ACT
-        world.idx = obs.acting
-        for k, u in enumerate(world.order[: obs.acting + 1]):
-            u.turn = rnd  # their turns have come (the acting unit's before_action ability included)
-            if k < obs.acting:
-                u.acted = rnd
-        world.legal = rounds.act_legal(world, pending)
+        _at_action(world, obs, pending)
     else:
         world.stage = FLEX
         world.flex_queue = [u for u in world.order if u.position == "flex" and u.alive]
         world.flex_index = obs.flex_done
         world.legal = [rounds.STAY_ACTION, (rounds.SWITCH, REARGUARD if pending.line == VANGUARD else VANGUARD)]
     return world
+
+
+def _at_action(world: RealmsState, obs: RealmsObservation, pending: Unit) -> None:
+    """A look-ahead match at the action of `pending`: the units before it in the order have acted."""
+    rnd = obs.round
+    world.stage = ACT
+    world.idx = obs.acting
+    for k, u in enumerate(world.order[: obs.acting + 1]):
+        u.turn = rnd  # their turns have come (the acting unit's before_action ability included)
+        if k < obs.acting:
+            u.acted = rnd
+    world.legal = rounds.act_legal(world, pending)
 
 
 def _field(world: RealmsState, v: UnitInfo) -> None:

@@ -46,22 +46,8 @@ def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
 
 def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     """Resolve a faction ability whose trigger is met, if its limit and condition allow."""
-    limit = w.limit
-    if limit:
-        if limit == LIMIT_BATTLE:
-            if w.faction_used:
-                return
-        elif w.faction_round == bf.round:
-            return
-    cond = w.condition
-    if cond is not None:
-        if cond.line and w.line != cond.line:
-            return
-        if cond.hp_below and not w.hp < cond.hp_below * w.max_hp:
-            return
-        # The other living characters of its faction (w is a living character itself).
-        if cond.allies_same_faction_gte and bf.factions[w.side][w.faction] - 1 < cond.allies_same_faction_gte:
-            return
+    if not may_fire(bf, w):
+        return
     fab = w.faction_ability
     assert fab is not None  # only characters have a trigger
     if bf.depth >= MAX_TRIGGER_DEPTH:
@@ -91,6 +77,26 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     bf.use = outer
 
 
+def may_fire(bf: Battlefield, w: Unit) -> bool:
+    """Whether `w`'s faction ability's limit (once per round or battle) and condition allow it now."""
+    limit = w.limit
+    if limit:
+        if limit == LIMIT_BATTLE:
+            if w.faction_used:
+                return False
+        elif w.faction_round == bf.round:
+            return False
+    cond = w.condition
+    if cond is None:
+        return True
+    if cond.line and w.line != cond.line:
+        return False
+    if cond.hp_below and not w.hp < cond.hp_below * w.max_hp:
+        return False
+    # The other living characters of its faction (w is a living character itself).
+    return not (cond.allies_same_faction_gte and bf.factions[w.side][w.faction] - 1 < cond.allies_same_faction_gte)
+
+
 def run(
     bf: Battlefield, src: Unit, steps: tuple[Step, ...], chosen: Unit | None, via: str, attacker: Unit | None,
     reach_all: bool,
@@ -100,8 +106,7 @@ def run(
     memo: dict[str, Unit | None] | None = None
     for code, sel, kind, eff in steps:
         if not src.alive:
-            if bf.emit is not None:
-                bf.fizzle(src, eff.kind, None, "source_defeated", via)
+            fizzle(bf, src, eff, "source_defeated", via)
             continue
         if code == SEL_TARGET:
             if chosen is not None and chosen.alive:
@@ -116,11 +121,7 @@ def run(
         elif code == SEL_PICK:
             if memo is None:
                 memo = {}
-            name = sel.name
-            if name in memo:
-                pick = memo[name]
-            else:
-                pick = memo[name] = choose(bf, src, sel, reach_all)
+            pick = held_pick(bf, src, sel, reach_all, memo)
             if pick is not None and pick.alive:
                 kind.apply(bf, src, eff, (pick,), via)
                 continue
@@ -129,8 +130,22 @@ def run(
             if targets:
                 kind.apply(bf, src, eff, targets, via)
                 continue
-        if bf.emit is not None:
-            bf.fizzle(src, eff.kind, None, "no_target", via)
+        fizzle(bf, src, eff, "no_target", via)
+
+
+def fizzle(bf: Battlefield, src: Unit, eff: Effect, reason: str, via: str) -> None:
+    """An effect of `src` that did nothing, logged (when the log is on)."""
+    if bf.emit is not None:
+        bf.fizzle(src, eff.kind, None, reason, via)
+
+
+def held_pick(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool, memo: dict[str, Unit | None]) -> Unit | None:
+    """The unit a single-unit selector picks, picked once per ability use (`memo` holds the use's picks)."""
+    name = sel.name
+    if name in memo:
+        return memo[name]
+    pick = memo[name] = choose(bf, src, sel, reach_all)
+    return pick
 
 
 def select(bf: Battlefield, src: Unit, sel: Selector, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
