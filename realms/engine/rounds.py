@@ -105,7 +105,8 @@ def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
 def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -> list[Action]:
     """`act_legal` for a unit with restricting effects: each, oldest first, may bar its Main Ability and
     narrow its Basic Attack targets (`Standing.bars_ability`, `attack_targets`)."""
-    targets: list[Unit] = foes[0] if front else foes[2]
+    reach: list[Unit] = foes[0] if front else foes[2]
+    targets = reach
     main = u.main
     ability = main is not None and u.ready <= bf.round
     for a in u.effects:
@@ -114,7 +115,8 @@ def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -
             if ability and impl.bars_ability(u, a):
                 ability = False
             targets = impl.attack_targets(bf, u, a, targets)
-    legal: list[Action] = [t.attack_action for t in targets]
+    # The shared list of Basic Attacks while no effect narrowed the targets (never changed in place).
+    legal: list[Action] = (foes[1] if front else foes[3]) if targets is reach else [t.attack_action for t in targets]
     bf.targets = targets
     if ability and main is not None:
         return legal + ability_actions(bf, u, main, foes, front)
