@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 # run against what the source says.
 ENGINE_SOURCES := $(sort $(wildcard realms/engine/*.py realms/engine/*/*.py legends/engine/*.py legends/engine/*/*.py simulate/engine/*.py))
 STAMP  := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml setup.py $(ENGINE_SOURCES) | cksum | cut -d' ' -f1)
-ENGINE_MODULES := $(shell grep -cE '^ +"(realms|legends|simulate)/engine/[a-z_/]+\.py",$$' setup.py)
+ENGINE_MODULES := $(words $(filter-out $(shell grep -oE '^ +"(realms|legends|simulate)/engine/[a-z_/]+\.py",$$' setup.py | tr -d ' ",'),$(ENGINE_SOURCES)))
 HOST   ?= 127.0.0.1:8000
 STATIC_MANIFEST := $(or $(STATIC_ROOT),staticfiles)/staticfiles.json
 

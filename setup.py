@@ -17,64 +17,58 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-# The engine modules compiled, in dependency order (each is pure Python: stdlib and the engines only).
-COMPILED = [
-    "simulate/engine/errors.py",
-    "simulate/engine/events.py",
-    "simulate/engine/rng.py",
-    "simulate/engine/deciders.py",
-    "simulate/engine/budget.py",
-    "simulate/engine/checking.py",
-    "realms/engine/vocabulary.py",
-    "realms/engine/units.py",
-    "realms/engine/effects/base.py",
-    "realms/engine/battlefield.py",
-    "realms/engine/order.py",
-    "realms/engine/combat.py",
-    "realms/engine/effects/damage.py",
-    "realms/engine/effects/heal.py",
-    "realms/engine/effects/lasting.py",
-    "realms/engine/effects/shield.py",
-    "realms/engine/effects/modifier.py",
-    "realms/engine/effects/buff.py",
-    "realms/engine/effects/debuff.py",
-    "realms/engine/effects/ongoing.py",
-    "realms/engine/effects/poison.py",
-    "realms/engine/effects/burn.py",
-    "realms/engine/effects/regen.py",
-    "realms/engine/effects/silence.py",
-    "realms/engine/effects/cooldown.py",
-    "realms/engine/effects/move.py",
-    "realms/engine/effects/removal.py",
-    "realms/engine/effects/cleanse.py",
-    "realms/engine/effects/dispel.py",
-    "realms/engine/effects/summon.py",
-    "realms/engine/triggers.py",
-    "realms/engine/rounds.py",
-    "realms/engine/observation.py",
-    "realms/engine/state.py",
-    "realms/engine/agents.py",
-    "legends/engine/vocabulary.py",
-    "legends/engine/cards.py",
-    "legends/engine/effects/base.py",
-    "legends/engine/effects/boost_first_attack.py",
-    "legends/engine/effects/cancel_attack.py",
-    "legends/engine/effects/extra_draw.py",
-    "legends/engine/effects/heal_marker.py",
-    "legends/engine/effects/pierce_defense.py",
-    "legends/engine/effects/redraw_size.py",
-    "legends/engine/effects/reveal_facedown.py",
-    "legends/engine/protectors.py",
-    "legends/engine/table.py",
-    "legends/engine/showdown.py",
-    "legends/engine/heals.py",
-    "legends/engine/views.py",
-    "legends/engine/observation.py",
-    "legends/engine/turns.py",
-    "legends/engine/rounds.py",
-    "legends/engine/state.py",
-    "legends/engine/agents.py",
-]
+# The engines (pure Python: the standard library and the engines only). Every module of theirs is compiled
+# unless it is named below, so a new module (a new effect kind, say) is compiled with no edit here; the
+# `make install` line counts them from the same list (Makefile, ENGINE_MODULES).
+ENGINES = ("simulate/engine", "realms/engine", "legends/engine")
+# Kept interpreted: the packages' __init__ files (registries that import their modules), and what runs
+# when cards, specs, options or logs are read or written, never during a match's steps (spec validation,
+# card text, army codes and legality, option checks, play-by-play, the game registries and the runner's
+# loop). Compiling them gains nothing and lengthens gcc. A class here may not subclass a compiled class
+# (mypyc: "interpreted classes cannot inherit from compiled"): tests/engine/test_compiled_modules.py.
+INTERPRETED = {
+    "simulate/engine/__init__.py",
+    "simulate/engine/agents.py",
+    "simulate/engine/games.py",
+    "simulate/engine/options.py",
+    "simulate/engine/runner.py",
+    "simulate/engine/stats.py",
+    "simulate/engine/tally.py",
+    "simulate/engine/values.py",
+    "realms/engine/__init__.py",
+    "realms/engine/army.py",
+    "realms/engine/army_stats.py",
+    "realms/engine/cards.py",
+    "realms/engine/effects/__init__.py",
+    "realms/engine/effects/words.py",
+    "realms/engine/events.py",
+    "realms/engine/formation.py",
+    "realms/engine/game.py",
+    "realms/engine/options.py",
+    "realms/engine/playbyplay.py",
+    "realms/engine/setup.py",
+    "realms/engine/spec.py",
+    "realms/engine/text.py",
+    "legends/engine/__init__.py",
+    "legends/engine/effects/__init__.py",
+    "legends/engine/events.py",
+    "legends/engine/game.py",
+    "legends/engine/options.py",
+    "legends/engine/playbyplay.py",
+    "legends/engine/setup.py",
+    "legends/engine/start.py",
+}
+
+
+def compiled_modules() -> list[str]:
+    """Every engine module but the interpreted ones, as paths from the root, sorted: mypyc reads the imports
+    itself (mypy's graph of the whole group), so the order given to it changes nothing but the hashed
+    name of the shared library."""
+    found = {path.relative_to(ROOT).as_posix() for engine in ENGINES for path in (ROOT / engine).rglob("*.py")}
+    return sorted(found - INTERPRETED)
+
+
+COMPILED = compiled_modules()
 
 
 def progress(message: str) -> None:
@@ -128,4 +122,5 @@ class BuildExtensions(build_ext):
         progress(f"C compiled in {time.monotonic() - started:.0f} s; then each module's small extension")
 
 
-setup(ext_modules=compiled_engines(), cmdclass={"build_ext": BuildExtensions})
+if __name__ == "__main__":  # as setuptools runs it (pip, build_ext); tests import it for `compiled_modules`
+    setup(ext_modules=compiled_engines(), cmdclass={"build_ext": BuildExtensions})

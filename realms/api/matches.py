@@ -19,7 +19,8 @@ from cardsdb.models import Faction
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
 from realms.choices import Line, Player
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
-from realms.engine.options import FIRST_PLAYERS, MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT, TIE_BREAKS
+from realms.engine.options import FIRST_PLAYERS, TIE_BREAKS
+from realms.engine.vocabulary import MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT
 from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, command_army
 from simulate.api.serializers import (
     DRAWN,

@@ -10,13 +10,26 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final
 
+from realms.engine import selectors
 from realms.engine.cards import CharacterCard
 from realms.engine.combat import damage_dealt
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect, EffectKind, ValueContext
 from realms.engine.effects.damage import blow_value
-from realms.engine.effects.summon import Summon
 from realms.engine.observation import RealmsObservation, UnitInfo
+from realms.engine.selectors import (
+    ALLIES,
+    CHOSEN_LINE,
+    ENEMIES,
+    NO_UNITS,
+    PICK_HIGHEST_ATK,
+    PICK_RANDOM,
+    SEL_GROUP,
+    SEL_NONE,
+    SEL_SELF,
+    SEL_TARGET,
+    Selector,
+)
 from realms.engine.spec import MainAbility
 from realms.engine.units import scaled
 from simulate.engine.agents import register_agent
@@ -52,52 +65,32 @@ class GreedyAgent:
                 return self.flex(observation, legal_actions)
         actor, targets = observation.actor_and_targets()
         assert actor is not None  # an action decision has its acting unit
-        my_atk = actor.atk
-        best_target = None
-        best_value = -1.0
-        for t in targets:
-            value = blow_value(damage_dealt(my_atk, t.def_), t)
-            if value > best_value:
-                best_target, best_value = t, value
+        best_target, best_value = best_blow(actor.atk, targets)
         best = ("attack", best_target.uid) if best_target is not None else legal_actions[0]
         if legal_actions[-1][0] != "ability":
             return best
+        return self.with_ability(observation, legal_actions, actor, targets, best, best_value)
+
+    def with_ability(
+        self, observation: RealmsObservation, legal_actions: Sequence[Any], actor: UnitInfo,
+        targets: Sequence[UnitInfo], best: Any, best_value: float,
+    ) -> Any:
+        """The best of the Basic Attack `best` (worth `best_value`) and the Main Ability's actions."""
         main = actor.main
         assert main is not None  # the ability is legal only for a character
         plan = _plan(main)
-        side = actor.side
+        my_atk = actor.atk
         rnd = observation.round if plan.needs_round else 0
         enemies = observation.enemies() if plan.needs_enemies else None
         allies = observation.allies() if plan.needs_allies else None
         averages = _averages(actor, enemies or [], allies or []) if plan.needs_averages else None
-        ctx = ValueContext(side, rnd, averages)
+        ctx = ValueContext(actor.side, rnd, averages)
         static = plan.static(ctx, my_atk, actor, enemies, allies)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
-            if static > best_value:
-                for action in legal_actions:
-                    if action[0] == "ability":
-                        return action
-            return best
+            return first_ability(legal_actions) if static > best_value else best
         # The chosen units usually come in the order of the attack targets (enemies) or allies.
         hint = targets if plan.choose_enemy else allies or observation.allies()
-        n_hint = len(hint)
-        k = 0
-        chosen_value = plan.chosen
-        for action in legal_actions:
-            if action[0] == "ability":
-                x = action[1]
-                if x is None:
-                    value = static
-                else:
-                    if k < n_hint and hint[k].uid == x:
-                        v = hint[k]
-                        k += 1
-                    else:
-                        v = observation.unit(x)
-                    value = chosen_value(ctx, my_atk, enemies, static, v)
-                if value > best_value:
-                    best, best_value = action, value
-        return best
+        return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
         """Deploy the strongest card still allowed, one or two tanks up front; flex cards go to the rearguard."""
@@ -167,33 +160,64 @@ class GreedyAgent:
 #
 # The greedy agent values a Main Ability effect by effect, with each effect kind's own value
 # (`on_enemy` / `on_ally` in realms.engine.effects) and the engine's own formulas for its size
-# (⌊ATK × scale⌋ + flat) and its damage (max(1, power − DEF)). An ability is planned once: which
+# (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
-# Which units a chosen-independent effect reaches: (unit list, only this line, leaves out the actor).
-_GROUPS = {
-    "all_enemies": ("enemies", "", False),
-    "enemy_vanguard": ("enemies", "vanguard", False),
-    "enemy_rearguard": ("enemies", "rearguard", False),
-    "all_allies": ("allies", "", False),
-    "other_allies": ("allies", "", True),
-    "ally_vanguard": ("allies", "vanguard", False),
-    "ally_rearguard": ("allies", "rearguard", False),
-}
-_RANDOM = {"random_enemy": "enemies", "random_ally": "allies"}
-_BEST = {"lowest_hp_enemy": "enemies", "lowest_hp_ally": "allies", "highest_atk_enemy": "enemies"}
+def best_blow(my_atk: int, targets: Sequence[UnitInfo]) -> tuple[UnitInfo | None, float]:
+    """The Basic Attack target worth the most (`blow_value`; the first one on ties) and its value."""
+    best_target = None
+    best_value = -1.0
+    for t in targets:
+        value = blow_value(damage_dealt(my_atk, t.def_), t)
+        if value > best_value:
+            best_target, best_value = t, value
+    return best_target, best_value
+
+
+def first_ability(legal_actions: Sequence[Any]) -> Any:
+    """The first Main Ability action (the legal actions end with one)."""
+    for action in legal_actions:
+        if action[0] == "ability":
+            return action
+    return legal_actions[-1]
+
+
+def best_aimed(
+    plan: _Plan, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, static: float,
+    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: Sequence[Any], best: Any,
+    best_value: float,
+) -> Any:
+    """The best of `best` and the Main Ability's actions aimed at a chosen unit (`hint`: the units the actions
+    usually come in the order of, found without a search)."""
+    n_hint = len(hint)
+    k = 0
+    for action in legal_actions:
+        if action[0] == "ability":
+            x = action[1]
+            if x is None:
+                value = static
+            else:
+                if k < n_hint and hint[k].uid == x:
+                    v = hint[k]
+                    k += 1
+                else:
+                    v = observation.unit(x)
+                value = plan.chosen(ctx, my_atk, enemies, static, v)
+            if value > best_value:
+                best, best_value = action, value
+    return best
 
 
 class _Part:
-    """One effect of a planned ability: its kind, its spec and its size for the actor's current ATK."""
+    """One effect of a planned ability: its kind, its spec, its selector (from the registry) and its size for
+    the actor's current ATK."""
 
-    __slots__ = ("kind", "eff", "target", "on_enemies")
+    __slots__ = ("kind", "eff", "sel")
 
     def __init__(self, eff: Effect) -> None:
         self.kind: EffectKind = KINDS[eff.kind]
         self.eff = eff
-        self.target = eff.target
-        self.on_enemies = eff.target.endswith("enemy") or eff.target.startswith("enemy") or eff.target == "all_enemies"
+        self.sel: Selector = selectors.BY_NAME[eff.target] if self.kind.targeted else NO_UNITS
 
     def power(self, my_atk: int) -> int:
         """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula)."""
@@ -204,6 +228,56 @@ class _Part:
         if enemy:
             return self.kind.on_enemy(self.eff, power, v, ctx)
         return self.kind.on_ally(self.eff, power, v, ctx)
+
+    def add_static(
+        self, total: float, ctx: ValueContext, my_atk: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
+        allies: list[UnitInfo] | None,
+    ) -> float:
+        """`total` plus this effect's value, which does not depend on the chosen unit (added unit by unit, in
+        army order: the sum is the same float whatever the plan)."""
+        sel = self.sel
+        code = sel.code
+        if code == SEL_NONE:
+            return total + self.kind.worth(self.eff, ctx)
+        power = self.power(my_atk)
+        if code == SEL_SELF:
+            return total + self.value(actor, False, power, ctx)
+        whose = sel.whose
+        if whose != ALLIES and whose != ENEMIES:  # "attacker" reaches no one outside a faction ability
+            return total
+        enemy = whose == ENEMIES
+        units = (enemies if enemy else allies) or []
+        if code == SEL_GROUP:
+            return self.add_group(total, ctx, power, actor, units, enemy)
+        if not units:
+            return total
+        if sel.pick == PICK_RANDOM:  # a random pick counts each candidate by its chance
+            p = 1.0 / len(units)
+            for v in units:
+                total += p * self.value(v, enemy, power, ctx)
+            return total
+        return total + self.value(best_pick(units, sel.pick), enemy, power, ctx)
+
+    def add_group(
+        self, total: float, ctx: ValueContext, power: int, actor: UnitInfo, units: list[UnitInfo], enemy: bool
+    ) -> float:
+        """`total` plus the value on every unit of the group (its line only; without the actor for `others`)."""
+        line = self.sel.line
+        others = self.sel.others
+        for v in units:
+            if (not line or v.line == line) and not (others and v.uid == actor.uid):
+                total += self.value(v, enemy, power, ctx)
+        return total
+
+
+def best_pick(units: list[UnitInfo], how: int) -> UnitInfo:
+    """The unit a lowest-HP or highest-ATK pick takes (as `triggers.pick_from`: the first one on ties)."""
+    pick = units[0]
+    highest = how == PICK_HIGHEST_ATK
+    for w in units:
+        if (w.atk > pick.atk) if highest else (w.hp < pick.hp):
+            pick = w
+    return pick
 
 
 class _Plan:
@@ -223,33 +297,28 @@ class _Plan:
         self.main = main  # holding `main` keeps its id unique while the plan is cached
         self.fixed: list[_Part] = []
         self.aimed: list[_Part] = []
-        lists: set[str] = set()
+        lists: set[int] = set()  # whose units the fixed effects read: ALLIES, ENEMIES
         averages = False
         for eff in main.effects:
             part = _Part(eff)
-            averages = averages or part.kind.reads_averages or (eff.kind in ("buff", "debuff") and eff.stat == "atk")
-            if eff.kind != "summon" and eff.target in ("target", "target_line"):
+            averages = averages or part.kind.needs_averages(eff)
+            sel = part.sel
+            if sel.chosen:
                 self.aimed.append(part)
-                if eff.target == "target_line":
-                    lists.add("enemies")
+                if sel.whose == CHOSEN_LINE:
+                    lists.add(ENEMIES)
             else:
                 self.fixed.append(part)
-                sel = eff.target
-                if eff.kind != "summon":
-                    if sel in _GROUPS:
-                        lists.add(_GROUPS[sel][0])
-                    elif sel in _RANDOM:
-                        lists.add(_RANDOM[sel])
-                    elif sel in _BEST:
-                        lists.add(_BEST[sel])
+                if sel.whose == ALLIES or sel.whose == ENEMIES:
+                    lists.add(sel.whose)
         if averages:
-            lists |= {"enemies", "allies"}
+            lists |= {ENEMIES, ALLIES}
         self.has_chosen = bool(self.aimed)
         self.choose_enemy = main.choose == "enemy"
-        self.needs_enemies = "enemies" in lists
-        self.needs_allies = "allies" in lists
+        self.needs_enemies = ENEMIES in lists
+        self.needs_allies = ALLIES in lists
         self.needs_averages = averages
-        self.needs_round = any(eff.kind in ("silence", "cooldown") for eff in main.effects)  # they read the round
+        self.needs_round = any(KINDS[eff.kind].reads_round for eff in main.effects)
 
     def static(
         self, ctx: ValueContext, my_atk: int, actor: UnitInfo, enemies: list[UnitInfo] | None,
@@ -258,37 +327,7 @@ class _Plan:
         """The value of the effects that do not depend on the chosen unit."""
         total = 0.0
         for part in self.fixed:
-            sel = part.target
-            power = part.power(my_atk)
-            kind = part.kind
-            if isinstance(kind, Summon):
-                total += kind.worth(part.eff, ctx)
-            elif sel == "self":
-                total += part.value(actor, False, power, ctx)
-            elif sel in _GROUPS:
-                name, line, others = _GROUPS[sel]
-                enemy = name == "enemies"
-                for v in (enemies if enemy else allies) or ():
-                    if (not line or v.line == line) and not (others and v.uid == actor.uid):
-                        total += part.value(v, enemy, power, ctx)
-            elif sel in _RANDOM:  # a random pick counts each candidate by its chance
-                enemy = _RANDOM[sel] == "enemies"
-                units = (enemies if enemy else allies) or []
-                if units:
-                    p = 1.0 / len(units)
-                    for v in units:
-                        total += p * part.value(v, enemy, power, ctx)
-            elif sel in _BEST:
-                enemy = _BEST[sel] == "enemies"
-                units = (enemies if enemy else allies) or []
-                if units:
-                    pick = units[0]
-                    highest = sel == "highest_atk_enemy"
-                    for w in units:
-                        if (w.atk > pick.atk) if highest else (w.hp < pick.hp):  # first one on ties
-                            pick = w
-                    total += part.value(pick, enemy, power, ctx)
-            # "attacker" reaches no one outside a faction ability
+            total = part.add_static(total, ctx, my_atk, actor, enemies, allies)
         return total
 
     def chosen(
@@ -298,7 +337,7 @@ class _Plan:
         side = ctx.side
         for part in self.aimed:
             power = part.power(my_atk)
-            if part.target == "target":
+            if part.sel.code == SEL_TARGET:
                 total += part.value(unit, unit.side != side, power, ctx)
             else:
                 line = unit.line

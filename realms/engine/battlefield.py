@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from realms.engine import trigger_kinds
 from realms.engine.units import Active, Standing, Unit
 from realms.engine.vocabulary import PLAYERS, VANGUARD
 from simulate.engine.events import Event, EventLog
@@ -93,7 +94,7 @@ class Battlefield:
         self.winner: str | None = None
         self.reason = ""
         self.steps = 0
-        self.armed = [0] * 10  # living characters per faction-ability trigger code: 0 lets a scan be skipped
+        self.armed = [0] * trigger_kinds.SLOTS  # living characters per faction-ability trigger code: 0 lets a scan be skipped
         self.uses = 0  # ability uses so far: each Main Ability or faction ability use gets the next id (G3)
         self.use: int | None = None  # the ability use now resolving, named by every effect it causes
         self.ongoing = 0  # poison, burn and regeneration effects standing
@@ -208,6 +209,8 @@ class Battlefield:
         if impl.ongoing:
             u.ongoing += 1
             self.ongoing += 1
+        if impl.restricts:
+            u.restraints += 1
         impl.attach(u, a)
 
     def log_effect(self, src: Unit, u: Unit, a: Active, via: str) -> None:
@@ -221,7 +224,7 @@ class Battlefield:
                 "unit": u.uid,
                 "kind": a.kind,
                 "stat": a.stat or None,
-                "amount": a.amount if a.kind != "silence" else None,
+                "amount": a.amount if a.impl.has_amount else None,
                 "duration": a.left,
                 "until": a.until,
                 "persists": a.persists,
@@ -244,6 +247,8 @@ class Battlefield:
         if impl.ongoing:
             u.ongoing -= 1
             self.ongoing -= 1
+        if impl.restricts:
+            u.restraints -= 1
         impl.detach(u, a)
         kind = a.kind
         a.left = 0

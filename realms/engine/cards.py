@@ -65,12 +65,9 @@ def _need(data: Mapping[str, Any], key: str, errors: list[tuple[str, str]]) -> A
     return data[key]
 
 
-def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
-    """A CharacterCard from a dict with slug, name, faction, class, position, rarity, atk, def, spd, hp,
-    cooldown, main_ability and faction_ability (raw specs, parsed here)."""
-    if not isinstance(data, Mapping):
-        raise SetupError("A card is a mapping of its fields.", [("card", "must be an object")])
-    errors: list[tuple[str, str]] = []
+def _printed_values(data: Mapping[str, Any], errors: list[tuple[str, str]]) -> dict[str, Any]:
+    """A card's printed values besides its abilities (problems noted in `errors`): names, class, position,
+    rarity, stats and cooldown."""
     values: dict[str, Any] = {}
     for key in ("slug", "name", "faction"):
         value = _need(data, key, errors)
@@ -89,6 +86,16 @@ def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             errors.append((key, f"must be an integer from {low} to {high} (got {value!r})"))
         values[key] = value
+    return values
+
+
+def card_from_dict(data: Mapping[str, Any]) -> CharacterCard:
+    """A CharacterCard from a dict with slug, name, faction, class, position, rarity, atk, def, spd, hp,
+    cooldown, main_ability and faction_ability (raw specs, parsed here)."""
+    if not isinstance(data, Mapping):
+        raise SetupError("A card is a mapping of its fields.", [("card", "must be an object")])
+    errors: list[tuple[str, str]] = []
+    values = _printed_values(data, errors)
     if errors:
         slug = data.get("slug", "?")
         raise SetupError(

@@ -3,48 +3,27 @@
 from __future__ import annotations
 
 from realms.engine.battlefield import ACT, END, VIA_ABILITY, VIA_BASIC, Battlefield
-from realms.engine.units import (
-    DEFEAT_TRIGGER_CODES,
-    T_ALLY_DEF,
-    T_DEFEATS,
-    T_ENEMY_DEF,
-    T_ON_HIT,
-    Active,
-    Unit,
-)
-from realms.engine.vocabulary import PLAYERS
+from realms.engine.trigger_kinds import DEFEAT_CODES, DEFEAT_OF, OF_ALLY, OF_ENEMY, ON_HIT
+from realms.engine.units import Active, Unit
+from realms.engine.vocabulary import MIN_DAMAGE, PLAYERS
 
 
 def damage_dealt(power: int, defense: int | None) -> int:
-    """R11: max(1, power − DEF), or max(1, power) when DEF is ignored (None)."""
+    """R11: max(MIN_DAMAGE, power − DEF), or max(MIN_DAMAGE, power) when DEF is ignored (None)."""
     amount = power - defense if defense is not None else power
-    return amount if amount > 1 else 1
+    return amount if amount > MIN_DAMAGE else MIN_DAMAGE
 
 
 def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
         eid: int | None) -> None:
-    """One instance of damage (R11): max(1, power − DEF), shield first, then HP; defeat at 0."""
+    """One instance of damage (R11): max(MIN_DAMAGE, power − DEF), shield first, then HP; defeat at 0."""
     amount = damage_dealt(power, dfn)
     absorbed = 0
     depleted: list[Active] | None = None
     if tgt.shield > 0:
-        left = amount
-        for a in tgt.effects:
-            if a.kind == "shield" and a.amount > 0:
-                take = a.amount if a.amount < left else left
-                a.amount -= take
-                a.info = None  # its points changed
-                absorbed += take
-                left -= take
-                if a.amount == 0:
-                    if depleted is None:
-                        depleted = [a]
-                    else:
-                        depleted.append(a)
-                if not left:
-                    break
-        tgt.shield -= absorbed
-        tgt.effect_infos = None  # a shield's points changed
+        shield = tgt.shield
+        depleted = absorb(tgt, amount)
+        absorbed = shield - tgt.shield
     before = tgt.hp
     after = before - amount + absorbed
     if after < 0:
@@ -52,32 +31,63 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
     tgt.hp = after
     tgt.snapshot = None
     if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "damage",
-                "src": src.uid,
-                "tgt": tgt.uid,
-                "src_line": src.line if src.alive else None,
-                "tgt_line": tgt.line,
-                "via": via,
-                "atk": atk,
-                "power": power,
-                "def": dfn,
-                "amount": amount,
-                "absorbed": absorbed,
-                "hp_before": before,
-                "hp_after": after,
-                "eid": eid,
-                "use": bf.use,
-            }
-        )
+        log_damage(bf, src, tgt, atk, power, dfn, via, eid, amount, absorbed, before)
     if depleted is not None:
         for a in depleted:
             bf.drop_effect(tgt, a, "depleted")
     if after == 0:
         defeat(bf, tgt, src)
-    elif tgt.trigger == T_ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
+    elif tgt.trigger == ON_HIT and via in (VIA_BASIC, VIA_ABILITY) and src.side != tgt.side:
         bf.fire(tgt, src)
+
+
+def absorb(tgt: Unit, amount: int) -> list[Active] | None:
+    """R11: the effects that absorb damage (shields) take `amount` first, oldest first; the ones used up
+    (to be dropped once the damage is logged), or None."""
+    depleted: list[Active] | None = None
+    absorbed = 0
+    left = amount
+    for a in tgt.effects:
+        if a.impl.absorbs and a.amount > 0:
+            take = a.amount if a.amount < left else left
+            a.amount -= take
+            a.info = None  # its points changed
+            absorbed += take
+            left -= take
+            if a.amount == 0:
+                if depleted is None:
+                    depleted = [a]
+                else:
+                    depleted.append(a)
+            if not left:
+                break
+    tgt.shield -= absorbed
+    tgt.effect_infos = None  # a shield's points changed
+    return depleted
+
+
+def log_damage(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
+               eid: int | None, amount: int, absorbed: int, before: int) -> None:
+    """Log one instance of damage (its HP after it is the target's now)."""
+    bf.emit(  # type: ignore[misc]
+        {
+            "type": "damage",
+            "src": src.uid,
+            "tgt": tgt.uid,
+            "src_line": src.line if src.alive else None,
+            "tgt_line": tgt.line,
+            "via": via,
+            "atk": atk,
+            "power": power,
+            "def": dfn,
+            "amount": amount,
+            "absorbed": absorbed,
+            "hp_before": before,
+            "hp_after": tgt.hp,
+            "eid": eid,
+            "use": bf.use,
+        }
+    )
 
 
 def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
@@ -100,18 +110,8 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
         )
     bf.withdraw(u)
     end_effects_of(bf, u)
-    armed = bf.armed
-    if armed[T_ALLY_DEF] or armed[T_ENEMY_DEF] or armed[T_DEFEATS]:
-        character = not u.summon
-        for w in list(bf.order):
-            trig = w.trigger
-            if (
-                trig in DEFEAT_TRIGGER_CODES
-                and w.alive
-                and (character or w.counts_summons)
-                and (w.side == side if trig == T_ALLY_DEF else w.side != side and (trig == T_ENEMY_DEF or w is by))
-            ):
-                bf.fire(w, None)
+    if defeat_armed(bf):
+        fire_defeat_triggers(bf, u, by)
     if not u.summon and bf.chars[side] == 0:
         for s in list(bf.living[side]):
             s.alive = False
@@ -129,6 +129,28 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
                 )
             bf.withdraw(s)
             end_effects_of(bf, s)
+
+
+def defeat_armed(bf: Battlefield) -> bool:
+    """Whether a living character has a defeat trigger (R18): none lets the scan be skipped."""
+    armed = bf.armed
+    return any(armed[code] for code in DEFEAT_CODES)
+
+
+def fire_defeat_triggers(bf: Battlefield, u: Unit, by: Unit | None) -> None:
+    """R18: every living unit whose defeat trigger the fall of `u` sets off (by `by`), in the attack order;
+    characters only, unless the ability counts summons."""
+    side = u.side
+    character = not u.summon
+    for w in list(bf.order):
+        of = DEFEAT_OF[w.trigger]
+        if (
+            of
+            and w.alive
+            and (character or w.counts_summons)
+            and (w.side == side if of == OF_ALLY else w.side != side and (of == OF_ENEMY or w is by))
+        ):
+            bf.fire(w, None)
 
 
 def loses_action(bf: Battlefield, u: Unit) -> bool:

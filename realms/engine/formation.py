@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
-from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, RARITIES, RARITY_QUOTA
+from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, QUOTA_WORDS, RARITIES, RARITY_QUOTA
 
 
 class Deployable(Protocol):
@@ -85,6 +85,16 @@ def deployment_problems(
     deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable], card: Deployable, line: str
 ) -> list[str]:
     """Codes of every reason deploying `card` in `line` is illegal now (empty list: legal)."""
+    problems = _slot_problems(deployed, collection, card, line) + _count_problems(deployed, card, line)
+    if not problems and not can_complete([*deployed, (card, line)], collection):
+        problems.append("cannot_complete")
+    return problems
+
+
+def _slot_problems(
+    deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable], card: Deployable, line: str
+) -> list[str]:
+    """R1, R3, R4: a full army, a line the card's position forbids, a card not owned or already deployed."""
     problems: list[str] = []
     if len(deployed) >= ARMY_SIZE:
         problems.append("army_size")
@@ -94,13 +104,17 @@ def deployment_problems(
         problems.append("not_owned")
     if any(c.slug == card.slug for c, _ in deployed):
         problems.append("duplicate_card")
+    return problems
+
+
+def _count_problems(deployed: Sequence[tuple[Deployable, str]], card: Deployable, line: str) -> list[str]:
+    """R1, R2: a rarity over its quota, a line over its capacity."""
+    problems: list[str] = []
     held = sum(1 for c, _ in deployed if c.rarity == card.rarity)
     if held + 1 > RARITY_QUOTA.get(card.rarity, 0):
         problems.append("rarity_count")
     if line in LINES and sum(1 for _, ln in deployed if ln == line) + 1 > LINE_CAPACITY:
         problems.append("line_full")
-    if not problems and not can_complete([*deployed, (card, line)], collection):
-        problems.append("cannot_complete")
     return problems
 
 
@@ -143,7 +157,7 @@ def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT,
     while len(army) < ARMY_SIZE:
         options = legal_deployments(army, cards)
         if not options:
-            raise ValueError("These cards cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary).")
+            raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
         _, slug, line = options[rng.randrange(len(options))]
         army.append((next(c for c in cards if c.slug == slug), line))
     return army

@@ -37,9 +37,9 @@ class EffectInfo:
     def __init__(self, a: Active) -> None:
         """The snapshot of the effect `a`."""
         self.eid: Final = a.eid
-        self.kind: Final = a.kind  # buff, debuff, shield, poison, burn, regen, silence
+        self.kind: Final = a.kind  # its effect kind (a lasting one: buff, shield, poison, silence, ...)
         self.stat: Final = a.stat  # atk, def or spd for a buff or debuff; "" otherwise
-        self.amount: Final = a.amount  # stat change, shield points left, damage or healing per tick; 0: silence
+        self.amount: Final = a.amount  # stat change, shield points left, damage or healing per tick; 0: none
         self.until: Final = a.until  # its last round (R14): to that round's end phase, or an ongoing kind's last tick
         self.src: Final = a.src  # the unit that applied it
         self.since: Final = a.since  # the round it was applied (0: before round 1)
@@ -104,8 +104,8 @@ class UnitInfo:
         self.def_: Final = u.def_now
         self.spd: Final = u.spd_now
         self.ready_round: Final = u.ready  # first round the main ability can be used (R13)
-        self.silenced: Final = u.silence > 0
-        self.debuffs: Final = u.negatives  # standing negative effects (debuff, poison, burn, silence)
+        self.silenced: Final = u.restraints > 0 and ability_barred(u)  # a standing effect bars its Main Ability
+        self.debuffs: Final = u.negatives  # standing negative effects (debuff, poison, burn, silence, ...)
         self.buffs: Final = u.positives  # standing positive effects (buff, shield, regen)
         self.effects: Final = effects  # every effect standing on it, oldest first
         self.faction_round: Final = u.faction_round  # the last round its faction ability fired (-1: never)
@@ -174,6 +174,11 @@ class UnitInfo:
     @property
     def character(self) -> CharacterCard | None:
         return self.basics.character
+
+
+def ability_barred(u: Unit) -> bool:
+    """Whether a standing effect keeps `u` from using its Main Ability (its kind's `bars_ability`)."""
+    return any(a.impl.restricts and a.impl.bars_ability(u, a) for a in u.effects)
 
 
 read_only(EffectInfo)

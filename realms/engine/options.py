@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from realms.engine.vocabulary import (
+    MAX_ACTIONS_DEFAULT,
+    MAX_ACTIONS_LIMIT,
+    MAX_ROUNDS_DEFAULT,
+    MAX_ROUNDS_LIMIT,
+)
 from simulate.engine.options import check_int, merge_options, raise_if_errors
 
 TIE_BREAKS = ("random", "alternate")
 FIRST_PLAYERS = ("a", "b", "random")
-MAX_ROUNDS_LIMIT = 200
-MAX_ACTIONS_LIMIT = 100_000
 
 DEFAULTS: dict[str, Any] = {
     "tie_break": "random",  # R9
-    "max_rounds": 50,  # R16
-    "max_actions": 5_000,  # hard cap on decisions (flex moves + actions + deployments)
+    "max_rounds": MAX_ROUNDS_DEFAULT,  # R16
+    "max_actions": MAX_ACTIONS_DEFAULT,  # hard cap on decisions (flex moves + actions + deployments)
     "first_player": "random",  # R6 / R9: seeded coin unless given
 }
 

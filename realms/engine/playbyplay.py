@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from realms.engine.effects import KINDS
 from simulate.engine.events import render_lines
 
 Event = dict[str, Any]
@@ -69,7 +70,8 @@ def _applied(e: Event, n: _Names) -> list[str]:
     """A lasting effect landing on a unit, with its last active round."""
     what = e["kind"]
     if e["stat"]:
-        sign = "+" if e["kind"] == "buff" else "-"
+        kind = KINDS.get(e["kind"])
+        sign = "+" if kind is not None and kind.positive else "-"  # a stat change helps or harms (its kind)
         what = f"{e['kind']} {sign}{e['amount']} {e['stat'].upper()}"
     elif e["amount"] is not None:
         what = f"{e['kind']} {e['amount']}"

@@ -6,7 +6,7 @@ the match is over; `act` resolves one unit's action and runs on.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from realms.engine import order
 from realms.engine.battlefield import (
@@ -17,20 +17,25 @@ from realms.engine.battlefield import (
     START,
     VIA_ABILITY,
     VIA_BASIC,
-    VIA_ONGOING,
     Action,
     Battlefield,
+    TargetLists,
 )
 from realms.engine.combat import hit
 from realms.engine.effects.cooldown import shifted_ready
+from realms.engine.trigger_kinds import AFTER_ACTION, BEFORE_ACTION, ON_HIT, ROUND_END, ROUND_START
 from realms.engine.triggers import fire, run
-from realms.engine.units import ABILITY, ATTACK, T_AFTER, T_BEFORE, T_ON_HIT, T_ROUND_END, T_ROUND_START, Unit
-from realms.engine.vocabulary import LINE_CAPACITY, REARGUARD, VANGUARD
+from realms.engine.units import ABILITY, ATTACK, Unit
+from realms.engine.vocabulary import LINE_CAPACITY, MIN_DAMAGE, REARGUARD, VANGUARD
+
+if TYPE_CHECKING:
+    from realms.engine.spec import MainAbility
 
 STAY: Final = "stay"
 SWITCH: Final = "switch"
 STAY_ACTION: Action = (STAY, None)
 ABILITY_NO_TARGET: Action = (ABILITY, None)
+NO_TARGET: list[Action] = [ABILITY_NO_TARGET]  # shared: never changed in place
 
 
 def advance(bf: Battlefield) -> None:
@@ -59,7 +64,7 @@ def advance(bf: Battlefield) -> None:
             if u.alive:
                 if u.turn != rnd:
                     u.turn = rnd
-                    if u.trigger == T_BEFORE:
+                    if u.trigger == BEFORE_ACTION:
                         fire(bf, u, None)  # may summon into the order: idx is re-read
                         if check_end(bf):
                             return
@@ -80,28 +85,57 @@ def advance(bf: Battlefield) -> None:
 
 
 def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
-    """R10/R12: Basic Attack on each legal target, and the Main Ability when ready and not silenced."""
+    """R10/R12: Basic Attack on each legal target, and the Main Ability when ready; the effects standing on
+    the unit whose kind restricts its actions (`Standing.restricts`: silence, ...) are asked first."""
     foes = bf.target_lists(u.foe)
     front = u.line == VANGUARD
+    if u.restraints:
+        return restricted_legal(bf, u, foes, front)
     legal: list[Action]
     if front:
         bf.targets, legal = foes[0], foes[1]
     else:
         bf.targets, legal = foes[2], foes[3]
     main = u.main
-    if main is not None and u.ready <= bf.round and not u.silence:
-        choose = main.choose
-        extra: list[Action]
-        if choose == "enemy":
-            i = 4 if front and not main.ignore_lines else 5
-            extra = foes[i] or bf.ability_lists(foes)[i]
-            return legal + extra
-        if choose == "ally":
-            own = bf.target_lists(u.side)
-            extra = own[5] or bf.ability_lists(own)[5]
-            return legal + extra
-        return legal + [ABILITY_NO_TARGET]
+    if main is not None and u.ready <= bf.round:
+        return legal + ability_actions(bf, u, main, foes, front)
     return legal  # a shared list: never changed in place
+
+
+def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -> list[Action]:
+    """`act_legal` for a unit with restricting effects: each, oldest first, may bar its Main Ability and
+    narrow its Basic Attack targets (`Standing.bars_ability`, `attack_targets`)."""
+    reach: list[Unit] = foes[0] if front else foes[2]
+    targets = reach
+    main = u.main
+    ability = main is not None and u.ready <= bf.round
+    for a in u.effects:
+        impl = a.impl
+        if impl.restricts:
+            if ability and impl.bars_ability(u, a):
+                ability = False
+            targets = impl.attack_targets(bf, u, a, targets)
+    # The shared list of Basic Attacks while no effect narrowed the targets (never changed in place).
+    legal: list[Action] = (foes[1] if front else foes[3]) if targets is reach else [t.attack_action for t in targets]
+    bf.targets = targets
+    if ability and main is not None:
+        return legal + ability_actions(bf, u, main, foes, front)
+    return legal
+
+
+def ability_actions(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
+    """R12: the Main Ability actions of a ready unit: on each enemy it may aim at (every enemy when the
+    ability ignores lines), on each ally, or one with no target."""
+    choose = main.choose
+    if choose == "enemy":
+        i = 4 if front and not main.ignore_lines else 5
+        extra: list[Action] = foes[i] or bf.ability_lists(foes)[i]
+        return extra
+    if choose == "ally":
+        own = bf.target_lists(u.side)
+        ally: list[Action] = own[5] or bf.ability_lists(own)[5]
+        return ally
+    return NO_TARGET
 
 
 def start_round(bf: Battlefield) -> None:
@@ -114,11 +148,11 @@ def start_round(bf: Battlefield) -> None:
         bf.emit({"type": "round_start", "round": rnd})
     if rnd == 1:
         order.build(bf, "start")  # R7: from the current SPD, battle-start effects included
-    if bf.ongoing or bf.armed[T_ROUND_START]:
+    if bf.ongoing or bf.armed[ROUND_START]:
         for u in list(bf.order):
             if u.ongoing and u.alive:
                 tick(bf, u)
-            if u.trigger == T_ROUND_START and u.alive:
+            if u.trigger == ROUND_START and u.alive:
                 fire(bf, u, None)
         if check_end(bf):
             return
@@ -128,8 +162,8 @@ def start_round(bf: Battlefield) -> None:
 
 
 def tick(bf: Battlefield, u: Unit) -> None:
-    """R7/R14: poison and burn hit (DEF ignored, shields absorb), regeneration heals; an ongoing effect
-    applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
+    """R7/R14: each ongoing effect ticks (its kind's `tick`: poison and burn hit, DEF ignored, shields absorb;
+    regeneration heals); one applied in round r ticks in rounds r+1 … r+N and ends right after its last tick."""
     rnd = bf.round
     for a in list(u.effects):
         if not u.alive:
@@ -137,10 +171,7 @@ def tick(bf: Battlefield, u: Unit) -> None:
         if a.left <= 0 or a.since >= rnd or not a.impl.ongoing:
             continue
         a.left -= 1
-        if a.impl.positive:
-            bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
-        else:
-            hit(bf, bf.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
+        a.impl.tick(bf, u, a)
         if a.left == 0 and u.alive:
             bf.drop_effect(u, a, "duration")
 
@@ -149,25 +180,13 @@ def end_phase(bf: Battlefield) -> None:
     """End phase: round_end abilities, then durations tick down and expire (R14); R16 checks."""
     bf.stage = END
     bf.pending = None
-    if bf.armed[T_ROUND_END]:
+    if bf.armed[ROUND_END]:
         for u in list(bf.order):
-            if u.trigger == T_ROUND_END and u.alive:
+            if u.trigger == ROUND_END and u.alive:
                 fire(bf, u, None)
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
-            expired = None
-            for a in u.effects:
-                if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
-                    continue
-                a.left -= 1
-                if a.left <= 0:
-                    if expired is None:
-                        expired = [a]
-                    else:
-                        expired.append(a)
-            if expired is not None:
-                for a in expired:
-                    bf.drop_effect(u, a, "duration")
+            count_down(bf, u)
     if bf.emit is not None:
         bf.emit({"type": "round_end", "round": bf.round})
     if check_end(bf):
@@ -176,46 +195,74 @@ def end_phase(bf: Battlefield) -> None:
         finish(bf, None, "max_rounds")
 
 
+def count_down(bf: Battlefield, u: Unit) -> None:
+    """R14: the end phase counts each effect standing on `u` down a round; those at 0 expire."""
+    expired = None
+    for a in u.effects:
+        if a.impl.ongoing:  # R14: these end after their last tick, in a start phase
+            continue
+        a.left -= 1
+        if a.left <= 0:
+            if expired is None:
+                expired = [a]
+            else:
+                expired.append(a)
+    if expired is not None:
+        for a in expired:
+            bf.drop_effect(u, a, "duration")
+
+
 def act(bf: Battlefield, u: Unit, action: Action) -> None:
     """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on. A Main
     Ability enters its cooldown only once all of that has resolved (R13)."""
     u.acted = bf.round
     kind, x = action
     if kind == ATTACK:
-        t = bf.by_id[x]
-        a = u.atk_now
-        if t.shield or t.trigger == T_ON_HIT or bf.emit is not None:
-            hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
-        else:  # the usual Basic Attack, inlined: no shield, no log, no on_hit reply
-            amount = a - t.def_now
-            after = t.hp - (amount if amount > 1 else 1)
-            if after > 0:
-                t.hp = after
-                t.snapshot = None
-            else:
-                hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
-        if u.trigger == T_AFTER and u.alive:
+        basic_attack(bf, u, bf.by_id[x])
+        if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
     else:
-        main = u.main
-        assert main is not None  # the ability is legal only for a character
-        bf.uses += 1
-        use = bf.use = bf.uses
-        if bf.emit is not None:
-            bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
-                     "round": bf.round})
-        run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
-        bf.use = None
-        if u.trigger == T_AFTER and u.alive:
-            fire(bf, u, None)
-        if u.alive:
-            enter_cooldown(bf, u, use)
+        use_ability(bf, u, x)
     bf.idx += 1
     chars = bf.chars
     if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
         advance(bf)
     else:
         check_end(bf)
+
+
+def basic_attack(bf: Battlefield, u: Unit, t: Unit) -> None:
+    """R10, R11: `u`'s Basic Attack on `t`, ATK against DEF."""
+    a = u.atk_now
+    if t.shield or t.trigger == ON_HIT or bf.emit is not None:
+        hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+        return
+    # The usual Basic Attack, inlined: no shield, no log, no on_hit reply.
+    amount = a - t.def_now
+    after = t.hp - (amount if amount > MIN_DAMAGE else MIN_DAMAGE)
+    if after > 0:
+        t.hp = after
+        t.snapshot = None
+    else:
+        hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
+
+
+def use_ability(bf: Battlefield, u: Unit, x: str | None) -> None:
+    """R10, R13: `u`'s Main Ability on the unit `x` (None: no target), its after_action ability, then its
+    cooldown."""
+    main = u.main
+    assert main is not None  # the ability is legal only for a character
+    bf.uses += 1
+    use = bf.use = bf.uses
+    if bf.emit is not None:
+        bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
+                 "round": bf.round})
+    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
+    bf.use = None
+    if u.trigger == AFTER_ACTION and u.alive:
+        fire(bf, u, None)
+    if u.alive:
+        enter_cooldown(bf, u, use)
 
 
 def enter_cooldown(bf: Battlefield, u: Unit, use: int) -> None:

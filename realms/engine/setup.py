@@ -47,19 +47,29 @@ def normalize_setup(setup: Any) -> ArmySetup | FormationSetup:
     if not isinstance(sides, Mapping) or set(sides) != {"a", "b"}:
         raise SetupError(f"'{key}' maps both players 'a' and 'b'.", [(key, "players")])
     if key == "armies":
-        armies = {}
-        for side in ("a", "b"):
-            entries = sides[side]
-            if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
-                raise SetupError(f"armies.{side} is a list of (card, line) pairs.", [(f"armies.{side}", "type")])
-            armies[side] = [
-                (_card(e[0]), e[1]) if isinstance(e, Sequence) and len(e) == 2 else e for e in entries
-            ]
+        armies = _armies(sides)
         return ArmySetup(a=armies["a"], b=armies["b"])
-    colls = {}
-    for side in ("a", "b"):
-        entries = sides[side]
-        if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
-            raise SetupError(f"collections.{side} is a list of cards.", [(f"collections.{side}", "type")])
-        colls[side] = [_card(c) for c in entries]
+    colls = _collections(sides)
     return FormationSetup(a=colls["a"], b=colls["b"])
+
+
+def _entries(sides: Mapping[str, Any], key: str, side: str, what: str) -> Sequence[Any]:
+    """The list a setup gives for `side` under `key`; SetupError when it is not one."""
+    entries = sides[side]
+    if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
+        raise SetupError(f"{key}.{side} is a list of {what}.", [(f"{key}.{side}", "type")])
+    return entries
+
+
+def _armies(sides: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Each player's (card, line) pairs, cards given as dicts made CharacterCards."""
+    return {
+        side: [(_card(e[0]), e[1]) if isinstance(e, Sequence) and len(e) == 2 else e
+               for e in _entries(sides, "armies", side, "(card, line) pairs")]
+        for side in ("a", "b")
+    }
+
+
+def _collections(sides: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Each player's collection, cards given as dicts made CharacterCards."""
+    return {side: [_card(c) for c in _entries(sides, "collections", side, "cards")] for side in ("a", "b")}

@@ -13,52 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS, ONGOING_KINDS
+from realms.engine import selectors, trigger_kinds
+from realms.engine.effects import EFFECT_KINDS, KINDS, LASTING_KINDS
 from realms.engine.effects.base import Effect
-from realms.engine.vocabulary import LINES
+from realms.engine.vocabulary import ARMY_SIZE, LINES, MAX_EFFECTS
 from simulate.engine.checking import Checker
 from simulate.engine.errors import SpecError
 
-TRIGGERS = (
-    "battle_start",
-    "round_start",
-    "before_action",
-    "after_action",
-    "on_hit",
-    "ally_defeated",
-    "enemy_defeated",
-    "defeats_enemy",
-    "round_end",
-)
+# The names the spec accepts, from their registries (realms/engine/trigger_kinds.py, selectors.py).
+TRIGGERS = trigger_kinds.NAMES
 # R18: triggers about a defeat; they count characters unless the ability says "unit" (`include_summons`).
-DEFEAT_TRIGGERS = ("ally_defeated", "enemy_defeated", "defeats_enemy")
+DEFEAT_TRIGGERS = tuple(t.name for t in trigger_kinds.TRIGGERS if t.defeat)
 # Triggers that resolve before an attack order is built in their round (R7, R9): an SPD change made
 # there counts in that round's order; made anywhere else it counts from the next order on.
-BEFORE_ORDER_TRIGGERS = ("battle_start", "round_start")
+BEFORE_ORDER_TRIGGERS = tuple(t.name for t in trigger_kinds.TRIGGERS if t.before_order)
 # Single-enemy picks, which obey R12 like a chosen target.
-ENEMY_PICKS = ("random_enemy", "lowest_hp_enemy", "highest_atk_enemy")
-
+ENEMY_PICKS = selectors.ENEMY_PICKS
 # Selectors usable by every ability; "target" needs a chosen unit, "attacker" an on_hit trigger.
-SELECTORS = (
-    "target",
-    "self",
-    "all_allies",
-    "other_allies",
-    "lowest_hp_ally",
-    "random_ally",
-    "all_enemies",
-    "random_enemy",
-    "lowest_hp_enemy",
-    "highest_atk_enemy",
-    "enemy_vanguard",
-    "enemy_rearguard",
-    "target_line",
-    "ally_vanguard",
-    "ally_rearguard",
-    "attacker",
-)
-
-MAX_EFFECTS = 6
+SELECTORS = selectors.NAMES
 
 
 @dataclass(frozen=True)
@@ -103,16 +75,18 @@ def _parse_effect(check: Checker, raw: Any, path: str, choose: str, trigger: str
         return None
     check.unknown_keys(data, _COMMON_EFFECT_KEYS | effect_keys(kind), path)
     target = "self"
-    if kind != "summon":
+    if KINDS[kind].targeted:
         target = check.choice(data, "target", SELECTORS, path)
-        if target in ("target", "target_line") and choose == "none":
-            check.fail(f"{path}.target", f"{target!r} needs a chosen unit (set choose to enemy or ally)")
-        if target == "target_line" and choose == "ally":
-            check.fail(f"{path}.target", "'target_line' needs an enemy to be chosen")
-        if target == "attacker" and trigger != "on_hit":
-            check.fail(f"{path}.target", "'attacker' is only known to an on_hit trigger")
+        sel = selectors.BY_NAME.get(target)
+        if sel is not None:
+            if sel.chosen and choose == "none":
+                check.fail(f"{path}.target", f"{target!r} needs a chosen unit (set choose to enemy or ally)")
+            if sel.enemy_chosen and choose == "ally":
+                check.fail(f"{path}.target", f"{target!r} needs an enemy to be chosen")
+            if sel.trigger and trigger != sel.trigger:
+                check.fail(f"{path}.target", f"{target!r} is only known to an {sel.trigger} trigger")
     elif "target" in data:
-        check.fail(f"{path}.target", "a summon has no target")
+        check.fail(f"{path}.target", f"a {kind} has no target")
 
     params: dict[str, Any] = {}
     if kind in LASTING_KINDS:
@@ -132,53 +106,33 @@ def _parse_effects(check: Checker, data: dict[str, Any], path: str, choose: str,
     for i, item in enumerate(raw):
         effect = _parse_effect(check, item, f"{path}.effects[{i}]", choose, trigger)
         if effect is not None:
-            reason = never_matters(effect, trigger)
-            if reason:
-                check.fail(f"{path}.effects[{i}].duration", reason)
-            if trigger is None and effect.kind == "cooldown" and effect.target == "self" and effect.amount < 0:
-                check.fail(f"{path}.effects[{i}].amount", "a Main Ability enters its cooldown once it has resolved "
-                           "(R13): cutting its own cooldown while it resolves never changes anything")
+            pointless = never_matters(effect, trigger)
+            if pointless is not None:
+                key, reason = pointless
+                check.fail(f"{path}.effects[{i}].{key}", reason)
             parsed.append(effect)
     return tuple(parsed)
 
 
-def never_matters(effect: Effect, trigger: str | None) -> str:
-    """R14: why a lasting effect could never change anything when applied from this trigger (None: a
-    main ability, used during the actions), or "" when it can.
-
-    The end phase counts durations down right after its round_end abilities, so a 1-round effect
-    applied there is gone before anything reads it; an SPD change made after the round's order is
-    built counts only in later orders; a 1-round silence on an attacker in the middle of its action,
-    or on a unit that has just acted, ends before that unit's next chance to use its ability.
-    """
-    if effect.kind not in LASTING_KINDS or effect.duration != 1 or effect.kind in ONGOING_KINDS:
-        return ""
-    if trigger == "round_end":
-        return "a 1-round effect applied at the end of a round expires in that same end phase: give it 2 rounds or more"
-    if effect.kind in ("buff", "debuff") and effect.stat == "spd" and trigger not in BEFORE_ORDER_TRIGGERS:
-        return (
-            "a 1-round SPD change applied after the attack order is built expires before any order uses it: "
-            "give it 2 rounds or more"
-        )
-    if effect.kind == "silence" and (
-        (trigger == "on_hit" and effect.target == "attacker") or (trigger == "after_action" and effect.target == "self")
-    ):
-        return "a 1-round silence on a unit that has already acted this round never stops anything: give it 2 rounds or more"
-    return ""
+def never_matters(effect: Effect, trigger: str | None) -> tuple[str, str] | None:
+    """R14: (the spec key at fault, why) when an effect could never change anything applied by an ability
+    with this trigger (None: a Main Ability, used during the actions); None when it can. Each kind says
+    it (`EffectKind.never_matters`): a 1-round effect applied right before the end phase counts durations
+    down, a 1-round SPD change made after the round's order is built, a 1-round restriction on a unit
+    that has already acted, a Main Ability cutting its own cooldown."""
+    return KINDS[effect.kind].never_matters(effect, trigger_kinds.BY_NAME[trigger] if trigger else None)
 
 
 def cooldown_never_matters(cooldown: int, abilities: dict[str, MainAbility | FactionAbility]) -> list[tuple[str, str]]:
-    """R14 for a whole card: on a card with cooldown 1 the Main Ability is ready again every round, so
-    an effect bringing its own cooldown sooner can never change anything."""
-    if cooldown != 1:
-        return []
-    return [
-        (f"{field}.effects[{i}].amount", "the card's cooldown is 1: its ability is ready every round, so "
-         "reducing its own cooldown never changes anything")
-        for field, ability in abilities.items()
-        for i, e in enumerate(ability.effects)
-        if e.kind == "cooldown" and e.target == "self" and e.amount < 0
-    ]
+    """R14 for a whole card (`EffectKind.never_matters_on_card`): e.g. on a card with cooldown 1 the Main
+    Ability is ready again every round, so an effect bringing its own cooldown sooner never changes anything."""
+    problems = []
+    for where, ability in abilities.items():
+        for i, e in enumerate(ability.effects):
+            pointless = KINDS[e.kind].never_matters_on_card(e, cooldown)
+            if pointless is not None:
+                problems.append((f"{where}.effects[{i}].{pointless[0]}", pointless[1]))
+    return problems
 
 
 def parse_main_ability(raw: Any, path: str = "main_ability") -> MainAbility:
@@ -224,7 +178,7 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
             if line and line not in LINES:
                 check.fail(f"{cpath}.line", f"must be one of {', '.join(LINES)} (got {line!r})")
             condition = Condition(
-                allies_same_faction_gte=check.integer(cond, "allies_same_faction_gte", cpath, 0, 6, default=0),
+                allies_same_faction_gte=check.integer(cond, "allies_same_faction_gte", cpath, 0, ARMY_SIZE - 1, default=0),
                 line=line if line in LINES else "",
                 hp_below=check.number(cond, "hp_below", cpath, 0, 1),
             )
@@ -241,26 +195,12 @@ def parse_faction_ability(raw: Any, path: str = "faction_ability") -> FactionAbi
 
 def effect_keys(kind: str) -> set[str]:
     """The spec keys of an effect of `kind` besides kind and target."""
-    return set(KINDS[kind].keys) | ({"persists"} if kind in LASTING_KINDS else set())
+    return set(KINDS[kind].spec_keys)
 
 
 def effect_spec(effect: Effect) -> dict[str, Any]:
     """An effect back as its canonical spec dict (defaults left out), as the event log records it (G3)."""
-    data: dict[str, Any] = {"kind": effect.kind}
-    if effect.kind != "summon":
-        data["target"] = effect.target
-    defaults = Effect(kind=effect.kind, target=effect.target)
-    keys = effect_keys(effect.kind)
-    for key in sorted(keys):
-        if key == "unit":
-            unit = effect.unit
-            if unit is not None:
-                data["unit"] = {"name": unit.name, "atk": unit.atk, "def": unit.def_, "spd": unit.spd, "hp": unit.hp}
-            continue
-        value = getattr(effect, key)
-        if key in ("line", "count", "to") or value != getattr(defaults, key):
-            data[key] = value
-    return data
+    return KINDS[effect.kind].to_spec(effect)
 
 
 def main_spec(main: MainAbility) -> dict[str, Any]:

@@ -42,8 +42,18 @@ from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
 from realms.engine.observation import RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
-from realms.engine.units import T_BATTLE_START, Active, Unit
-from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, OTHER, PLAYERS, REARGUARD, VANGUARD
+from realms.engine.trigger_kinds import BATTLE_START
+from realms.engine.units import Active, Unit
+from realms.engine.vocabulary import (
+    ARMY_SIZE,
+    LINE_CAPACITY,
+    LINES,
+    OTHER,
+    PLAYERS,
+    QUOTA_WORDS,
+    REARGUARD,
+    VANGUARD,
+)
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.games import Outcome
@@ -127,7 +137,7 @@ class RealmsState(Battlefield):
         self.stage = START
         order.build(self, "battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
-            if u.alive and u.trigger == T_BATTLE_START:
+            if u.alive and u.trigger == BATTLE_START:
                 triggers.fire(self, u, None)
         if rounds.check_end(self):
             return
@@ -151,7 +161,7 @@ class RealmsState(Battlefield):
             self.collections[side] = list(unique.values())
             if not can_complete([], self.collections[side]):
                 problems.append(
-                    (f"collections.{side}", "cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary)")
+                    (f"collections.{side}", f"cannot make a legal army ({QUOTA_WORDS})")
                 )
         if problems:
             raise SetupError("Bad collections: " + "; ".join(f"{p}: {r}" for p, r in problems), problems)
@@ -381,21 +391,28 @@ def army_problems(armies: Any) -> list[tuple[str, str]]:
             continue
         if not 1 <= len(army) <= ARMY_SIZE:
             problems.append((f"armies.{side}", f"must hold 1 to {ARMY_SIZE} cards (got {len(army)})"))
-        per_line = {VANGUARD: 0, REARGUARD: 0}
-        for i, entry in enumerate(army):
-            if (type(entry) is not tuple and not isinstance(entry, Sequence)) or len(entry) != 2:
-                problems.append((f"armies.{side}[{i}]", "must be a (card, line) pair"))
-                continue
-            card, line = entry
-            if not isinstance(card, CharacterCard):
-                problems.append((f"armies.{side}[{i}]", "card must be a CharacterCard"))
-            if line not in LINES:
-                problems.append((f"armies.{side}[{i}]", f"line must be vanguard or rearguard (got {line!r})"))
-            else:
-                per_line[line] += 1
-        for line, count in per_line.items():
-            if count > LINE_CAPACITY:
-                problems.append((f"armies.{side}", f"the {line} holds at most {LINE_CAPACITY} (got {count})"))
+        problems += _entry_problems(side, army)
+    return problems
+
+
+def _entry_problems(side: str, army: Sequence[Any]) -> list[tuple[str, str]]:
+    """What is wrong with the (card, line) pairs of one army, and lines over capacity."""
+    problems: list[tuple[str, str]] = []
+    per_line = {VANGUARD: 0, REARGUARD: 0}
+    for i, entry in enumerate(army):
+        if (type(entry) is not tuple and not isinstance(entry, Sequence)) or len(entry) != 2:
+            problems.append((f"armies.{side}[{i}]", "must be a (card, line) pair"))
+            continue
+        card, line = entry
+        if not isinstance(card, CharacterCard):
+            problems.append((f"armies.{side}[{i}]", "card must be a CharacterCard"))
+        if line not in LINES:
+            problems.append((f"armies.{side}[{i}]", f"line must be vanguard or rearguard (got {line!r})"))
+        else:
+            per_line[line] += 1
+    for line, count in per_line.items():
+        if count > LINE_CAPACITY:
+            problems.append((f"armies.{side}", f"the {line} holds at most {LINE_CAPACITY} (got {count})"))
     return problems
 
 
@@ -422,7 +439,7 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
     world.alternate_lead = obs.tie_lead
     if obs.phase == "formation":
         return _formation_lookahead(world, obs)
-    world.round = rnd = obs.round
+    world.round = obs.round
     for v in obs.units:
         _field(world, v)
     world.eid = max([e.eid for v in obs.units for e in v.effects], default=0)
@@ -432,19 +449,25 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
     assert actor is not None  # a Flex move or an action has its unit
     pending = world.pending = world.by_id[actor.uid]
     if obs.phase == "act":
-        world.stage = ACT
-        world.idx = obs.acting
-        for k, u in enumerate(world.order[: obs.acting + 1]):
-            u.turn = rnd  # their turns have come (the acting unit's before_action ability included)
-            if k < obs.acting:
-                u.acted = rnd
-        world.legal = rounds.act_legal(world, pending)
+        _at_action(world, obs, pending)
     else:
         world.stage = FLEX
         world.flex_queue = [u for u in world.order if u.position == "flex" and u.alive]
         world.flex_index = obs.flex_done
         world.legal = [rounds.STAY_ACTION, (rounds.SWITCH, REARGUARD if pending.line == VANGUARD else VANGUARD)]
     return world
+
+
+def _at_action(world: RealmsState, obs: RealmsObservation, pending: Unit) -> None:
+    """A look-ahead match at the action of `pending`: the units before it in the order have acted."""
+    rnd = obs.round
+    world.stage = ACT
+    world.idx = obs.acting
+    for k, u in enumerate(world.order[: obs.acting + 1]):
+        u.turn = rnd  # their turns have come (the acting unit's before_action ability included)
+        if k < obs.acting:
+            u.acted = rnd
+    world.legal = rounds.act_legal(world, pending)
 
 
 def _field(world: RealmsState, v: UnitInfo) -> None:

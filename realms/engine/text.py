@@ -19,83 +19,12 @@ exception ("in any line, ignoring the Vanguard"), R17's `persists` ("even after 
 
 from __future__ import annotations
 
+from realms.engine import selectors, trigger_kinds
 from realms.engine.effects import KINDS
-from realms.engine.effects.base import Effect
-from realms.engine.effects.damage import amount_words, dealt_words, piece_words
-from realms.engine.effects.lasting import LastingKind
-from realms.engine.effects.modifier import Modifier
-from realms.engine.effects.words import (
-    LINE_NAMES,
-    Mention,
-    join,
-    lasting,
-    percent,
-    rounds,
-    whose_def,
-    with_note,
-)
+from realms.engine.effects.base import Effect, Piece
+from realms.engine.effects.words import LINE_NAMES, Mention, join, percent
+from realms.engine.selectors import IGNORING
 from realms.engine.spec import Condition, FactionAbility, MainAbility
-
-IGNORING = "in any line, ignoring the Vanguard"
-# R12: a single enemy picked by an ability that keeps to the lines is one of the enemies its Basic
-# Attack could target from where it stands when the pick is made (`triggers.choose`), whatever its line.
-REACH = "it can attack"
-
-# How each selector is named the first time: (noun, "single" | "group").
-NOUNS: dict[str, tuple[str, str]] = {
-    "self": ("itself", "self"),
-    "all_allies": ("every ally", "group"),
-    "other_allies": ("every other ally", "group"),
-    "lowest_hp_ally": ("the ally with the lowest HP", "single"),
-    "random_ally": ("a random ally", "single"),
-    "all_enemies": ("every enemy", "group"),
-    "random_enemy": (f"a random enemy {REACH}", "single"),
-    "lowest_hp_enemy": (f"the lowest-HP enemy {REACH}", "single"),
-    "highest_atk_enemy": (f"the highest-ATK enemy {REACH}", "single"),
-    "enemy_vanguard": ("every enemy in the Vanguard", "group"),
-    "enemy_rearguard": ("every enemy in the Rearguard", "group"),
-    "target_line": ("every enemy in the chosen enemy's line", "group"),
-    "ally_vanguard": ("every ally in its Vanguard", "group"),
-    "ally_rearguard": ("every ally in its Rearguard", "group"),
-    "attacker": ("the attacker", "single"),
-}
-# Single-unit picks: the engine picks once per ability use, so a later mention is "that enemy".
-PICKS = {
-    "lowest_hp_ally": "that ally",
-    "random_ally": "that ally",
-    "random_enemy": "that enemy",
-    "lowest_hp_enemy": "that enemy",
-    "highest_atk_enemy": "that enemy",
-}
-ENEMY_PICKS = frozenset({"random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
-
-# on_hit fires after the damage of an enemy unit's (summons too) Basic Attack or Main Ability, and
-# only if that hit leaves it alive (`combat.hit`): not for faction abilities, poison or burn.
-ON_HIT = "when it survives a hit from an enemy unit's Basic Attack or Main Ability"
-TRIGGER_WORDS = {
-    "battle_start": "at the start of the battle",
-    "round_start": "at the start of each round",
-    "before_action": "before it acts",
-    "after_action": "after it acts",
-    "on_hit": ON_HIT,
-    "ally_defeated": "when an ally is defeated",
-    "enemy_defeated": "when an enemy is defeated",
-    "defeats_enemy": "when it defeats an enemy",
-    "round_end": "at the end of each round",
-}
-# R18: a defeat trigger that counts summoned units says "unit".
-UNIT_TRIGGER_WORDS = {
-    "ally_defeated": "when an allied unit is defeated",
-    "enemy_defeated": "when an enemy unit is defeated",
-    "defeats_enemy": "when it defeats an enemy unit",
-}
-# Triggers that are events rather than moments of the round: a battle limit leads the sentence
-# ("Once per battle, when hit, ..."); any other limit closes it ("... (once per round).").
-EVENT_TRIGGERS = frozenset(
-    {"before_action", "after_action", "on_hit", "ally_defeated", "enemy_defeated", "defeats_enemy"}
-)
-GIVE_KINDS = frozenset({"shield", "buff", "debuff"})
-TIMES = {2: "twice", 3: "three times"}
 
 
 class _Namer:
@@ -110,30 +39,27 @@ class _Namer:
         self.named: set[str] = set()
         self.said_ignoring: set[str] = set()
 
-    def ref(self, sel: str) -> Mention:
-        """The reference for selector `sel` in the next clause."""
-        previous, self.previous = self.previous, sel
-        if sel == "self":
-            return Mention("itself", "self", False)
-        if sel == "target":
-            noun, kind = f"the chosen {self.choose}", "single"
-        else:
-            noun, kind = NOUNS[sel]
-        if sel == previous:
+    def ref(self, name: str) -> Mention:
+        """The reference for the selector named `name` in the next clause."""
+        previous, self.previous = self.previous, name
+        sel = selectors.BY_NAME[name]
+        kind = sel.number
+        if kind == "self":
+            return Mention(sel.noun, kind, False)
+        noun = sel.words(self.choose)
+        if name == previous:
             return Mention("them" if kind == "group" else "it", kind, True)
-        first = sel not in self.named
-        self.named.add(sel)
-        if not first and sel in PICKS:
-            return Mention(PICKS[sel], kind, False)
+        first = name not in self.named
+        self.named.add(name)
+        if not first and sel.later:
+            return Mention(sel.later, kind, False)
         remark = False
-        if self.ignore_lines and first:
-            group = "chosen" if sel in ("target", "target_line") else sel
-            if (sel == "target" or sel in ENEMY_PICKS or sel == "target_line") and group not in self.said_ignoring:
+        if self.ignore_lines and first and sel.ignoring:
+            group = "chosen" if sel.chosen else name  # the chosen enemy and its line: said once for both
+            if group not in self.said_ignoring:
                 self.said_ignoring.add(group)
-                if sel == "target_line":
-                    noun = f"{noun} (chosen {IGNORING})"
-                else:
-                    noun, remark = f"{noun.removesuffix(' ' + REACH)} {IGNORING}", True
+                noun = sel.ignoring
+                remark = not noun.endswith(")")  # it ends in a comma phrase
         return Mention(noun, kind, False, remark)
 
     def pause(self) -> None:
@@ -141,106 +67,24 @@ class _Namer:
         self.previous = None
 
 
-def _give_items(effects: list[Effect], on_self: bool) -> tuple[list[str], bool]:
-    """What a run of shields and stat changes gives: stat changes in a row with the same duration
-    share it ("+3 ATK and +2 SPD for 2 rounds"); whether the last item ends in a comma phrase."""
-    items: list[str] = []
-    remark = False
-    i = 0
-    while i < len(effects):
-        e = effects[i]
-        kind = KINDS[e.kind]
-        if not isinstance(kind, Modifier):
-            assert isinstance(kind, LastingKind)
-            text, remark = kind.item(e, on_self)
-            items.append(text)
-            i += 1
-            continue
-        j = i
-        while (
-            j + 1 < len(effects)
-            and effects[j + 1].kind in ("buff", "debuff")
-            and (effects[j + 1].duration, effects[j + 1].persists) == (e.duration, e.persists)
-        ):
-            j += 1
-        changes = join([_change(x) for x in effects[i : j + 1]])
-        text, remark = lasting(f"{changes} for {rounds(e.duration)}", e)
-        items.append(text)
-        i = j + 1
-    return items, remark
-
-
-def _change(e: Effect) -> str:
-    """A buff's or debuff's change in words ("+2 ATK")."""
-    kind = KINDS[e.kind]
-    assert isinstance(kind, Modifier)
-    return kind.change(e)
-
-
-def _runs(effects: tuple[Effect, ...]) -> list[list[Effect]]:
-    """The effects in clauses: damage in a row is one clause ("..., then ..."), as are shields and
-    stat changes in a row on the same units ("gives it ... and ..."); any other effect is its own."""
-    runs: list[list[Effect]] = []
+def _runs(effects: tuple[Effect, ...]) -> list[list[Piece]]:
+    """The effects in clauses: each effect joins the run before it where its kind says so (`EffectKind.joins`:
+    blows in a row, what is given in a row to the same units); any other effect is its own."""
+    runs: list[list[Piece]] = []
     for e in effects:
+        kind = KINDS[e.kind]
         last = runs[-1] if runs else None
-        joins = last is not None and (
-            (e.kind == "damage" and last[0].kind == "damage")
-            or (e.kind in GIVE_KINDS and last[0].kind in GIVE_KINDS and e.target == last[0].target)
-        )
-        if joins:
-            last.append(e)  # type: ignore[union-attr]
+        if last is not None and kind.joins(last[0][0], last[0][1], e):
+            last.append((kind, e))
         else:
-            runs.append([e])
+            runs.append([(kind, e)])
     return runs
 
 
-def _damage_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
-    first = run[0]
-    same = all(
-        (e.target, e.scale, e.flat, e.ignore_def) == (first.target, first.scale, first.flat, first.ignore_def)
-        for e in run
-    )
-    if len(run) > 1 and same:
-        ref = namer.ref(first.target)
-        times = TIMES.get(len(run), f"{len(run)} times")
-        each = with_note(amount_words(first), dealt_words(first, whose_def(ref)))
-        return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {each}", False
-    refs = [namer.ref(e.target) for e in run]
-    remark = refs[-1].remark
-    # Blows of one kind in a row say once, at the end, what happens to each amount.
-    shared = {dealt_words(e, "the target's") for e in run}
-    if len(run) > 1 and len(shared) == 1 and "" not in shared:
-        pieces = [f"{amount_words(e)} to {ref.noun}" for e, ref in zip(run, refs, strict=True)]
-        return "deals " + with_note(", then ".join(pieces), f"each {shared.pop()}"), remark
-    return "deals " + ", then ".join(piece_words(e, ref) for e, ref in zip(run, refs, strict=True)), remark
-
-
-def _give_clause(run: list[Effect], namer: _Namer) -> tuple[str, bool]:
-    ref = namer.ref(run[0].target)
-    items, remark = _give_items(run, ref.kind == "self")
-    if ref.kind == "self" and all(e.kind != "debuff" for e in run):
-        return "gains " + join(items), remark
-    return f"gives {ref.noun}{',' if ref.remark else ''} " + join(items), remark
-
-
-def _clause(e: Effect, namer: _Namer) -> tuple[str, bool]:
-    """One effect in words (lower case, the kind's own), and whether it ends in a comma phrase."""
-    if e.kind == "summon":
-        namer.pause()
-        return KINDS[e.kind].words(e, None)
-    return KINDS[e.kind].words(e, namer.ref(e.target))
-
-
 def _effects_text(effects: tuple[Effect, ...], namer: _Namer) -> str:
-    """Every effect in order, as clauses joined "a, b and c" (", and" after a comma phrase)."""
-    clauses: list[tuple[str, bool]] = []
-    for run in _runs(effects):
-        if run[0].kind == "damage":
-            clauses.append(_damage_clause(run, namer))
-        elif run[0].kind in GIVE_KINDS:
-            clauses.append(_give_clause(run, namer))
-        else:
-            clauses.append(_clause(run[0], namer))
+    """Every effect in order, as clauses (each run's first kind says its own, `EffectKind.clause`) joined
+    "a, b and c" (", and" after a comma phrase)."""
+    clauses = [run[0][0].clause(run, namer) for run in _runs(effects)]
     text = clauses[0][0]
     for i in range(1, len(clauses)):
         last = i == len(clauses) - 1
@@ -260,7 +104,8 @@ def main_text(main: MainAbility) -> str:
     """The printed text of a main ability, from its spec."""
     namer = _Namer(main.choose, main.ignore_lines)
     body = _effects_text(main.effects, namer)
-    if main.choose != "none" and not ({"target", "target_line"} & {e.target for e in main.effects if e.kind != "summon"}):
+    aimed = any(KINDS[e.kind].targeted and selectors.BY_NAME[e.target].chosen for e in main.effects)
+    if main.choose != "none" and not aimed:
         aim = f"the chosen {main.choose}" + (f" {IGNORING}" if main.ignore_lines else "")
         return _capital(f"aimed at {aim}, it {body}.")
     return _capital(body) + "."
@@ -287,16 +132,16 @@ def _condition_text(cond: Condition, faction_name: str, hp_said: bool) -> str:
 
 def faction_text(fab: FactionAbility, faction_name: str) -> str:
     """The printed text of a faction ability, from its spec (`faction_name` as printed, e.g. "Iron Kingdom")."""
-    trigger = fab.trigger
-    words = UNIT_TRIGGER_WORDS[trigger] if fab.include_summons else TRIGGER_WORDS[trigger]
+    trigger = trigger_kinds.BY_NAME[fab.trigger]
+    words = trigger.unit_words if fab.include_summons else trigger.words
     cond = fab.condition
-    hp_said = trigger == "on_hit" and bool(cond.hp_below)
+    hp_said = trigger.hp_after and bool(cond.hp_below)
     if hp_said:  # checked after the hit, which may be the one that brings it below (`combat.hit`)
         words += f" and is left below {percent(cond.hp_below)} HP"
     condition = _condition_text(cond, faction_name, hp_said)
     head = f"{words}, {condition}" if condition else words
     suffix = ""
-    if fab.limit == "battle" and trigger in EVENT_TRIGGERS:
+    if fab.limit == "battle" and trigger.event:
         head = f"once per battle, {head}"
     elif fab.limit != "none":
         suffix = f" (once per {fab.limit})"

@@ -3,46 +3,40 @@ order on the units their selectors pick (R10, R12, R18, R19)."""
 
 from __future__ import annotations
 
-from typing import Final
-
+from realms.engine import selectors
 from realms.engine.battlefield import VIA_FACTION, Battlefield
 from realms.engine.effects import KINDS
 from realms.engine.effects.base import Effect, Step
+from realms.engine.selectors import (
+    ALLIES,
+    ATTACKER,
+    CHOSEN_LINE,
+    NO_UNITS,
+    PICK_HIGHEST_ATK,
+    PICK_RANDOM,
+    SEL_NONE,
+    SEL_PICK,
+    SEL_SELF,
+    SEL_TARGET,
+    Selector,
+)
 from realms.engine.units import LIMIT_BATTLE, Unit
-from realms.engine.vocabulary import REARGUARD, VANGUARD
+from realms.engine.vocabulary import MAX_TRIGGER_DEPTH, VANGUARD
 
-MAX_TRIGGER_DEPTH: Final = 8
-
-# How a compiled step finds its units.
-SEL_TARGET: Final = 0
-SEL_SELF: Final = 1
-SEL_PICK: Final = 2
-SEL_GROUP: Final = 3
-SEL_SUMMON: Final = 4
-SINGLE_SELECTORS: Final = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
-RANDOM_SELECTORS: Final = frozenset({"random_ally", "random_enemy"})
 _PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
 
 
 def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
-    """An ability's effects as steps, so that running them needs no string dispatch (cached by identity)."""
+    """An ability's effects as steps (selector code, selector, kind, effect), read from the registries once,
+    so that running them needs no string dispatch (cached by identity)."""
     entry = _PROGRAMS.get(id(effects))
     if entry is not None and entry[0] is effects:
         return entry[1]
     steps: list[Step] = []
     for eff in effects:
-        sel = eff.target
-        if eff.kind == "summon":
-            code = SEL_SUMMON
-        elif sel == "target":
-            code = SEL_TARGET
-        elif sel == "self":
-            code = SEL_SELF
-        elif sel in SINGLE_SELECTORS:
-            code = SEL_PICK
-        else:
-            code = SEL_GROUP
-        steps.append((code, sel, KINDS[eff.kind], eff))
+        kind = KINDS[eff.kind]
+        sel = selectors.BY_NAME[eff.target] if kind.targeted else NO_UNITS
+        steps.append((sel.code, sel, kind, eff))
     if len(_PROGRAMS) >= 4096:
         _PROGRAMS.clear()
     compiled = tuple(steps)
@@ -52,22 +46,8 @@ def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
 
 def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     """Resolve a faction ability whose trigger is met, if its limit and condition allow."""
-    limit = w.limit
-    if limit:
-        if limit == LIMIT_BATTLE:
-            if w.faction_used:
-                return
-        elif w.faction_round == bf.round:
-            return
-    cond = w.condition
-    if cond is not None:
-        if cond.line and w.line != cond.line:
-            return
-        if cond.hp_below and not w.hp < cond.hp_below * w.max_hp:
-            return
-        # The other living characters of its faction (w is a living character itself).
-        if cond.allies_same_faction_gte and bf.factions[w.side][w.faction] - 1 < cond.allies_same_faction_gte:
-            return
+    if not may_fire(bf, w):
+        return
     fab = w.faction_ability
     assert fab is not None  # only characters have a trigger
     if bf.depth >= MAX_TRIGGER_DEPTH:
@@ -97,6 +77,26 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     bf.use = outer
 
 
+def may_fire(bf: Battlefield, w: Unit) -> bool:
+    """Whether `w`'s faction ability's limit (once per round or battle) and condition allow it now."""
+    limit = w.limit
+    if limit:
+        if limit == LIMIT_BATTLE:
+            if w.faction_used:
+                return False
+        elif w.faction_round == bf.round:
+            return False
+    cond = w.condition
+    if cond is None:
+        return True
+    if cond.line and w.line != cond.line:
+        return False
+    if cond.hp_below and not w.hp < cond.hp_below * w.max_hp:
+        return False
+    # The other living characters of its faction (w is a living character itself).
+    return not (cond.allies_same_faction_gte and bf.factions[w.side][w.faction] - 1 < cond.allies_same_faction_gte)
+
+
 def run(
     bf: Battlefield, src: Unit, steps: tuple[Step, ...], chosen: Unit | None, via: str, attacker: Unit | None,
     reach_all: bool,
@@ -106,8 +106,7 @@ def run(
     memo: dict[str, Unit | None] | None = None
     for code, sel, kind, eff in steps:
         if not src.alive:
-            if bf.emit is not None:
-                bf.fizzle(src, eff.kind, None, "source_defeated", via)
+            fizzle(bf, src, eff, "source_defeated", via)
             continue
         if code == SEL_TARGET:
             if chosen is not None and chosen.alive:
@@ -116,16 +115,13 @@ def run(
         elif code == SEL_SELF:
             kind.apply(bf, src, eff, (src,), via)
             continue
-        elif code == SEL_SUMMON:
+        elif code == SEL_NONE:
             kind.apply(bf, src, eff, (), via)
             continue
         elif code == SEL_PICK:
             if memo is None:
                 memo = {}
-            if sel in memo:
-                pick = memo[sel]
-            else:
-                pick = memo[sel] = choose(bf, src, sel, reach_all)
+            pick = held_pick(bf, src, sel, reach_all, memo)
             if pick is not None and pick.alive:
                 kind.apply(bf, src, eff, (pick,), via)
                 continue
@@ -134,74 +130,81 @@ def run(
             if targets:
                 kind.apply(bf, src, eff, targets, via)
                 continue
-        if bf.emit is not None:
-            bf.fizzle(src, eff.kind, None, "no_target", via)
+        fizzle(bf, src, eff, "no_target", via)
 
 
-def select(bf: Battlefield, src: Unit, sel: str, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
+def fizzle(bf: Battlefield, src: Unit, eff: Effect, reason: str, via: str) -> None:
+    """An effect of `src` that did nothing, logged (when the log is on)."""
+    if bf.emit is not None:
+        bf.fizzle(src, eff.kind, None, reason, via)
+
+
+def held_pick(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool, memo: dict[str, Unit | None]) -> Unit | None:
+    """The unit a single-unit selector picks, picked once per ability use (`memo` holds the use's picks)."""
+    name = sel.name
+    if name in memo:
+        return memo[name]
+    pick = memo[name] = choose(bf, src, sel, reach_all)
+    return pick
+
+
+def select(bf: Battlefield, src: Unit, sel: Selector, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
     """The living units a group selector picks (docs/abilities.md); R19: `all_allies` includes itself."""
-    side = src.side
-    if sel == "all_enemies":
-        return list(bf.living[src.foe])
-    if sel == "all_allies":
-        return list(bf.living[side])
-    if sel == "other_allies":
-        return [u for u in bf.living[side] if u is not src]
-    if sel == "target_line":
+    whose = sel.whose
+    if whose == ATTACKER:
+        return [attacker] if attacker is not None and attacker.alive else []
+    line = sel.line
+    if whose == CHOSEN_LINE:
         if chosen is None:
             return []
         line = chosen.line
-        return [u for u in bf.living[chosen.side] if u.line == line]
-    if sel == "enemy_vanguard":
-        return [u for u in bf.living[src.foe] if u.line == VANGUARD]
-    if sel == "enemy_rearguard":
-        return [u for u in bf.living[src.foe] if u.line == REARGUARD]
-    if sel == "ally_vanguard":
-        return [u for u in bf.living[side] if u.line == VANGUARD]
-    if sel == "ally_rearguard":
-        return [u for u in bf.living[side] if u.line == REARGUARD]
-    if sel == "attacker":
-        return [attacker] if attacker is not None and attacker.alive else []
-    raise AssertionError(f"selector {sel!r} is not handled")  # pragma: no cover - spec.SELECTORS is closed
+        pool = bf.living[chosen.side]
+    else:
+        pool = bf.living[src.side if whose == ALLIES else src.foe]
+    if line:
+        return [u for u in pool if u.line == line]
+    if sel.others:
+        return [u for u in pool if u is not src]
+    return list(pool)
 
 
-def choose(bf: Battlefield, src: Unit, sel: str, reach_all: bool) -> Unit | None:
+def choose(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool) -> Unit | None:
     """The one unit a single-unit selector picks; the pick holds for the rest of the ability.
 
     An enemy pick obeys R12 like a chosen target: from the vanguard it reaches only the enemy
     vanguard while that holds anyone, unless the ability ignores lines (`reach_all`).
     """
-    if sel.endswith("_ally"):
+    if sel.whose == ALLIES:
         pool = bf.living[src.side]
     else:
         pool = bf.living[src.foe]
         if not reach_all and src.line == VANGUARD:
             pool = bf.reach(src.foe)
-    pick = pick_from(bf, pool, sel)
+    pick = pick_from(bf, pool, sel.pick)
     if bf.emit is not None:
         bf.emit(
             {
                 "type": "pick",
                 "src": src.uid,
-                "selector": sel,
+                "selector": sel.name,
                 "pool": [u.uid for u in pool],
                 "unit": pick.uid if pick is not None else None,
-                "random": sel in RANDOM_SELECTORS,
+                "random": sel.pick == PICK_RANDOM,
                 "use": bf.use,
             }
         )
     return pick
 
 
-def pick_from(bf: Battlefield, pool: list[Unit], sel: str) -> Unit | None:
-    """The unit a single-unit selector takes from `pool` (in army order): a seeded draw, the highest
-    effective ATK or the lowest current HP, ties to the earliest."""
+def pick_from(bf: Battlefield, pool: list[Unit], how: int) -> Unit | None:
+    """The unit a single-unit pick (`how`: selectors.PICK_*) takes from `pool` (in army order): a seeded
+    draw, the highest effective ATK or the lowest current HP, ties to the earliest."""
     if not pool:
         return None
-    if sel in RANDOM_SELECTORS:
+    if how == PICK_RANDOM:
         return pool[bf.rng.randrange(len(pool))]
     best = pool[0]
-    if sel == "highest_atk_enemy":
+    if how == PICK_HIGHEST_ATK:
         best_atk = best.atk_now
         for u in pool:
             a = u.atk_now

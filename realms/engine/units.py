@@ -5,9 +5,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final
 
+from realms.engine import trigger_kinds
 from realms.engine.vocabulary import VANGUARD
 
 if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
     from realms.engine.cards import CharacterCard
     from realms.engine.effects.base import Step
     from realms.engine.observation import EffectInfo, UnitBasics, UnitInfo
@@ -16,29 +18,6 @@ if TYPE_CHECKING:
 ATTACK: Final = "attack"
 ABILITY: Final = "ability"
 
-# Faction ability triggers as small ints on the unit (0: none).
-TRIGGER_CODES = {
-    "battle_start": 1,
-    "round_start": 2,
-    "before_action": 3,
-    "after_action": 4,
-    "on_hit": 5,
-    "ally_defeated": 6,
-    "enemy_defeated": 7,
-    "round_end": 8,
-    "defeats_enemy": 9,
-}
-T_BATTLE_START: Final = 1
-T_ROUND_START: Final = 2
-T_BEFORE: Final = 3
-T_AFTER: Final = 4
-T_ON_HIT: Final = 5
-T_ALLY_DEF: Final = 6
-T_ENEMY_DEF: Final = 7
-T_ROUND_END: Final = 8
-T_DEFEATS: Final = 9
-TRIGGER_SLOTS: Final = 10  # codes 0..9
-DEFEAT_TRIGGER_CODES: Final = frozenset({T_ALLY_DEF, T_ENEMY_DEF, T_DEFEATS})
 LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
 LIMIT_ROUND: Final = 1
 LIMIT_BATTLE: Final = 2
@@ -68,6 +47,11 @@ class Standing:
     name = ""
     positive = False  # a buff (shield, regen too) rather than a debuff
     ongoing = False  # ticks in start phases (poison, burn, regen) instead of counting down at end phases
+    has_amount = True  # it has an amount (logged in effect_applied; null for the kinds without one)
+    absorbs = False  # its amount absorbs damage before HP, oldest first (R11: shields)
+    # A legality hook (as Pokémon Showdown's onDisableMove, Fireplace's attack_targets): the legal actions of
+    # the unit it stands on ask it (`rounds.act_legal`), through `bars_ability` and `attack_targets`.
+    restricts = False
 
     def attach(self, u: Unit, a: Active) -> None:
         """Change the unit's values as the effect `a` starts to stand on it."""
@@ -75,9 +59,22 @@ class Standing:
     def detach(self, u: Unit, a: Active) -> None:
         """Undo `attach` as `a` ends."""
 
+    def tick(self, bf: Battlefield, u: Unit, a: Active) -> None:
+        """An ongoing kind's tick on `u` in a start phase (R7, R14)."""
+
+    def bars_ability(self, u: Unit, a: Active) -> bool:
+        """A restricting kind: whether `a` keeps `u` from using its Main Ability now."""
+        return False
+
+    def attack_targets(self, bf: Battlefield, u: Unit, a: Active, targets: list[Unit]) -> list[Unit]:
+        """A restricting kind: the units `u` may Basic-Attack now with `a` on it, among `targets` (those R12
+        allows, narrowed by the effects before it). Never empty when `targets` is not: a unit always has an
+        action. `targets` is shared: return it, or a new list."""
+        return targets
+
 
 class Active:
-    """An effect standing on a unit: buff, debuff, shield, poison, burn, regen or silence."""
+    """An effect standing on a unit (a lasting kind's: buff, shield, poison, silence, ...)."""
 
     __slots__ = ("eid", "kind", "stat", "amount", "left", "src", "since", "persists", "impl", "until", "info")
 
@@ -115,7 +112,7 @@ class Unit:
     __slots__ = (
         "uid", "side", "foe", "index", "card", "name", "faction", "character_class", "position", "summon", "line",
         "atk", "defense", "spd", "max_hp", "hp", "atk_mod", "def_mod", "spd_mod", "atk_now", "def_now", "spd_now",
-        "shield", "silence", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
+        "shield", "restraints", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
         "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
         "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
         "basics", "effect_infos",
@@ -151,7 +148,8 @@ class Unit:
         self.atk_now = atk if atk > 0 else 0
         self.def_now = defense if defense > 0 else 0
         self.spd_now = spd if spd > 0 else 0
-        self.shield = self.silence = self.ongoing = 0
+        self.shield = self.ongoing = 0
+        self.restraints = 0  # standing effects whose kind restricts its legal actions (`Standing.restricts`)
         self.negatives = self.positives = 0  # standing negative / positive effects
         self.effects: list[Active] = []
         self.alive = True
@@ -191,7 +189,7 @@ class Unit:
             self.cooldown = card.cooldown
             self.main = card.main
             self.faction_ability = fab
-            self.trigger = TRIGGER_CODES[fab.trigger]
+            self.trigger = trigger_kinds.BY_NAME[fab.trigger].code
             self.limit = LIMIT_CODES[fab.limit]
             self.condition = None if fab.condition.is_empty() else fab.condition
             self.counts_summons = fab.include_summons
@@ -223,7 +221,7 @@ class Unit:
         n.def_now = self.def_now
         n.spd_now = self.spd_now
         n.shield = self.shield
-        n.silence = self.silence
+        n.restraints = self.restraints
         n.ongoing = self.ongoing
         n.alive = self.alive
         n.cooldown = self.cooldown

@@ -17,7 +17,8 @@ out what must happen and checks that the log says exactly that, event by event:
   its ongoing ticks (exactly N, in rounds r+1…r+N, removed after the last), then its
   round_start ability; Flex decisions iff the other line has room (R8);
 - every decision (R10, R12, R13): one per living unit per round, the legal list exactly
-  right (Basic Attack targets by R12, the Main Ability iff ready ≤ round and not silenced,
+  right (Basic Attack targets by R12, narrowed to the taunter by a taunt standing on the unit while the
+  taunter is within reach, the Main Ability iff ready ≤ round and not silenced,
   its targets by R12 unless ignore_lines, allies for choose ally), the action among them;
 - every ability use: the effects of its spec in order, each on the units its selector
   names, picks with their R12 pool and rule, damage = max(1, ⌊ATK_eff × scale⌋ + flat −
@@ -69,8 +70,9 @@ CLASS_POSITIONS = {
     "support": {VANGUARD, REARGUARD},
 }
 ONGOING = frozenset({"poison", "burn", "regen"})
-LASTING = frozenset({"shield", "buff", "debuff", "poison", "burn", "regen", "silence"})
-NEGATIVE = frozenset({"debuff", "poison", "burn", "silence"})
+LASTING = frozenset({"shield", "buff", "debuff", "poison", "burn", "regen", "silence", "taunt"})
+NEGATIVE = frozenset({"debuff", "poison", "burn", "silence", "taunt"})
+NO_AMOUNT = frozenset({"silence", "taunt"})  # lasting kinds logged without an amount
 POSITIVE = frozenset({"buff", "shield", "regen"})
 SINGLE = frozenset({"lowest_hp_ally", "random_ally", "random_enemy", "lowest_hp_enemy", "highest_atk_enemy"})
 RANDOM_PICKS = frozenset({"random_ally", "random_enemy"})
@@ -115,6 +117,26 @@ UNIT_FIELDS = frozenset((
     "id", "side", "card", "name", "rarity", "position", "class", "faction", "line", "atk", "def", "spd", "hp",
     "cooldown", "main_ability", "faction_ability",
 ))
+
+# What an event of these types breaks where the rules do not call for it (`Auditor._hint`).
+NOT_DUE = {
+    "decision": "R10/R8: a decision not due (a unit acting twice, out of order or after its defeat)",
+    "match_end": "R16: the match ends too early",
+    "order": "R9: an order not due",
+    "summon": "R15: a summon not due",
+    "cooldown_started": "R13: a cooldown started before its ability has resolved, or not due",
+    "defeated": "R11/R16: a defeat not due",
+}
+# The auditor's own reading of the group selectors: (whose units, only that line, leaves out the unit itself).
+GROUPS = {
+    "all_enemies": ("foes", None, False),
+    "all_allies": ("own", None, False),  # R19: the unit itself included
+    "other_allies": ("own", None, True),
+    "enemy_vanguard": ("foes", VANGUARD, False),
+    "enemy_rearguard": ("foes", REARGUARD, False),
+    "ally_vanguard": ("own", VANGUARD, False),
+    "ally_rearguard": ("own", REARGUARD, False),
+}
 
 _EXACT: dict[float, Fraction] = {}
 
@@ -317,50 +339,46 @@ class Auditor:
         """Which rule an event the rules do not call for here would break."""
         if e is None:
             return ""
-        t = e["type"]
-        notes = []
+        notes = self._use_notes(e) + self._event_notes(e)
+        return f" [{'; '.join(notes)}]" if notes else ""
+
+    def _use_notes(self, e: dict[str, Any]) -> list[str]:
+        """G3, R10: an event of a use whose source has fallen, or of a use that is not the open one."""
         use = e.get("use")
-        if use is not None and t not in ("ability_used", "faction_triggered"):
-            owner = self.use_owner.get(use)
-            if owner is not None and not self.units[owner].alive:
-                notes.append(f"R10: use {use} goes on after its source {owner} fell")
-            elif use != self.use:
-                notes.append(f"G3: use {use} is not the open use {self.use}")
-        if t == "damage" and e.get("via") == "ongoing":
+        if use is None or e["type"] in ("ability_used", "faction_triggered"):
+            return []
+        owner = self.use_owner.get(use)
+        if owner is not None and not self.units[owner].alive:
+            return [f"R10: use {use} goes on after its source {owner} fell"]
+        if use != self.use:
+            return [f"G3: use {use} is not the open use {self.use}"]
+        return []
+
+    def _event_notes(self, e: dict[str, Any]) -> list[str]:
+        """The rule an event of its type breaks where it is not due."""
+        t = e["type"]
+        via = e.get("via")
+        if t == "damage" and via == "ongoing":
             eid = e.get("eid")
             if eid in self.ended_by_source:
-                notes.append(f"R17: effect {eid} ticks after its source fell")
-            elif eid in self.gone_eids:
-                notes.append(f"R14: effect {eid} ticks after it ended ({self.gone_eids[eid]})")
-            else:
-                notes.append("R14/R7: an ongoing tick not due here")
-        elif t == "heal" and e.get("via") == "ongoing":
-            notes.append("R14/R7: a regeneration tick not due here")
-        elif t == "faction_triggered":
+                return [f"R17: effect {eid} ticks after its source fell"]
+            if eid in self.gone_eids:
+                return [f"R14: effect {eid} ticks after it ended ({self.gone_eids[eid]})"]
+            return ["R14/R7: an ongoing tick not due here"]
+        if t == "heal" and via == "ongoing":
+            return ["R14/R7: a regeneration tick not due here"]
+        if t == "faction_triggered":
             if e.get("trigger") in DEFEAT_TRIGGERS:
-                notes.append("R18: a defeat trigger that is not due (summon, side, by, condition or limit)")
-            else:
-                notes.append(f"a {e.get('trigger')} trigger not due (its trigger, condition or limit)")
-        elif t == "decision":
-            notes.append("R10/R8: a decision not due (a unit acting twice, out of order or after its defeat)")
-        elif t == "damage" and e.get("via") == "basic":
-            notes.append("R10: a Basic Attack without its decision")
-        elif t == "effect_expired":
+                return ["R18: a defeat trigger that is not due (summon, side, by, condition or limit)"]
+            return [f"a {e.get('trigger')} trigger not due (its trigger, condition or limit)"]
+        if t == "damage" and via == "basic":
+            return ["R10: a Basic Attack without its decision"]
+        if t == "effect_expired":
             if e.get("reason") == "source_defeated":
-                notes.append("R17: a source_defeated expiry not due")
-            else:
-                notes.append("R14/R17: an expiry not due")
-        elif t == "match_end":
-            notes.append("R16: the match ends too early")
-        elif t == "order":
-            notes.append("R9: an order not due")
-        elif t == "summon":
-            notes.append("R15: a summon not due")
-        elif t == "cooldown_started":
-            notes.append("R13: a cooldown started before its ability has resolved, or not due")
-        elif t == "defeated":
-            notes.append("R11/R16: a defeat not due")
-        return f" [{'; '.join(notes)}]" if notes else ""
+                return ["R17: a source_defeated expiry not due"]
+            return ["R14/R17: an expiry not due"]
+        note = NOT_DUE.get(t)
+        return [note] if note else []
 
     # ------------------------------------------------------------------ schema
 
@@ -438,65 +456,76 @@ class Auditor:
         first = fs["first_player"]
         self._ok(first in PLAYERS, "R6", f"first player {first!r}")
         for side in PLAYERS:
-            c = self._take("collection", "G3", f"player {side}'s collection", player=side)
-            self._eq(c, "visible_to", [side], "G3", " (a collection is seen by its own player only)")
-            cards: dict[str, dict[str, Any]] = {}
-            for card in c["cards"]:
-                self._ok(isinstance(card, dict) and set(card) == COLLECTION_CARD_FIELDS, "G3",
-                         f"collection card fields {sorted(card) if isinstance(card, dict) else card!r}")
-                slug = card["card"]
-                self._ok(slug not in cards, "R6", f"player {side}'s collection lists {slug!r} twice")
-                self._ok(card["rarity"] in QUOTA, "R1", f"{slug} rarity {card['rarity']!r}")
-                allowed = CLASS_POSITIONS.get(card["class"])
-                self._ok(allowed is not None and card["position"] in allowed, "R3",
-                         f"{slug} class {card['class']!r} printed {card['position']!r}")
-                cards[slug] = card
-            self.collections[side] = cards
+            self._collection(side)
         deployed: dict[str, list[tuple[str, str]]] = {"a": [], "b": []}
         turn = first
         while len(deployed["a"]) < ARMY_SIZE or len(deployed["b"]) < ARMY_SIZE:
             if self._max_actions_stop():
                 return None
-            d = self._take("decision", "R6", f"the deployment decision of {turn}")
-            self.decisions += 1
-            self.counts["deployment"] += 1
-            self._eq(d, "round", 0, "R6")
-            self._eq(d, "stage", "deploy", "R6")
-            self._eq(d, "player", turn, "R6", " (deployment alternates, R6)")
-            self._eq(d, "unit", None, "R6")
-            self._eq(d, "visible_to", [turn], "G3", " (a deployment decision offers the player's own collection)")
-            legal = [tuple(a) for a in d["legal"]]
-            mine = deployed[turn]
-            owned = self.collections[turn]
-            self._ok(len(set(legal)) == len(legal), "R6", "a deployment offered twice")
-            for a in legal:
-                self._ok(len(a) == 3 and a[0] == "deploy", "R6", f"{list(a)} is not a deployment")
-                self._ok(a[1] in owned, "R4", f"offered {list(a)}: {a[1]!r} is not in player {turn}'s collection")
-                problem = self._deploy_problem(mine, a[1], a[2], owned)
-                self._ok(problem is None, "R6", f"offered {list(a)} is illegal: {problem}")
-                self._ok(self._completable(mine + [(a[1], a[2])], set(owned), owned), "R6",
-                         f"offered {list(a)} leaves an army that the collection can no longer complete")
-            for slug in owned:
-                if any(s == slug for s, _ in mine):
-                    continue
-                for line in LINES:
-                    if (self._deploy_problem(mine, slug, line, owned) is None
-                            and self._completable(mine + [(slug, line)], set(owned), owned)):
-                        self._ok(("deploy", slug, line) in legal, "R6",
-                                 f"legal deployment ['deploy', {slug!r}, {line!r}] not offered")
-            action = tuple(d["action"])
-            self._ok(action in legal, "R6", f"action {d['action']} is not among the legal deployments")
-            dep = self._take("deploy", "R6", "the deploy event")
-            self._eq(dep, "player", turn, "R6")
-            self._eq(dep, "card", action[1], "R6")
-            self._eq(dep, "line", action[2], "R6")
-            self._eq(dep, "pick", len(mine) + 1, "R6")
-            mine.append((action[1], action[2]))
+            self._deployment(turn, deployed[turn])
             if len(deployed[OTHER[turn]]) < ARMY_SIZE:
                 turn = OTHER[turn]
         if ms is None:
             self._fail("G3", "the Formation Round ended without match_start", self.i)
         return [deployed["a"], deployed["b"]]
+
+    def _collection(self, side: str) -> None:
+        """G3: a player's collection, seen by that player only; each card once, its rarity and position (R1, R3)."""
+        c = self._take("collection", "G3", f"player {side}'s collection", player=side)
+        self._eq(c, "visible_to", [side], "G3", " (a collection is seen by its own player only)")
+        cards: dict[str, dict[str, Any]] = {}
+        for card in c["cards"]:
+            self._ok(isinstance(card, dict) and set(card) == COLLECTION_CARD_FIELDS, "G3",
+                     f"collection card fields {sorted(card) if isinstance(card, dict) else card!r}")
+            slug = card["card"]
+            self._ok(slug not in cards, "R6", f"player {side}'s collection lists {slug!r} twice")
+            self._ok(card["rarity"] in QUOTA, "R1", f"{slug} rarity {card['rarity']!r}")
+            allowed = CLASS_POSITIONS.get(card["class"])
+            self._ok(allowed is not None and card["position"] in allowed, "R3",
+                     f"{slug} class {card['class']!r} printed {card['position']!r}")
+            cards[slug] = card
+        self.collections[side] = cards
+
+    def _deployment(self, turn: str, mine: list[tuple[str, str]]) -> None:
+        """R6: one deployment decision of `turn` (every legal deployment offered, none other) and its deploy."""
+        d = self._take("decision", "R6", f"the deployment decision of {turn}")
+        self.decisions += 1
+        self.counts["deployment"] += 1
+        self._eq(d, "round", 0, "R6")
+        self._eq(d, "stage", "deploy", "R6")
+        self._eq(d, "player", turn, "R6", " (deployment alternates, R6)")
+        self._eq(d, "unit", None, "R6")
+        self._eq(d, "visible_to", [turn], "G3", " (a deployment decision offers the player's own collection)")
+        legal = [tuple(a) for a in d["legal"]]
+        self._ok(len(set(legal)) == len(legal), "R6", "a deployment offered twice")
+        self._check_offers(turn, legal, mine)
+        action = tuple(d["action"])
+        self._ok(action in legal, "R6", f"action {d['action']} is not among the legal deployments")
+        dep = self._take("deploy", "R6", "the deploy event")
+        self._eq(dep, "player", turn, "R6")
+        self._eq(dep, "card", action[1], "R6")
+        self._eq(dep, "line", action[2], "R6")
+        self._eq(dep, "pick", len(mine) + 1, "R6")
+        mine.append((action[1], action[2]))
+
+    def _check_offers(self, turn: str, legal: list[tuple[Any, ...]], mine: list[tuple[str, str]]) -> None:
+        """R4, R6: each offered deployment legal, from the collection, completable; each legal one offered."""
+        owned = self.collections[turn]
+        for a in legal:
+            self._ok(len(a) == 3 and a[0] == "deploy", "R6", f"{list(a)} is not a deployment")
+            self._ok(a[1] in owned, "R4", f"offered {list(a)}: {a[1]!r} is not in player {turn}'s collection")
+            problem = self._deploy_problem(mine, a[1], a[2], owned)
+            self._ok(problem is None, "R6", f"offered {list(a)} is illegal: {problem}")
+            self._ok(self._completable(mine + [(a[1], a[2])], set(owned), owned), "R6",
+                     f"offered {list(a)} leaves an army that the collection can no longer complete")
+        for slug in owned:
+            if any(s == slug for s, _ in mine):
+                continue
+            for line in LINES:
+                if (self._deploy_problem(mine, slug, line, owned) is None
+                        and self._completable(mine + [(slug, line)], set(owned), owned)):
+                    self._ok(("deploy", slug, line) in legal, "R6",
+                             f"legal deployment ['deploy', {slug!r}, {line!r}] not offered")
 
     @staticmethod
     def _deploy_problem(mine: list[tuple[str, str]], slug: str, line: str, cards: dict[str, dict[str, Any]]) -> str | None:
@@ -556,56 +585,69 @@ class Auditor:
             army = per_side[side]
             self._ok(army, "R16", f"player {side} has no unit")
             for k, u in enumerate(army, 1):
-                uid = u["id"]
-                self._ok(uid == f"{side}{k}", "G3", f"unit id {uid!r}, expected {side}{k} (army order)")
-                self._ok(u["line"] in LINES, "R2", f"{uid} stands in {u['line']!r}")
-                self._ok(u["position"] in ("vanguard", "rearguard", "flex"), "R3", f"{uid} position {u['position']!r}")
-                self._ok(u["position"] == "flex" or u["position"] == u["line"], "R3",
-                         f"{uid} printed {u['position']} stands in the {u['line']}")
-                allowed = CLASS_POSITIONS.get(u["class"])
-                self._ok(allowed is not None and u["position"] in allowed, "R3",
-                         f"{uid} class {u['class']!r} printed {u['position']!r}")
-                self._ok(u["rarity"] in QUOTA, "R1", f"{uid} rarity {u['rarity']!r}")
-                for k2 in ("atk", "def", "spd"):
-                    self._ok(isinstance(u[k2], int) and u[k2] >= 0, "G3", f"{uid} {k2} {u[k2]!r}")
-                self._ok(isinstance(u["hp"], int) and u["hp"] >= 1, "G3", f"{uid} hp {u['hp']!r}")
-                self._ok(u["cooldown"] in (1, 2, 3), "R13", f"{uid} cooldown {u['cooldown']!r}")
-                main, fab = u["main_ability"], u["faction_ability"]
-                self._ok(isinstance(main, dict) and main.get("choose") in ("enemy", "ally", "none")
-                         and isinstance(main.get("effects"), list), "G3", f"{uid} main_ability spec")
-                self._ok(isinstance(fab, dict) and isinstance(fab.get("trigger"), str)
-                         and isinstance(fab.get("effects"), list), "G3", f"{uid} faction_ability spec")
-                self._ok(not main.get("ignore_lines") or main["choose"] == "enemy", "R12",
-                         f"{uid}: ignore_lines without an enemy to choose")
-                self._ok(not fab.get("include_summons") or fab["trigger"] in DEFEAT_TRIGGERS, "R18",
-                         f"{uid}: include_summons on a {fab['trigger']} trigger")
-                if self.card_text:
-                    self._text_agrees(uid, main)
-                    self._text_agrees(uid, fab)
-                unit = Unit(uid, side, u["line"], u["atk"], u["def"], u["spd"], u["hp"], card=u)
-                self.units[uid] = unit
-                self.living[side].append(unit)
-                self.chars[side] += 1
-                self.next_num[side] = k + 1
-            for line in LINES:
-                self._ok(sum(1 for u in army if u["line"] == line) <= LINE_CAP, "R2",
-                         f"player {side} has more than {LINE_CAP} in the {line}")
-            if self.full_armies:
-                self._ok(len(army) == ARMY_SIZE, "R1", f"player {side} fields {len(army)} cards, not {ARMY_SIZE}")
-                for rarity, k in QUOTA.items():
-                    got = sum(1 for u in army if u["rarity"] == rarity)
-                    self._ok(got == k, "R1", f"player {side} has {got} {rarity} cards, not {k}")
-                slugs = [u["card"] for u in army]
-                self._ok(len(set(slugs)) == len(slugs), "R1", f"player {side} fields a card twice")
-            if deployed is not None:
-                fielded = [(u["card"], u["line"]) for u in army]
-                self._ok(fielded == deployed[PLAYERS.index(side)], "R6",
-                         f"player {side}'s army is not what it deployed")
-                owned = self.collections[side]
-                for u in army:
-                    listed = owned[u["card"]]
-                    self._ok(all(listed[k] == u[k] for k in ("name", "rarity", "position", "class")), "R4",
-                             f"{u['id']} is not the card its collection lists as {u['card']!r}")
+                self._unit_card(side, k, u)
+            self._army(side, army, deployed)
+
+    def _unit_card(self, side: str, k: int, u: dict[str, Any]) -> None:
+        """One unit of match_start: its id (army order), line and position (R2, R3), class, rarity, printed
+        values and both specs (G3), its card text; then it stands on the battlefield."""
+        uid = u["id"]
+        self._ok(uid == f"{side}{k}", "G3", f"unit id {uid!r}, expected {side}{k} (army order)")
+        self._ok(u["line"] in LINES, "R2", f"{uid} stands in {u['line']!r}")
+        self._ok(u["position"] in ("vanguard", "rearguard", "flex"), "R3", f"{uid} position {u['position']!r}")
+        self._ok(u["position"] == "flex" or u["position"] == u["line"], "R3",
+                 f"{uid} printed {u['position']} stands in the {u['line']}")
+        allowed = CLASS_POSITIONS.get(u["class"])
+        self._ok(allowed is not None and u["position"] in allowed, "R3",
+                 f"{uid} class {u['class']!r} printed {u['position']!r}")
+        self._ok(u["rarity"] in QUOTA, "R1", f"{uid} rarity {u['rarity']!r}")
+        for k2 in ("atk", "def", "spd"):
+            self._ok(isinstance(u[k2], int) and u[k2] >= 0, "G3", f"{uid} {k2} {u[k2]!r}")
+        self._ok(isinstance(u["hp"], int) and u["hp"] >= 1, "G3", f"{uid} hp {u['hp']!r}")
+        self._ok(u["cooldown"] in (1, 2, 3), "R13", f"{uid} cooldown {u['cooldown']!r}")
+        self._specs(uid, u["main_ability"], u["faction_ability"])
+        unit = Unit(uid, side, u["line"], u["atk"], u["def"], u["spd"], u["hp"], card=u)
+        self.units[uid] = unit
+        self.living[side].append(unit)
+        self.chars[side] += 1
+        self.next_num[side] = k + 1
+
+    def _specs(self, uid: str, main: Any, fab: Any) -> None:
+        """A unit's two ability specs as the log writes them (G3, R12, R18) and their card texts."""
+        self._ok(isinstance(main, dict) and main.get("choose") in ("enemy", "ally", "none")
+                 and isinstance(main.get("effects"), list), "G3", f"{uid} main_ability spec")
+        self._ok(isinstance(fab, dict) and isinstance(fab.get("trigger"), str)
+                 and isinstance(fab.get("effects"), list), "G3", f"{uid} faction_ability spec")
+        self._ok(not main.get("ignore_lines") or main["choose"] == "enemy", "R12",
+                 f"{uid}: ignore_lines without an enemy to choose")
+        self._ok(not fab.get("include_summons") or fab["trigger"] in DEFEAT_TRIGGERS, "R18",
+                 f"{uid}: include_summons on a {fab['trigger']} trigger")
+        if self.card_text:
+            self._text_agrees(uid, main)
+            self._text_agrees(uid, fab)
+
+    def _army(self, side: str, army: list[dict[str, Any]], deployed: list[list[tuple[str, str]]] | None) -> None:
+        """One side's army: lines within capacity (R2), the quotas (R1), what it deployed (R6) from its own
+        collection (R4)."""
+        for line in LINES:
+            self._ok(sum(1 for u in army if u["line"] == line) <= LINE_CAP, "R2",
+                     f"player {side} has more than {LINE_CAP} in the {line}")
+        if self.full_armies:
+            self._ok(len(army) == ARMY_SIZE, "R1", f"player {side} fields {len(army)} cards, not {ARMY_SIZE}")
+            for rarity, k in QUOTA.items():
+                got = sum(1 for u in army if u["rarity"] == rarity)
+                self._ok(got == k, "R1", f"player {side} has {got} {rarity} cards, not {k}")
+            slugs = [u["card"] for u in army]
+            self._ok(len(set(slugs)) == len(slugs), "R1", f"player {side} fields a card twice")
+        if deployed is not None:
+            fielded = [(u["card"], u["line"]) for u in army]
+            self._ok(fielded == deployed[PLAYERS.index(side)], "R6",
+                     f"player {side}'s army is not what it deployed")
+            owned = self.collections[side]
+            for u in army:
+                listed = owned[u["card"]]
+                self._ok(all(listed[k] == u[k] for k in ("name", "rarity", "position", "class")), "R4",
+                         f"{u['id']} is not the card its collection lists as {u['card']!r}")
 
     def _text_agrees(self, uid: str, spec: dict[str, Any]) -> None:
         """The card text says what the spec does (R12, R14, R17, R18): reaching past the Vanguard, limits,
@@ -837,34 +879,43 @@ class Auditor:
                  f"ties {logged_ties}, the SPD values both players field are {shared}")
         ties = []
         for k, s in enumerate(shared):
-            if self.options["tie_break"] == "alternate":
-                lead = self.alt
-                self.alt = OTHER[lead]
-                self._ok(logged_ties[k][1] == lead, "R9",
-                         f"the tie at SPD {s} is led by {logged_ties[k][1]!r}; alternation gives {lead!r}")
-            else:
-                lead = logged_ties[k][1]
-                self._ok(lead in PLAYERS, "R9", f"tie leader {lead!r}")
-                if self.rng is not None:
-                    coin = "a" if self.rng.random() < 0.5 else "b"
-                    self._ok(lead == coin, "G1", f"the tie at SPD {s} is led by {lead!r}, the seeded coin says {coin!r}")
+            lead = self._order_tie_lead(s, logged_ties[k][1])
             ties.append([s, lead])
             self.counts[f"tie ({self.options['tie_break']})"] += 1
-            group = [u for u in ranked if spd[u.uid] == s]
-            lead_units = [u for u in group if u.side == lead]
-            other_units = [u for u in group if u.side != lead]
-            merged = []
-            for m in range(max(len(lead_units), len(other_units))):
-                if m < len(lead_units):
-                    merged.append(lead_units[m])
-                if m < len(other_units):
-                    merged.append(other_units[m])
-            start = ranked.index(group[0])
-            ranked[start:start + len(group)] = merged
+            self._merge_tie(ranked, [u for u in ranked if spd[u.uid] == s], lead)
         expected = [[u.uid, spd[u.uid]] for u in ranked]
         self._ok(logged == expected, "R9", f"order {logged}, expected {expected} (ties {ties})")
         self.order = ranked
         self.order_spd = [spd[u.uid] for u in ranked]
+
+    def _order_tie_lead(self, s: int, logged: Any) -> str:
+        """R9: the leader of the tie between the players at SPD `s`: the alternation's next, or the logged one,
+        which must be the seeded coin's (G1)."""
+        if self.options["tie_break"] == "alternate":
+            lead = self.alt
+            self.alt = OTHER[lead]
+            self._ok(logged == lead, "R9", f"the tie at SPD {s} is led by {logged!r}; alternation gives {lead!r}")
+            return lead
+        self._ok(logged in PLAYERS, "R9", f"tie leader {logged!r}")
+        if self.rng is not None:
+            coin = "a" if self.rng.random() < 0.5 else "b"
+            self._ok(logged == coin, "G1", f"the tie at SPD {s} is led by {logged!r}, the seeded coin says {coin!r}")
+        return logged  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _merge_tie(ranked: list[Unit], group: list[Unit], lead: str) -> None:
+        """R9: the units of a tie between the players alternate in `ranked`, the leader's first, each side's
+        in its own order."""
+        lead_units = [u for u in group if u.side == lead]
+        other_units = [u for u in group if u.side != lead]
+        merged = []
+        for m in range(max(len(lead_units), len(other_units))):
+            if m < len(lead_units):
+                merged.append(lead_units[m])
+            if m < len(other_units):
+                merged.append(other_units[m])
+        start = ranked.index(group[0])
+        ranked[start:start + len(group)] = merged
 
     def _count(self, side: str, line: str) -> int:
         return sum(1 for u in self.living[side] if u.line == line)
@@ -881,10 +932,15 @@ class Auditor:
         attacks = {a[1] for a in legal if a[0] == "attack"}
         abilities = {a[1] for a in legal if a[0] == "ability"}
         self._ok(all(a[0] in ("attack", "ability") and len(a) == 2 for a in legal), "R10", f"legal {d['legal']}")
-        want = {t.uid for t in reach}
+        aims = self._taunted(u, reach)
+        want = {t.uid for t in aims}
         if attacks != want:
             self._fail("R12", f"Basic Attack targets {sorted(attacks)}, expected {sorted(want)} "
-                              f"({u.uid} in the {u.line})")
+                              f"({u.uid} in the {u.line}{', taunted' if aims is not reach else ''})")
+        self._check_ability(u, abilities, foes, reach)
+
+    def _check_ability(self, u: Unit, abilities: set[Any], foes: list[Unit], reach: list[Unit]) -> None:
+        """The Main Ability offered iff ready and not silenced (R10, R13), on the units R12 lets it choose."""
         main = u.main
         if main is None:
             self._ok(not abilities, "R10", f"{u.uid} is a summon: it has no Main Ability to offer")
@@ -912,6 +968,17 @@ class Auditor:
             self._fail("R12", f"Main Ability targets {sorted(abilities, key=str)}, expected "
                               f"{sorted(want_abl, key=str)} (choose {choose}, {u.uid} in the {u.line}"
                               f"{', ignore_lines' if main.get('ignore_lines') else ''})")
+
+    def _taunted(self, u: Unit, reach: list[Unit]) -> list[Unit]:
+        """A taunt standing on `u` narrows its Basic Attack targets to its taunter while that one is within
+        reach (the oldest such taunt decides); otherwise they stay R12's."""
+        for x in u.effects.values():  # in the order applied
+            if x.kind == "taunt":
+                taunter = self.units.get(x.src)
+                if taunter is not None and taunter.alive and taunter in reach:
+                    self.counts["Basic Attacks narrowed by a taunt"] += 1
+                    return [taunter]
+        return reach
 
     def _act(self, u: Unit, action: list[Any]) -> None:
         u.to_act = False
@@ -961,21 +1028,27 @@ class Auditor:
 
     # ------------------------------------------------------------------ abilities
 
-    def _fire(self, w: Unit, attacker: Unit | None, rule: str) -> None:
-        """A faction ability whose trigger happened: fires iff its limit and condition allow."""
+    def _may_fire(self, w: Unit) -> bool:
+        """Whether the limit (once per round or battle) and the condition of `w`'s faction ability allow it."""
         fab = w.fab
         limit = fab.get("limit", "none")  # type: ignore[union-attr]
         if limit == "battle" and w.fab_used:
-            return
+            return False
         if limit == "round" and w.fab_round == self.round:
-            return
+            return False
         cond = fab.get("condition") or {}  # type: ignore[union-attr]
         if cond.get("line") and w.line != cond["line"]:
-            return
+            return False
         if cond.get("hp_below") and not w.hp < exact(cond["hp_below"]) * w.max_hp:
-            return
+            return False
         n = cond.get("allies_same_faction_gte", 0)
-        if n and sum(1 for v in self.living[w.side] if v is not w and not v.summon and v.faction == w.faction) < n:
+        return not (n and sum(1 for v in self.living[w.side]
+                              if v is not w and not v.summon and v.faction == w.faction) < n)
+
+    def _fire(self, w: Unit, attacker: Unit | None, rule: str) -> None:
+        """A faction ability whose trigger happened: fires iff its limit and condition allow."""
+        fab = w.fab
+        if not self._may_fire(w):
             return
         if self.depth >= MAX_DEPTH:
             self.counts["fizzle trigger_depth"] += 1
@@ -1037,25 +1110,14 @@ class Auditor:
             self.sel = ""
 
     def _select(self, src: Unit, sel: str, chosen: Unit | None, attacker: Unit | None) -> list[Unit]:
-        own, foes = self.living[src.side], self.living[OTHER[src.side]]
-        if sel == "all_enemies":
-            return list(foes)
-        if sel == "all_allies":
-            return list(own)  # R19: the unit itself included
-        if sel == "other_allies":
-            return [u for u in own if u is not src]
+        if sel in GROUPS:
+            whose, line, others = GROUPS[sel]
+            pool = self.living[src.side] if whose == "own" else self.living[OTHER[src.side]]
+            return [u for u in pool if (line is None or u.line == line) and not (others and u is src)]
         if sel == "target_line":
             if chosen is None:
                 return []
             return [u for u in self.living[chosen.side] if u.line == chosen.line]
-        if sel == "enemy_vanguard":
-            return [u for u in foes if u.line == VANGUARD]
-        if sel == "enemy_rearguard":
-            return [u for u in foes if u.line == REARGUARD]
-        if sel == "ally_vanguard":
-            return [u for u in own if u.line == VANGUARD]
-        if sel == "ally_rearguard":
-            return [u for u in own if u.line == REARGUARD]
         if sel == "attacker":
             return [attacker] if attacker is not None and attacker.alive else []
         self._fail("G3", f"unknown selector {sel!r} in {src.uid}'s spec", self.i)
@@ -1064,12 +1126,8 @@ class Auditor:
     def _pick(self, src: Unit, sel: str, reach_all: bool) -> Unit | None:
         """R12: a single-unit pick, from the vanguard only the enemy vanguard while it stands (unless a main
         ability ignores lines); lowest HP / highest ATK ties to the earliest, random by the seeded draw."""
-        if sel.endswith("_ally"):
-            pool = list(self.living[src.side])
-        else:
-            pool = list(self.living[OTHER[src.side]])
-            if not reach_all and src.line == VANGUARD:
-                pool = [u for u in pool if u.line == VANGUARD] or pool
+        ally = sel.endswith("_ally")
+        pool = self._pick_pool(src, ally, reach_all)
         e = self._take("pick", "R12", f"{src.uid}'s {sel} pick", src=src.uid)
         self._eq(e, "src", src.uid, "R12")
         self._eq(e, "selector", sel, "R12")
@@ -1077,37 +1135,54 @@ class Auditor:
         self._eq(e, "random", sel in RANDOM_PICKS, "G3")
         ids = [u.uid for u in pool]
         self.counts[f"pick {sel}"] += 1
-        if not sel.endswith("_ally") and len(pool) < len(self.living[OTHER[src.side]]):
+        if not ally and len(pool) < len(self.living[OTHER[src.side]]):
             self.counts["pick screened to the enemy vanguard (R12)"] += 1
-        if reach_all and src.line == VANGUARD and not sel.endswith("_ally"):
+        if reach_all and src.line == VANGUARD and not ally:
             self.counts["pick from the vanguard ignoring lines"] += 1
         self._eq(e, "pool", ids, "R12", f" ({src.uid} in the {src.line}"
                  f"{', ignore_lines' if reach_all else ''}; the pool is every living "
-                 f"{'ally' if sel.endswith('_ally') else 'enemy within reach'} in army order)")
+                 f"{'ally' if ally else 'enemy within reach'} in army order)")
         if not pool:
             self._eq(e, "unit", None, "R12")
             return None
         if sel in RANDOM_PICKS:
-            uid = e["unit"]
-            self._ok(uid in ids, "R12", f"random pick {uid!r} is not in the pool")
-            if self.rng is not None:
-                drawn = ids[self.rng.randrange(len(ids))]
-                self._ok(uid == drawn, "G1", f"random pick {uid!r}, the seeded draw gives {drawn!r}")
-            return self.units[uid]
+            return self._random_pick(e, ids)
+        best, why = self._best_pick(sel, pool)
+        self._eq(e, "unit", best.uid, "R12", why)
+        return best
+
+    def _pick_pool(self, src: Unit, ally: bool, reach_all: bool) -> list[Unit]:
+        """R12: every living ally, or every living enemy within reach (from the vanguard, the enemy vanguard
+        while it holds anyone, unless the ability ignores lines), in army order."""
+        if ally:
+            return list(self.living[src.side])
+        pool = list(self.living[OTHER[src.side]])
+        if not reach_all and src.line == VANGUARD:
+            pool = [u for u in pool if u.line == VANGUARD] or pool
+        return pool
+
+    def _random_pick(self, e: dict[str, Any], ids: list[str]) -> Unit:
+        """G1: a random pick is one of the pool, the match generator's draw."""
+        uid = e["unit"]
+        self._ok(uid in ids, "R12", f"random pick {uid!r} is not in the pool")
+        if self.rng is not None:
+            drawn = ids[self.rng.randrange(len(ids))]
+            self._ok(uid == drawn, "G1", f"random pick {uid!r}, the seeded draw gives {drawn!r}")
+        return self.units[uid]
+
+    @staticmethod
+    def _best_pick(sel: str, pool: list[Unit]) -> tuple[Unit, str]:
+        """The highest effective ATK or the lowest current HP, ties to the earliest; and the rule in words."""
+        best = pool[0]
         if sel == "highest_atk_enemy":
-            best = pool[0]
             for u in pool:
                 if u.stat("atk") > best.stat("atk"):
                     best = u
-            why = " (highest effective ATK, ties to the earliest)"
-        else:
-            best = pool[0]
-            for u in pool:
-                if u.hp < best.hp:
-                    best = u
-            why = " (lowest current HP, ties to the earliest)"
-        self._eq(e, "unit", best.uid, "R12", why)
-        return best
+            return best, " (highest effective ATK, ties to the earliest)"
+        for u in pool:
+            if u.hp < best.hp:
+                best = u
+        return best, " (lowest current HP, ties to the earliest)"
 
     def _r19(self, src: Unit, t: Unit) -> str:
         return " [R19: 'every ally' includes the unit itself]" if t is src and self.sel == "all_allies" else ""
@@ -1150,12 +1225,12 @@ class Auditor:
     def _fx_lasting(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
         kind = eff["kind"]
         stat = eff.get("stat") if kind in ("buff", "debuff") else None
-        amount = eff.get("amount", 0) if kind != "silence" else None
+        amount = eff.get("amount", 0) if kind not in NO_AMOUNT else None
         for t in targets:
             if t.alive:
                 self._apply(src, t, kind, stat, amount, eff["duration"], via, eff.get("persists", False))
 
-    _fx_buff = _fx_debuff = _fx_poison = _fx_burn = _fx_regen = _fx_silence = _fx_lasting
+    _fx_buff = _fx_debuff = _fx_poison = _fx_burn = _fx_regen = _fx_silence = _fx_taunt = _fx_lasting
 
     def _fx_cooldown(self, src: Unit, eff: dict[str, Any], targets: list[Unit], via: str) -> None:
         rnd = self.round
@@ -1264,12 +1339,7 @@ class Auditor:
         then earlier summons); living enemy units there that would follow it make a tie between the players,
         led as R9 leads one (the seeded coin or the alternation): led by its side it goes before them."""
         s = u.base["spd"]
-        spds = self.order_spd
-        group = [k for k, v in enumerate(spds) if v == s]
-        start = next((k for k, v in enumerate(spds) if v <= s), len(spds))
-        end = group[-1] + 1 if group else start
-        own = [k for k in group if self.order[k].side == u.side]
-        low = own[-1] + 1 if own else start
+        low, end = self._summon_span(u.side, s)
         rivals = [k for k in range(low, end) if self.order[k].alive]
         if not rivals:
             self.counts["summon at its SPD without a tie"] += 1
@@ -1281,6 +1351,17 @@ class Auditor:
         self.counts[f"summon tied with enemy units ({self.options['tie_break']}), led by its "
                     f"{'side' if lead == u.side else 'enemy'}"] += 1
         return (low if lead == u.side else end), [s, lead]
+
+    def _summon_span(self, side: str, s: int) -> tuple[int, int]:
+        """R15: where a unit of `side` at SPD `s` may go in the order: after its own side's units at that SPD
+        (`low`), and at the latest after every unit at that SPD (`end`)."""
+        spds = self.order_spd
+        group = [k for k, v in enumerate(spds) if v == s]
+        start = next((k for k, v in enumerate(spds) if v <= s), len(spds))
+        end = group[-1] + 1 if group else start
+        own = [k for k in group if self.order[k].side == side]
+        low = own[-1] + 1 if own else start
+        return low, end
 
     def _tie_lead(self, s: int, logged: Any = None) -> str:
         """The leader of a tie between the players at SPD `s` (R9): the next of the alternation, or the seeded
@@ -1350,17 +1431,7 @@ class Auditor:
              rule: str) -> None:
         """R11: max(1, power − DEF) (or max(1, power)), shields oldest first, then HP; 0 HP is a defeat."""
         amount = max(1, power - dfn) if dfn is not None else max(1, power)
-        absorbed, left, depleted = 0, amount, []
-        for x in tgt.effects.values():
-            if x.kind == "shield" and x.amount > 0:
-                take = min(x.amount, left)
-                x.amount -= take
-                absorbed += take
-                left -= take
-                if x.amount == 0:
-                    depleted.append(x)
-                if not left:
-                    break
+        absorbed, depleted = self._absorb(tgt, amount)
         before = tgt.hp
         after = max(0, before - amount + absorbed)
         e = self._take("damage", rule, f"{src.uid}'s {via} damage to {tgt.uid}{self._r19(src, tgt)}",
@@ -1388,6 +1459,22 @@ class Auditor:
             self._defeat(tgt, src)
         elif tgt.trigger == "on_hit" and via in ACTION_VIAS and src.side != tgt.side:
             self._fire(tgt, src, "R10")
+
+    @staticmethod
+    def _absorb(tgt: Unit, amount: int) -> tuple[int, list[Eff]]:
+        """R11: shields take the damage first, oldest first: what they absorb, and those used up."""
+        absorbed, left, depleted = 0, amount, []
+        for x in tgt.effects.values():
+            if x.kind == "shield" and x.amount > 0:
+                take = min(x.amount, left)
+                x.amount -= take
+                absorbed += take
+                left -= take
+                if x.amount == 0:
+                    depleted.append(x)
+                if not left:
+                    break
+        return absorbed, depleted
 
     def _heal(self, src: Unit, tgt: Unit, amount: int, via: str, eid: int | None, rule: str) -> None:
         healed = max(0, min(amount, tgt.max_hp - tgt.hp))
@@ -1421,6 +1508,13 @@ class Auditor:
         side = u.side
         if not u.summon:
             self.chars[side] -= 1
+        self._defeat_triggers(u, by)
+        if not u.summon and not self.chars[side]:
+            self._army_leaves(side)
+
+    def _defeat_triggers(self, u: Unit, by: Unit) -> None:
+        """R18: every defeat trigger the fall of `u` sets off, and only those, in the attack order."""
+        side = u.side
         for w in list(self.order):
             trig = w.trigger
             if trig not in DEFEAT_TRIGGERS or not w.alive:
@@ -1432,16 +1526,18 @@ class Auditor:
                 if u.summon:
                     self.counts["defeat trigger due for a summon (include_summons)"] += 1
                 self._fire(w, None, "R18")
-        if not u.summon and not self.chars[side]:
-            for s in list(self.living[side]):
-                self.counts["summon leaving with its army"] += 1
-                d = self._take("defeated", "R16", f"{s.uid} leaving with its army", unit=s.uid)
-                self._eq(d, "unit", s.uid, "R16")
-                self._eq(d, "cause", "army_defeated", "R16")
-                self._eq(d, "by", None, "R16")
-                self._eq(d, "lost_action", s.to_act, "R10")
-                self._eq(d, "use", self.use, "G3")
-                self._remove(s)
+
+    def _army_leaves(self, side: str) -> None:
+        """R16: the last character of `side` has fallen: its summons leave with it."""
+        for s in list(self.living[side]):
+            self.counts["summon leaving with its army"] += 1
+            d = self._take("defeated", "R16", f"{s.uid} leaving with its army", unit=s.uid)
+            self._eq(d, "unit", s.uid, "R16")
+            self._eq(d, "cause", "army_defeated", "R16")
+            self._eq(d, "by", None, "R16")
+            self._eq(d, "lost_action", s.to_act, "R10")
+            self._eq(d, "use", self.use, "G3")
+            self._remove(s)
 
     def _remove(self, u: Unit) -> None:
         """Off the battlefield; what stood on it and what it applied to others end now (R17)."""

@@ -61,6 +61,16 @@ def logs() -> tuple[Log, ...]:
                 legal = st.legal_actions()
                 st.apply(next((a for a in legal if a[0] == "ability"), legal[0]))
             out.append((f"ties-{tie_break}-{seed}", st.events(), {"full_armies": False, "card_text": False}))
+    # A taunt (no official card taunts): the taunted unit's Basic Attacks narrowed to its taunter (R12).
+    taunt = main({"kind": "taunt", "target": "target", "duration": 2})
+    for seed in range(2):
+        st = battle([card("taunter", cls="support", position="vanguard", spd=9, hp=60, main=taunt),
+                     card("weak", spd=1, hp=30)], [card("brute", spd=5, hp=60), card("other", spd=4, hp=40)],
+                    seed=seed, max_rounds=6)
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            st.apply(next((a for a in legal if a[0] == "ability"), legal[-1]))
+        out.append((f"taunt-{seed}", st.events(), {"full_armies": False, "card_text": False}))
     return tuple(out)
 
 
@@ -418,6 +428,20 @@ def _ability_silenced(events: Events) -> Events | None:
         if u["main"] is not None and u["ready"] <= seen.round and u["silences"]:
             ev = copy.deepcopy(events)
             ev[i]["legal"].append(_ability_entry(u, seen, e["player"]))
+            return ev
+    return None
+
+
+@mutation("a Basic Attack offered past a taunt", "R12")
+def _attack_past_taunt(events: Events) -> Events | None:
+    for i, e, seen in _act_decisions(events):
+        taunters = [x["src"] for eid, x in seen.effects.items()
+                    if x["kind"] == "taunt" and x["unit"] == e["unit"] and eid not in seen.gone]
+        attacks = [a[1] for a in e["legal"] if a[0] == "attack"]
+        others = [uid for uid in seen.living(foe(e["player"])) if uid not in attacks]
+        if taunters and attacks == taunters[:1] and others:
+            ev = copy.deepcopy(events)
+            ev[i]["legal"].insert(0, ["attack", others[0]])
             return ev
     return None
 

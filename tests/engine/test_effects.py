@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from realms.engine.effects import EFFECT_KINDS
+from realms.engine.effects import EFFECT_KINDS, KINDS
+from realms.engine.effects.base import ValueContext
+from realms.engine.spec import parse_faction_ability, parse_main_ability
+from realms.engine.text import main_text
+from simulate.engine.errors import SpecError
+from tests.engine.audit import audit
 from tests.engine.helpers import (
     acting,
     attack,
@@ -338,3 +343,100 @@ def test_attacker_selector_and_on_hit_trigger() -> None:
     attack(st, "b1")
     hits = of_type(st, "damage")
     assert [(h["src"], h["tgt"], h["via"], h["amount"]) for h in hits] == [("a1", "b1", "basic", 1), ("b1", "a1", "faction", 3)]
+
+
+# --- taunt ------------------------------------------------------------------------------------------------
+
+TAUNT = main({"kind": "taunt", "target": "target", "duration": 2})
+
+
+def _taunt_battle(taunter_line: str = "vanguard"):  # type: ignore[no-untyped-def]
+    taunter = card("taunter", cls="support", position=taunter_line, spd=9, hp=60, cooldown=3, main=TAUNT)
+    weak = card("weak", cls="warrior", spd=1, hp=30)
+    brute = card("brute", cls="warrior", spd=5, hp=60)
+    return battle([(taunter, taunter_line), weak], [brute], max_rounds=5)
+
+
+def _finished(st):  # type: ignore[no-untyped-def]
+    """The match played to its end (first legal actions), for the auditor, which reads whole logs."""
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[0])
+    return st.events()
+
+
+def test_taunt_narrows_basic_attacks_to_the_taunter_for_its_duration() -> None:
+    st = _taunt_battle()
+    use(st, "b1")
+    applied = of_type(st, "effect_applied")[-1]
+    assert (applied["kind"], applied["unit"], applied["src"], applied["amount"], applied["until"]) == (
+        "taunt", "b1", "a1", None, 2)
+    assert acting(st) == "b1"
+    attacks = [a for a in st.legal_actions() if a[0] == "attack"]
+    assert attacks == [("attack", "a1")]  # a2 stands in the vanguard too, but the taunt narrows R12's targets
+    assert ("ability", "a2") in st.legal_actions()  # its Main Ability is free
+    assert [v.uid for v in st.observation("b").targets] == ["a1"]
+    attack(st, "a1")
+    attack(st, "b1")
+    assert st.round == 2
+    attack(st, "b1")  # a1: its ability cools down
+    assert acting(st) == "b1" and [a for a in st.legal_actions() if a[0] == "attack"] == [("attack", "a1")]
+    attack(st, "a1")
+    attack(st, "b1")
+    assert st.round == 3 and acting(st) == "a1"
+    expired = of_type(st, "effect_expired")[-1]
+    assert (expired["kind"], expired["reason"]) == ("taunt", "duration")
+    attack(st, "b1")
+    assert {a[1] for a in st.legal_actions() if a[0] == "attack"} == {"a1", "a2"}
+    assert audit(_finished(st), full_armies=False, card_text=False) == []
+
+
+def test_taunt_changes_nothing_while_the_taunter_is_out_of_reach() -> None:
+    st = _taunt_battle("rearguard")
+    use(st, "b1")
+    assert acting(st) == "b1"
+    assert [a for a in st.legal_actions() if a[0] == "attack"] == [("attack", "a2")]  # R12: a1 is out of reach
+    assert audit(_finished(st), full_armies=False, card_text=False) == []
+
+
+def test_taunt_ends_with_its_taunter_and_a_cleanse_removes_it() -> None:
+    st = _taunt_battle()
+    use(st, "b1")
+    taunted = st.by_id["b1"]
+    assert taunted.restraints == 1 and not unit(st, "b1").silenced
+    st.by_id["a1"].hp = 1
+    attack(st, "a1")  # b1 fells its taunter: R17 ends the taunt at once
+    assert [(e["kind"], e["reason"]) for e in of_type(st, "effect_expired")] == [("taunt", "source_defeated")]
+    assert taunted.restraints == 0 and not taunted.effects
+    cleanser = card("cleanser", spd=1, main=main({"kind": "cleanse", "target": "target"}, choose="ally"))
+    st = battle([card("taunter", cls="tank", spd=8, hp=60, main=TAUNT)], [cleanser, card("brute", spd=5)])
+    use(st, "b2")  # a1 taunts b2
+    attack(st, "a1")  # b2
+    use(st, "b2")  # b1 cleanses b2
+    assert [(e["kind"], e["reason"]) for e in of_type(st, "effect_expired")] == [("taunt", "cleansed")]
+
+
+def test_taunt_spec_aims_at_enemies_never_persists_and_is_refused_where_it_never_matters() -> None:
+    with pytest.raises(SpecError) as refused:
+        parse_main_ability(main({"kind": "taunt", "target": "all_allies", "duration": 2, "persists": True},
+                                choose="none"))
+    assert [path for path, _ in refused.value.errors] == ["main_ability.effects[0].target",
+                                                          "main_ability.effects[0].persists"]
+    with pytest.raises(SpecError) as refused:
+        parse_faction_ability(fab("on_hit", {"kind": "taunt", "target": "attacker", "duration": 1}))
+    assert refused.value.errors[0][0] == "faction_ability.effects[0].duration"
+    with pytest.raises(SpecError):
+        parse_main_ability(main({"kind": "taunt", "target": "target", "duration": 6}))
+    assert parse_faction_ability(fab("on_hit", {"kind": "taunt", "target": "attacker", "duration": 2}))
+
+
+def test_taunt_words_polarity_and_agent_value() -> None:
+    assert main_text(parse_main_ability(TAUNT)) == (
+        "Taunts the chosen enemy for 2 rounds (its Basic Attacks must aim at this character whenever they can "
+        "reach it).")
+    kind = KINDS["taunt"]
+    assert kind.lasting and not kind.positive and kind.restricts and not kind.has_amount
+    st = _taunt_battle()
+    enemy = st.observation("a").unit("b1")
+    ctx = ValueContext("a", 1, None)
+    assert kind.on_enemy(parse_main_ability(TAUNT).effects[0], 0, enemy, ctx) > 0
+    assert kind.on_ally(parse_main_ability(TAUNT).effects[0], 0, enemy, ctx) == 0

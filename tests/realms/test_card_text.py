@@ -156,6 +156,12 @@ MAIN_CASES = [
         "Gives every ally regeneration of 2 HP per round for 2 rounds, even after it falls, "
         "and silences the highest-ATK enemy it can attack for 2 rounds.",
     ),
+    # taunt (no official card taunts): what it restricts, said with it
+    (
+        ("enemy", hit(scale=1.0), {"kind": "taunt", "target": "target", "duration": 2}),
+        "Deals 100% ATK damage to the chosen enemy (rounded down, minus its DEF, at least 1) and taunts it for "
+        "2 rounds (its Basic Attacks must aim at this character whenever they can reach it).",
+    ),
     # R12: ignore_lines in words; a pick named again is "that enemy"
     (
         ("enemy", hit(scale=1.1), {"kind": "silence", "target": "target", "duration": 1}),

@@ -47,6 +47,8 @@ PROFILES = {
     "support": ((2, 5), (3, 6), (4, 7), (16, 24)),
 }
 RARITY_COOLDOWNS = {"common": {1, 2}, "uncommon": {2, 3}, "rare": {2, 3}, "legendary": {3}}
+# Effect kinds no official card uses (yet): the engine, its tests and the reference know them.
+UNPRINTED_KINDS = {"taunt"}
 AREA_SELECTORS = {"all_enemies", "target_line", "enemy_vanguard", "enemy_rearguard"}
 ENEMY_PICKS = {"random_enemy", "lowest_hp_enemy", "highest_atk_enemy"}
 
@@ -236,7 +238,7 @@ def test_the_rulebook_damage_examples():
 
 def test_the_set_uses_every_effect_kind_trigger_selector_and_condition():
     effects = all_effects()
-    assert {effect["kind"] for _, _, effect in effects} == set(EFFECT_KINDS)
+    assert {effect["kind"] for _, _, effect in effects} == set(EFFECT_KINDS) - UNPRINTED_KINDS
     assert {card.faction_ability["trigger"] for card in characters()} == set(TRIGGERS)
     assert {effect["target"] for _, _, effect in effects if "target" in effect} == set(SELECTORS)
     conditions = set().union(*(card.faction_ability.get("condition", {}) for card in characters()))

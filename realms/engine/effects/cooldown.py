@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 from realms.engine.effects.base import Checker, Effect, EffectKind, ValueContext
 from realms.engine.effects.words import Mention
 from realms.engine.units import Unit
+from realms.engine.vocabulary import MAX_COOLDOWN_SHIFT
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
     from realms.engine.observation import UnitInfo
+    from realms.engine.trigger_kinds import Trigger
 
 
 def shifted_ready(ready: int, amount: int, rnd: int) -> int:
@@ -29,9 +31,10 @@ def shifted_ready(ready: int, amount: int, rnd: int) -> int:
 class Cooldown(EffectKind):
     name = "cooldown"
     keys = frozenset({"amount"})
+    reads_round = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
-        amount = check.integer(data, "amount", path, -3, 3)
+        amount = check.integer(data, "amount", path, -MAX_COOLDOWN_SHIFT, MAX_COOLDOWN_SHIFT)
         if amount == 0:
             check.fail(f"{path}.amount", "must not be 0")
         return {"amount": amount}
@@ -62,6 +65,20 @@ class Cooldown(EffectKind):
                         "use": bf.use,
                     }
                 )
+
+    def never_matters(self, eff: Effect, trigger: Trigger | None) -> tuple[str, str] | None:
+        """R13: a Main Ability enters its cooldown once it has resolved, so cutting its own meanwhile is lost."""
+        if trigger is None and eff.target == "self" and eff.amount < 0:
+            return ("amount", "a Main Ability enters its cooldown once it has resolved (R13): cutting its own "
+                    "cooldown while it resolves never changes anything")
+        return None
+
+    def never_matters_on_card(self, eff: Effect, cooldown: int) -> tuple[str, str] | None:
+        """With cooldown 1 the Main Ability is ready every round: its own cooldown brought sooner changes nothing."""
+        if cooldown == 1 and eff.target == "self" and eff.amount < 0:
+            return ("amount", "the card's cooldown is 1: its ability is ready every round, so reducing its own "
+                    "cooldown never changes anything")
+        return None
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from realms.engine.combat import damage_dealt, hit
-from realms.engine.effects.base import KILL, MAX_AMOUNT, MAX_SCALE, Checker, Effect, EffectKind, ValueContext
-from realms.engine.effects.words import Mention, percent, whose_def, with_note
+from realms.engine.effects.base import KILL, Checker, Effect, EffectKind, Piece, ValueContext
+from realms.engine.effects.words import TIMES, Mention, Namer, percent, whose_def, with_note
 from realms.engine.units import Unit, scaled
+from realms.engine.vocabulary import MAX_AMOUNT, MAX_SCALE, MIN_DAMAGE
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -49,15 +50,15 @@ def amount_words(e: Effect) -> str:
 def dealt_words(e: Effect, whose: str) -> str:
     """How the printed amount becomes the damage dealt, as `apply` and `damage_dealt` compute it (R11):
     "rounded down" for a share of ATK (⌊ATK × scale⌋), "minus <whose> DEF" unless DEF is ignored, and
-    "at least 1" wherever the result could be less; "" when the amount is dealt exactly as printed
-    (a flat amount that ignores DEF). `whose`: "its", "each one's", "the target's"."""
+    "at least 1" (R11's minimum) wherever the result could be less; "" when the amount is dealt exactly as
+    printed (a flat amount of at least the minimum that ignores DEF). `whose`: "its", "each one's", "the target's"."""
     parts = []
     if e.scale:
         parts.append("rounded down")
     if not e.ignore_def:
         parts.append(f"minus {whose} DEF")
-    if not e.ignore_def or not e.flat:  # ⌊ATK × scale⌋ alone may be 0; a flat amount is at least 1
-        parts.append("at least 1")
+    if not e.ignore_def or e.flat < MIN_DAMAGE:  # ⌊ATK × scale⌋ alone may be 0; a flat amount may be less
+        parts.append(f"at least {MIN_DAMAGE}")
     return ", ".join(parts)
 
 
@@ -93,6 +94,32 @@ class Damage(EffectKind):
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
         return f"deals {piece_words(eff, ref)}", ref.remark
+
+    def joins(self, first: EffectKind, head: Effect, eff: Effect) -> bool:
+        """Blows in a row are one clause ("deals ..., then ...", "strikes ... twice")."""
+        return first is self
+
+    def clause(self, run: list[Piece], namer: Namer) -> tuple[str, bool]:
+        """ "strikes the chosen enemy twice, each for ..." (the same blow again), or "deals A to X, then B to
+        Y (each ...)" (blows treated alike say once, at the end, what happens to each amount)."""
+        blows = [e for _, e in run]
+        first = blows[0]
+        same = all(
+            (e.target, e.scale, e.flat, e.ignore_def) == (first.target, first.scale, first.flat, first.ignore_def)
+            for e in blows
+        )
+        if len(blows) > 1 and same:
+            ref = namer.ref(first.target)
+            times = TIMES.get(len(blows), f"{len(blows)} times")
+            each = with_note(amount_words(first), dealt_words(first, whose_def(ref)))
+            return f"strikes {ref.noun}{',' if ref.remark else ''} {times}, each for {each}", False
+        refs = [namer.ref(e.target) for e in blows]
+        remark = refs[-1].remark
+        shared = {dealt_words(e, "the target's") for e in blows}
+        if len(blows) > 1 and len(shared) == 1 and "" not in shared:
+            pieces = [f"{amount_words(e)} to {ref.noun}" for e, ref in zip(blows, refs, strict=True)]
+            return "deals " + with_note(", then ".join(pieces), f"each {shared.pop()}"), remark
+        return "deals " + ", then ".join(piece_words(e, ref) for e, ref in zip(blows, refs, strict=True)), remark
 
     def on_ally(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """Hurting an ally costs its share of threat."""

@@ -8,6 +8,7 @@ from realms.engine.effects.modifier import Modifier
 class Debuff(Modifier):
     name = "debuff"
     sign = -1
+    gained = False  # given to itself: "gives itself -2 SPD"
 
 
 KIND = Debuff()

@@ -12,6 +12,7 @@ from realms.engine.vocabulary import STATS
 
 if TYPE_CHECKING:
     from realms.engine.observation import UnitInfo
+    from realms.engine.trigger_kinds import Trigger
 
 
 class Modifier(LastingKind):
@@ -19,6 +20,8 @@ class Modifier(LastingKind):
 
     keys = frozenset({"stat", "amount", "duration"})
     sign = 1
+    given = True
+    changes_stat = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         params = {"stat": check.choice(data, "stat", STATS, path)}
@@ -40,6 +43,17 @@ class Modifier(LastingKind):
 
     # A stat change by its size and duration, valued by whose hits it changes: ATK changes their hits
     # on us (enemy) or ours on them (ally), DEF the other way round; a buff on an enemy is a loss.
+
+    def one_round_never_matters(self, eff: Effect, trigger: Trigger | None) -> str:
+        """An SPD change counts from the next attack order on, unless made before its round's is built (R7, R9)."""
+        if eff.stat == "spd" and (trigger is None or not trigger.before_order):
+            return ("a 1-round SPD change applied after the attack order is built expires before any order uses it: "
+                    "give it 2 rounds or more")
+        return ""
+
+    def needs_averages(self, eff: Effect) -> bool:
+        """An ATK change is valued by the other side's threat against its HP (`on_enemy`, `on_ally`)."""
+        return eff.stat == "atk"
 
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         sign = -1.0 if self.sign > 0 else 1.0

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 class Move(EffectKind):
     name = "move"
     keys = frozenset({"to"})
+    always_written = frozenset({"to"})
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         return {"to": check.choice(data, "to", (VANGUARD, REARGUARD, "other"), path)}

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from realms.engine.battlefield import VIA_ONGOING
+from realms.engine.combat import hit
 from realms.engine.effects.base import Effect, ValueContext
 from realms.engine.effects.heal import urgent_heal_value
 from realms.engine.effects.lasting import LastingKind
 from realms.engine.effects.words import Mention, lasting, rounds
+from realms.engine.units import Active, Unit
 
 if TYPE_CHECKING:
+    from realms.engine.battlefield import Battlefield
     from realms.engine.observation import UnitInfo
 
 
@@ -24,6 +28,10 @@ class OngoingDamage(LastingKind):
     keys = frozenset({"amount", "duration"})
     ongoing = True
     verb = ""  # "poisons", "burns"
+
+    def tick(self, bf: Battlefield, u: Unit, a: Active) -> None:
+        """Damage from the effect's source, DEF ignored; shields absorb it."""
+        hit(bf, bf.by_id[a.src], u, None, a.amount, None, VIA_ONGOING, a.eid)
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
@@ -44,6 +52,10 @@ class Regen(LastingKind):
     keys = frozenset({"amount", "duration"})
     ongoing = True
     positive = True
+
+    def tick(self, bf: Battlefield, u: Unit, a: Active) -> None:
+        """Healing from the effect's source, never above max HP."""
+        bf.heal(bf.by_id[a.src], u, a.amount, VIA_ONGOING, a.eid)
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None

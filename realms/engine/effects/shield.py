@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from realms.engine.effects.base import MAX_DURATION, Checker, Effect, ValueContext
+from realms.engine.effects.base import Checker, Effect, ValueContext
 from realms.engine.effects.damage import parse_power
 from realms.engine.effects.lasting import LastingKind
 from realms.engine.effects.words import article, lasting, own_atk, percent, rounded_down, rounds
 from realms.engine.units import Active, Unit, scaled
+from realms.engine.vocabulary import MAX_DURATION
 
 if TYPE_CHECKING:
     from realms.engine.observation import UnitInfo
@@ -19,6 +20,8 @@ class Shield(LastingKind):
     keys = frozenset({"scale", "flat", "duration"})
     powered = True
     positive = True
+    absorbs = True
+    given = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         params = parse_power(check, data, path, self.name, False)

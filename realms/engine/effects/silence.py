@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from realms.engine.effects.base import Effect, ValueContext
-from realms.engine.effects.lasting import LastingKind
+from realms.engine.effects.restraint import Restraint
 from realms.engine.effects.words import Mention, lasting, rounds
 from realms.engine.units import Active, Unit
 
@@ -13,20 +13,16 @@ if TYPE_CHECKING:
     from realms.engine.observation import UnitInfo
 
 
-class Silence(LastingKind):
+class Silence(Restraint):
     name = "silence"
-    keys = frozenset({"duration"})
-    has_amount = False
+
+    def bars_ability(self, u: Unit, a: Active) -> bool:
+        """No Main Ability while it stands."""
+        return True
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         assert ref is not None
         return lasting(f"silences {ref.noun} for {rounds(eff.duration)}", eff)
-
-    def attach(self, u: Unit, a: Active) -> None:
-        u.silence += 1
-
-    def detach(self, u: Unit, a: Active) -> None:
-        u.silence -= 1
 
     def on_enemy(self, eff: Effect, power: int, v: UnitInfo, ctx: ValueContext) -> float:
         """An enemy ability kept from use."""

@@ -9,7 +9,7 @@ from realms.engine.effects.base import Checker, Effect, EffectKind, SummonSpec, 
 from realms.engine.effects.words import LINE_NAMES, Mention, article, plural
 from realms.engine.order import insert
 from realms.engine.units import Unit
-from realms.engine.vocabulary import LINE_CAPACITY, LINES
+from realms.engine.vocabulary import LINE_CAPACITY, LINES, MAX_SUMMONS, STAT_BOUNDS
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -18,13 +18,15 @@ if TYPE_CHECKING:
 class Summon(EffectKind):
     name = "summon"
     keys = frozenset({"unit", "line", "count"})
+    targeted = False
+    always_written = frozenset({"line", "count"})
     positive = True
     reads_averages = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         params: dict[str, Any] = {
             "line": check.choice(data, "line", (*LINES, "same"), path, default="same"),
-            "count": check.integer(data, "count", path, 1, 3, default=1),
+            "count": check.integer(data, "count", path, 1, MAX_SUMMONS, default=1),
         }
         unit = check.obj(data.get("unit"), f"{path}.unit")
         if unit is not None:
@@ -32,12 +34,21 @@ class Summon(EffectKind):
             check.unknown_keys(unit, {"name", "atk", "def", "spd", "hp"}, upath)
             params["unit"] = SummonSpec(
                 name=check.text(unit, "name", upath, max_len=60),
-                atk=check.integer(unit, "atk", upath, 0, 30),
-                def_=check.integer(unit, "def", upath, 0, 30),
-                spd=check.integer(unit, "spd", upath, 0, 30),
-                hp=check.integer(unit, "hp", upath, 1, 99),
+                atk=check.integer(unit, "atk", upath, *STAT_BOUNDS["atk"]),
+                def_=check.integer(unit, "def", upath, *STAT_BOUNDS["def"]),
+                spd=check.integer(unit, "spd", upath, *STAT_BOUNDS["spd"]),
+                hp=check.integer(unit, "hp", upath, *STAT_BOUNDS["hp"]),
             )
         return params
+
+    def to_spec(self, eff: Effect) -> dict[str, Any]:
+        data = super().to_spec(eff)
+        unit = eff.unit
+        if unit is not None:
+            data["unit"] = {"name": unit.name, "atk": unit.atk, "def": unit.def_, "spd": unit.spd, "hp": unit.hp}
+        else:
+            data.pop("unit", None)
+        return data
 
     def apply(self, bf: Battlefield, src: Unit, eff: Effect, targets: Sequence[Unit], via: str) -> None:
         spec = eff.unit

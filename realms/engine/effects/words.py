@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 from realms.engine.effects.base import Effect
 
@@ -117,3 +118,18 @@ def lasting(words: str, e: Effect) -> tuple[str, bool]:
 def own_atk(on_self: bool) -> str:
     """Whose ATK a heal or shield counts: the acting character's, said so when it gives to others."""
     return "its ATK" if on_self else "this character's ATK"
+
+
+class Namer(Protocol):
+    """How the sentence builder names the units of each clause in turn (realms/engine/text.py)."""
+
+    def ref(self, name: str) -> Mention:
+        """The reference for the selector named `name` in the next clause."""
+        ...
+
+    def pause(self) -> None:
+        """A clause that names no unit: the next one names its units in full."""
+        ...
+
+
+TIMES = {2: "twice", 3: "three times"}
