@@ -906,16 +906,24 @@ def _formation_legendary(events: Events) -> Events | None:
         if e["type"] == "deploy" and rarity.get(e["card"]) == "legendary":
             legendary[e["player"]] = e["card"]
         if e["type"] == "decision" and e["stage"] == "deploy" and e["player"] in legendary:
-            other = next((u["card"] for u in cards if u["rarity"] == "legendary"
-                          and u["card"] != legendary[e["player"]]), None)
+            other = _another_legendary(cards, legendary[e["player"]])
             if other is not None:
-                line = next(u["line"] for u in cards if u["card"] == other)
-                ev = copy.deepcopy(events)
-                ev[i]["legal"].append(["deploy", other, line])
-                ev[i]["action"] = ["deploy", other, line]
-                ev[i + 1].update(card=other, line=line)
-                return ev
+                return _deploy_instead(events, i, other, next(u["line"] for u in cards if u["card"] == other))
     return None
+
+
+def _another_legendary(cards: list[dict[str, Any]], deployed: str) -> str | None:
+    """A legendary card of the match other than the one a player deployed already."""
+    return next((u["card"] for u in cards if u["rarity"] == "legendary" and u["card"] != deployed), None)
+
+
+def _deploy_instead(events: Events, i: int, card: str, line: str) -> Events:
+    """The log with decision `i` offering and taking the deployment of `card` in `line`."""
+    ev = copy.deepcopy(events)
+    ev[i]["legal"].append(["deploy", card, line])
+    ev[i]["action"] = ["deploy", card, line]
+    ev[i + 1].update(card=card, line=line)
+    return ev
 
 
 @mutation("a deployment offered from outside the collection", "R4")

@@ -131,20 +131,30 @@ def test_clone_copies_every_attribute_and_shares_nothing_mutable():
                 [card("y"), card("z")], seed=5)
     attack(st, "b1")
     assert isinstance(st, Battlefield)
+    give_distinct_scalars(st)
+    c = st.clone(99)
+    for name in slots(RealmsState):
+        check_cloned_attribute(name, getattr(c, name), getattr(st, name))
+    assert c.rng.random() == __import__("random").Random(99).random()
+    assert all(cu is not u and cu.uid == u.uid for cu, u in zip(c.units, st.units, strict=True))
+    assert all(c.by_id[u.uid] is u for u in c.units)
+
+
+def give_distinct_scalars(st: Any) -> None:
+    """Every plain value of the state (not one the clone sets itself) set to a value of its own."""
     for i, name in enumerate(slots(RealmsState)):
         value = getattr(st, name)
         if name not in CLONE_OWN and isinstance(value, bool | int | str) and value is not None:
             give(st, name, distinct(name, value, i))
-    c = st.clone(99)
-    for name in slots(RealmsState):
-        copied, original = getattr(c, name), getattr(st, name)
-        if name in CLONE_OWN:
-            if name != "rng":
-                assert copied == CLONE_OWN[name][0], name
-            continue
-        assert unit_ids(copied) == unit_ids(original), name
-        if isinstance(original, MUTABLE) and name not in SHARED:
-            assert copied is not original, f"{name} is shared"
-    assert c.rng.random() == __import__("random").Random(99).random()
-    assert all(cu is not u and cu.uid == u.uid for cu, u in zip(c.units, st.units, strict=True))
-    assert all(c.by_id[u.uid] is u for u in c.units)
+
+
+def check_cloned_attribute(name: str, copied: Any, original: Any) -> None:
+    """One attribute of a clone: the clone's own value, or the original's (same units), never a shared
+    mutable unless it is meant to be."""
+    if name in CLONE_OWN:
+        if name != "rng":
+            assert copied == CLONE_OWN[name][0], name
+        return
+    assert unit_ids(copied) == unit_ids(original), name
+    if isinstance(original, MUTABLE) and name not in SHARED:
+        assert copied is not original, f"{name} is shared"

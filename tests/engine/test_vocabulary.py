@@ -49,24 +49,34 @@ DAMAGE_WORDS = ("power", "amount", "damage", "dmg", "def", "atk", "hp")
 def clamps(tree: ast.AST, value: int, about: tuple[str, ...] = DAMAGE_WORDS) -> Iterator[int]:
     """Where `value` is a floor or ceiling of an amount of damage (an expression reading one of `about`):
     max(value, x) / min(value, x), `x if x > value else value`, and `if x < value: x = value`."""
-
-    def of_damage(nodes: list[ast.AST]) -> bool:
-        return any(word in name for node in nodes if not _is_number(node, value)
-                   for name in _names(node) for word in about)
-
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min"):
-            if any(_is_number(arg, value) for arg in node.args) and of_damage(list(node.args)):
-                yield node.lineno
-        elif isinstance(node, ast.IfExp | ast.If) and isinstance(node.test, ast.Compare):
-            operands: list[ast.AST] = [node.test.left, *node.test.comparators]
-            if not any(_is_number(x, value) for x in operands) or not of_damage(operands):
-                continue
-            if isinstance(node, ast.IfExp):
-                if _is_number(node.body, value) or _is_number(node.orelse, value):
-                    yield node.lineno
-            elif len(node.body) == 1 and isinstance(node.body[0], ast.Assign) and _is_number(node.body[0].value, value):
-                yield node.lineno
+        if isinstance(node, ast.expr | ast.stmt) and (
+                _clamping_call(node, value, about) or _clamping_branch(node, value, about)):
+            yield node.lineno
+
+
+def _of_damage(nodes: list[ast.AST], value: int, about: tuple[str, ...]) -> bool:
+    """Whether an operand other than `value` itself reads one of the words of `about`."""
+    return any(word in name for node in nodes if not _is_number(node, value)
+               for name in _names(node) for word in about)
+
+
+def _clamping_call(node: ast.AST, value: int, about: tuple[str, ...]) -> bool:
+    """max(value, x) or min(value, x), x an amount of damage."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min")
+            and any(_is_number(arg, value) for arg in node.args) and _of_damage(list(node.args), value, about))
+
+
+def _clamping_branch(node: ast.AST, value: int, about: tuple[str, ...]) -> bool:
+    """`x if x > value else value`, or `if x < value: x = value`, x an amount of damage."""
+    if not (isinstance(node, ast.IfExp | ast.If) and isinstance(node.test, ast.Compare)):
+        return False
+    operands: list[ast.AST] = [node.test.left, *node.test.comparators]
+    if not any(_is_number(x, value) for x in operands) or not _of_damage(operands, value, about):
+        return False
+    if isinstance(node, ast.IfExp):
+        return _is_number(node.body, value) or _is_number(node.orelse, value)
+    return len(node.body) == 1 and isinstance(node.body[0], ast.Assign) and _is_number(node.body[0].value, value)
 
 
 def _counts(node: ast.AST) -> bool:
