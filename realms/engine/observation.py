@@ -249,7 +249,7 @@ class RealmsObservation:
         self.units: Final = units  # every unit fielded so far, fallen ones included, in the order they entered
         self.order: Final = order  # this round's attack order so far: (unit id, SPD used), summons included
         self.acting: Final = acting  # the acting unit's place in `order` (0 outside the action stage)
-        self.flex_done: Final = flex_done  # Flex stage: how many of the round's Flex units have had their turn
+        self.flex_done: Final = flex_done  # Flex stage: how many of the round's Flex units have had their turn (0 outside it)
         self.own_collection: Final = own_collection  # Formation Round: this player's whole collection, in its order
         self.deployments: Final = deployments  # Formation Round: the (card, line) pairs of a, then of b
         self.lookahead: Final = lookahead
@@ -361,6 +361,9 @@ def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> R
     return RealmsObservation(
         player, bf.round, phase, bf.max_rounds, "random" if bf.tie_random else "alternate", bf.first,
         bf.alternate_lead, infos[pending.index] if pending is not None else None,
-        tuple([infos[t.index] for t in targets]) if targets else (), infos, order, bf.idx, bf.flex_index,
+        tuple([infos[t.index] for t in targets]) if targets else (), infos, order,
+        # The counters of the action and Flex stages, as documented: 0 outside their stage (the battlefield
+        # keeps its last values until the next round needs them).
+        bf.idx if phase == "act" else 0, bf.flex_index if phase == "flex" else 0,
         collection, deployments, lookahead,
     )

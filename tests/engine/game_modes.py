@@ -91,11 +91,7 @@ def realms_rehide(state: Any, player: str, rng: random.Random) -> Any | None:
 
 REALMS_WINNERS = frozenset({"a", "b"})
 REALMS_REASONS = frozenset({"elimination", "mutual_elimination", "max_rounds"})
-REALMS_KNOWN = {
-    "sandbox": "RealmsObservation.acting and .flex_done keep the last action and Flex stages' counters outside "
-               "their stage (acting is documented as 0 outside the action stage), which a sandbox built from the "
-               "observation sets to 0: the sandbox's observation differs from the match's",
-}
+REALMS_KNOWN: dict[str, str] = {}
 
 
 # ------------------------------------------------------------------ Akin Legends
