@@ -10,6 +10,7 @@ import os
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -120,3 +121,11 @@ def runner(monkeypatch):
     yield gated
     gated.gate.set()
     assert gated.wait_idle(60), "the background thread did not finish"
+
+
+@pytest.fixture
+def handed_over(monkeypatch) -> list[Any]:
+    """The batches handed to the background, not played by it (a test plays them, or reads what was stored)."""
+    queued: list[Any] = []
+    monkeypatch.setattr(background, "queue_batch", queued.append)
+    return queued

@@ -1,24 +1,15 @@
 """A mirror study started from the study form, for both games, and its report saying what it measured."""
 
-from typing import Any
 
 import pytest
 from django.urls import reverse
 
-from simulate import background, batches
+from simulate import batches
 from simulate.models import Batch
 
 pytestmark = pytest.mark.django_db
 
 NEW = reverse("study-new")
-
-
-@pytest.fixture
-def handed_over(monkeypatch):
-    """The batches handed to the background, not played by it (the test plays them here)."""
-    queued: list[Any] = []
-    monkeypatch.setattr(background, "queue_batch", queued.append)
-    return queued
 
 
 def test_a_realms_mirror_from_the_form_reports_the_first_seat(client, catalogue, handed_over):

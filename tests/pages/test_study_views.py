@@ -3,7 +3,6 @@ a study posted from the form is stored and handed over as the API's."""
 
 import json
 import re
-from typing import Any
 
 import pytest
 from django.urls import reverse
@@ -12,7 +11,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from cardsdb.api.parsers import MAX_JSON_DEPTH
 from realms.models import Character
-from simulate import background, batches, studies
+from simulate import batches, studies
 from simulate.models import Batch
 from simulate.study_kinds import kind_names
 from tests.factories import faction_army
@@ -20,14 +19,6 @@ from tests.factories import faction_army
 pytestmark = pytest.mark.django_db
 
 NEW = reverse("study-new")
-
-
-@pytest.fixture
-def handed_over(monkeypatch):
-    """The batches handed to the background, not played (these tests only read what was stored)."""
-    queued: list[Any] = []
-    monkeypatch.setattr(background, "queue_batch", queued.append)
-    return queued
 
 
 def post(client, data, game="realms", **extra):
