@@ -138,6 +138,12 @@ def _text(check: Checker, raw: Mapping[str, Any], key: str, path: str) -> str:
     return value
 
 
+def _slug_and_name(check: Checker, raw: Mapping[str, Any], path: str) -> tuple[str, str]:
+    """A card's slug (required) and its name (the slug when it has none)."""
+    slug = _text(check, raw, "slug", path)
+    return slug, str(raw.get("name") or slug)
+
+
 def _element_pair(check: Checker, value: Any, path: str, count: int) -> tuple[str, str] | None:
     """Two element slugs: a defense's DEFENSE_ELEMENTS (L2), a summoning card's ATTACK_ELEMENTS (L3)."""
     if (
@@ -157,14 +163,13 @@ def parse_defense(raw: Any, path: str, check: Checker) -> DefenseCard | None:
     if data is None:
         return None
     mark = check.mark()
-    slug = _text(check, data, "slug", path)
-    name = data.get("name") or slug
+    slug, name = _slug_and_name(check, data, path)
     elements = _element_pair(check, data.get("elements"), f"{path}.elements", DEFENSE_ELEMENTS)
     if elements is not None and elements[0] == elements[1]:
         check.fail(f"{path}.elements", "a defense requires two different elements (L2)")
     if check.failed_since(mark) or elements is None:
         return None
-    return DefenseCard(slug=slug, name=str(name), elements=elements)
+    return DefenseCard(slug=slug, name=name, elements=elements)
 
 
 def parse_protector(
@@ -175,8 +180,7 @@ def parse_protector(
     if data is None:
         return None
     mark = check.mark()
-    slug = _text(check, data, "slug", path)
-    name = data.get("name") or slug
+    slug, name = _slug_and_name(check, data, path)
     effect: ProtectorEffect | None = None
     try:
         effect = parse_protector_effect(data.get("effect"), set(elements) if elements is not None else None,
@@ -190,7 +194,7 @@ def parse_protector(
         check.fail(f"{path}.duel_legal", f"the {effect.kind} effect runs only in teams mode (L13)")
     if check.failed_since(mark) or effect is None:
         return None
-    return ProtectorCard(slug=slug, name=str(name), effect=effect, raw_effect=tuple(data["effect"].items()),
+    return ProtectorCard(slug=slug, name=name, effect=effect, raw_effect=tuple(data["effect"].items()),
                          duel_legal=bool(duel_legal))
 
 
@@ -225,14 +229,13 @@ def parse_summoning(raw: Any, path: str, check: Checker) -> SummoningCard | None
     if data is None:
         return None
     mark = check.mark()
-    slug = _text(check, data, "slug", path)
-    name = data.get("name") or slug
+    slug, name = _slug_and_name(check, data, path)
     attacks = _element_pair(check, data.get("attacks"), f"{path}.attacks", ATTACK_ELEMENTS)
     kind, element = _summoning_effect(check, data.get("effect"), f"{path}.effect")
     copies = _copies(check, data, path)
     if check.failed_since(mark) or attacks is None:
         return None
-    return SummoningCard(slug=slug, name=str(name), attacks=attacks, kind=kind, element=element, copies=copies)
+    return SummoningCard(slug=slug, name=name, attacks=attacks, kind=kind, element=element, copies=copies)
 
 
 def _list(check: Checker, raw: Mapping[str, Any], key: str, required: bool = True) -> list[Any] | None:
