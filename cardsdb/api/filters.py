@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, cast
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.plumbing import get_class
 from drf_spectacular.utils import OpenApiParameter
-from rest_framework import exceptions, filters, generics
+from rest_framework import exceptions, filters
 from rest_framework.settings import api_settings
 
 from cardsdb.api.parsers import text_problem
@@ -20,7 +20,8 @@ from cardsdb.api.parsers import text_problem
 MAX_SEARCH_LENGTH = 200
 
 if TYPE_CHECKING:  # what CheckedFiltersMixin is mixed into, for the type checker
-    _GenericAPIView = generics.GenericAPIView
+    # Imported here only: rest_framework.generics loads the pagination class, which imports this module.
+    from rest_framework.generics import GenericAPIView as _GenericAPIView
 else:
     _GenericAPIView = object
 
