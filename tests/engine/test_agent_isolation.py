@@ -113,11 +113,16 @@ def is_live(obj: Any) -> bool:
 
 
 @functools.cache
-def shared() -> frozenset[int]:
-    """What every match shares and none owns: the engines' module-level constants and caches."""
+def shared_objects() -> list[Any]:
+    """What every match shares and none owns: the engines' module-level constants and caches, and all they hold."""
     modules = [m for name, m in list(sys.modules.items()) if name.startswith(ENGINES) and m is not None]
     roots = [v for m in modules for v in vars(m).values() if not isinstance(v, (ModuleType, type))]
-    return frozenset(id(o) for o, _ in reachable(roots))
+    return [o for o, _ in reachable(roots)]
+
+
+def shared() -> frozenset[int]:
+    """The ids of what every match shares (`shared_objects`)."""
+    return frozenset(id(o) for o in shared_objects())
 
 
 def live_parts(state: Any) -> dict[int, str]:

@@ -39,7 +39,7 @@ from simulate.engine.events import schema_problems
 from simulate.engine.games import GAMES, GameRules, GameState, Observation, Outcome, get_game
 from simulate.engine.runner import HARD_MAX_ACTIONS, _play_decision
 from tests.engine.game_modes import MODES, Mode
-from tests.engine.test_agent_isolation import attribute_names, is_live, leaks, referents, shared
+from tests.engine.test_agent_isolation import attribute_names, is_live, leaks, referents, shared_objects
 
 SEEDS = range(12)  # matches per game and mode, played to the end three times (probed, again, another seed)
 PROBE_RATE = 0.02  # share of decisions (besides the first) where illegal actions and clones are tried
@@ -167,11 +167,26 @@ def event_digest(event: dict[str, Any]) -> str:
     return entry[1]
 
 
+# What every match shares, worked out once per process and held (so that no id in it is reused): the engines'
+# module-level caches fill and empty as matches are played, and an object counted as shared by one digest and
+# walked by the next would make two digests of an unchanged match differ.
+SHARED: dict[int, Any] = {}
+
+
+def shared_once() -> dict[int, Any]:
+    """test_agent_isolation's shared objects, as they were the first time they were asked for, kept alive."""
+    if not SHARED:
+        for game in GAMES:  # every game's engine loaded first, so that its constants count as shared
+            get_game(game)
+        SHARED.update((id(o), o) for o in shared_objects())
+    return SHARED
+
+
 def state_digest(state: Any) -> str:
     """A digest of the whole object graph of a match: every attribute and item, which objects are shared where,
     generators' states; what every match shares (the engines' module-level constants and caches) by identity,
     values (cards, snapshots) and logged events by what they hold."""
-    common = shared()
+    common = shared_once()
     logged = {id(e) for e in state.events() or ()}
     ordinal: dict[int, int] = {}
     keep: list[Any] = []  # held, so that no id is reused during the walk
@@ -239,7 +254,7 @@ def closure(obj: Any) -> tuple[frozenset[int], bool]:
     entry = CLOSURES.get(id(obj))
     if entry is not None and entry[0] is obj:
         return entry[1], entry[2]
-    common = shared()
+    common = shared_once()
     ids: set[int] = {id(obj)}
     live = False
     held: list[Any] = []
@@ -267,7 +282,7 @@ def closure(obj: Any) -> tuple[frozenset[int], bool]:
 def suspects(observation: Any, state: Any, secret: set[int], public: list[Any]) -> list[str]:
     """What reachable from an observation (test_agent_isolation's `referents`) is live and not shared by every
     match, or is the match, its generator or an object its player may not see (outside the public lists)."""
-    common = shared()
+    common = shared_once()
     own = {id(state), id(state.rng)}
     out: list[str] = []
     seen: set[tuple[int, bool]] = set()
