@@ -29,8 +29,6 @@ from simulate.models import Batch, BatchChunk, ChunkClaim
 from simulate.services import game_matches, game_studies
 from simulate.study_kinds import study_kind
 from simulate.study_kinds.base import PlanRequest, Study, merge_all
-from simulate.study_kinds.gauntlet import MAX_OPPONENTS as MAX_OPPONENTS  # the games' requests bound them
-from simulate.study_kinds.matrix import MAX_ENTRANTS as MAX_ENTRANTS
 
 logger = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from cardsdb.api.fields import TextChoiceField, TextField
 from cardsdb.api.serializers import StrictSerializer
+from legends.api.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer
 from legends.choices import Mode
 from legends.engine.setup import MAX_DEFENSES, MAX_NAME, MAX_PLAYERS, MAX_SLUG, MAX_TEAMS
 from legends.engine.vocabulary import (
@@ -21,7 +22,6 @@ from legends.engine.vocabulary import (
     MAX_ROUNDS_LIMIT,
 )
 from legends.snapshot import TEAMS
-from legends.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer
 from simulate.api.serializers import (
     BatchOptionsMixin,
     BatchResultSerializer,
@@ -36,8 +36,9 @@ from simulate.api.serializers import (
 from simulate.engine.agents import agent_names
 from simulate.engine.games import get_game
 from simulate.models import Match
-from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
 from simulate.study_kinds import study_kind
+from simulate.study_kinds.gauntlet import MAX_OPPONENTS
+from simulate.study_kinds.matrix import MAX_ENTRANTS
 
 # ------------------------------------------------------------------------------------ request
 

@@ -17,11 +17,12 @@ from cardsdb.api.fields import TextChoiceField, TextField
 from cardsdb.api.serializers import StrictSerializer
 from cardsdb.models import Faction
 from realms.api.serializers import MAX_SLOTS, SlotSerializer
+from realms.api.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.choices import Line, Player
 from realms.engine.options import DEFAULTS as OPTION_DEFAULTS
 from realms.engine.options import FIRST_PLAYERS, TIE_BREAKS
 from realms.engine.vocabulary import MAX_ACTIONS_LIMIT, MAX_ROUNDS_LIMIT
-from realms.studies import MAX_PATCH, RealmsPatchSerializer, RealmsPoolSerializer, command_army
+from realms.studies import command_army
 from simulate.api.serializers import (
     DRAWN,
     BatchOptionsMixin,
@@ -38,7 +39,8 @@ from simulate.api.serializers import (
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.services import new_seed
-from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
+from simulate.study_kinds.gauntlet import MAX_OPPONENTS
+from simulate.study_kinds.matrix import MAX_ENTRANTS
 
 SIDES = ("a", "b")
 

@@ -17,7 +17,8 @@ from simulate.engine.errors import InputError
 from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
 from simulate.pages.study_forms import at_most_lines, lines
-from simulate.studies import MAX_ENTRANTS, MAX_OPPONENTS
+from simulate.study_kinds.gauntlet import MAX_OPPONENTS
+from simulate.study_kinds.matrix import MAX_ENTRANTS
 
 FACTIONS_LABEL = "Every faction's strongest army as the entrants"
 SOURCES = {"code": "Army code", "saved": "One of my saved armies", "random": "A random legal army",
