@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "simple_history",
     "cardsdb",
     "realms",
     "legends",
@@ -83,6 +84,8 @@ MIDDLEWARE = [
     "cardsdb.request_checks.RequestChecksMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A card's versions name who made the change (the signed-in account, the API's token user included).
+    "simple_history.middleware.HistoryRequestMiddleware",
     # request.htmx: a page view answers a fragment to htmx, the whole page otherwise.
     "django_htmx.middleware.HtmxMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
