@@ -28,10 +28,16 @@ from simulate.services import PreparedMatch, seat_agent_names
 if TYPE_CHECKING:
     from argparse import ArgumentParser
 
+    from simulate.pinning import Interned, Thawing
+
 # What a patch may change of each kind of card: the fields its admin page edits.
 PATCHABLE = {"protector": ("effect", "duel_legal"),
              "summoning card": ("attack_1", "attack_2", "effect_kind", "effect_element", "copies")}
 ELEMENT_FIELDS = ("attack_1", "attack_2", "effect_element")  # given as element slugs
+
+
+# The catalogue's kinds of card, as a raw catalogue lists them, and the model label their versions are kept under.
+CARD_MODELS = {"protectors": "legends.protector", "defenses": "legends.defense", "deck": "legends.summoningcard"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class LegendsStudies:
     plays_features = True  # the summoning cards a team played count with what it fielded
 
     field_groups = {"protectors": "protector", "defenses": "defense", "summoning_cards": "summoning_card"}
+    card_groups = {"protectors": CARD_MODELS["protectors"], "defenses": CARD_MODELS["defenses"],
+                   "summoning_cards": CARD_MODELS["deck"]}
     # Where pair_inputs puts each entrant, as the setup's errors name it, and its side (a violation's team).
     pair_paths = {"teams[0]": "0", "teams[1]": "1"}
     pool_request = LegendsPoolSerializer
@@ -182,6 +190,28 @@ class LegendsStudies:
             raise patch_error(exc) from exc
         return replace(prepared, setup=setup)
 
+    # ----------------------------------------------------------------------------- frozen plans
+
+    def freeze_setup(self, setup: Mapping[str, Any], table: Interned) -> dict[str, Any]:
+        """The mode and teams as given, the catalogue (the patched one, in a what-if) in `table`."""
+        return {**setup, "catalogue": table.ref(catalogue_as_raw(setup["catalogue"]))}
+
+    def thaw_setup(self, data: Mapping[str, Any], table: Thawing) -> dict[str, Any]:
+        return {**data, "catalogue": table.parsed(data["catalogue"], parse_catalogue)}
+
+    def freeze_pool(self, pool: LegendsPool, table: Interned) -> dict[str, Any]:
+        return {"mode": pool.mode, "catalogue": table.ref(catalogue_as_raw(pool.catalogue)),
+                "protectors": list(pool.protectors), "defenses": list(pool.defenses), "players": list(pool.players)}
+
+    def thaw_pool(self, data: Mapping[str, Any], table: Thawing) -> LegendsPool:
+        first, second = data["players"]
+        return LegendsPool(data["mode"], table.parsed(data["catalogue"], parse_catalogue), tuple(data["protectors"]),
+                           tuple(data["defenses"]), (first, second))
+
+    def frozen_cards(self, value: Mapping[str, Any]) -> dict[str, list[str]]:
+        """A frozen plan's values are catalogues: every protector, defense and summoning card in them."""
+        return {model: [card["slug"] for card in value[key]] for key, model in CARD_MODELS.items()}
+
     # ----------------------------------------------------------------------------- decisiveness
 
     def kept_share(self, setup: Any, result: Any, seat: str) -> float:
@@ -200,6 +230,17 @@ class LegendsStudies:
                              seed: int) -> dict[str, dict[int, str]]:
         """Nothing beyond the JSON and the common flags, so no labels."""
         return {}
+
+
+def catalogue_as_raw(catalogue: Catalogue) -> dict[str, Any]:
+    """A parsed catalogue back as the plain data `parse_catalogue` takes."""
+    return {
+        "elements": list(catalogue.elements),
+        "spirits": [{"slug": slug, "name": catalogue.spirit_names[slug]} for slug in catalogue.spirits],
+        "protectors": [card.as_dict() for card in catalogue.protectors.values()],
+        "defenses": [card.as_dict() for card in catalogue.defenses.values()],
+        "deck": [card.as_dict() for card in catalogue.designs],
+    }
 
 
 def fitted(first: Mapping[str, Any], second: Mapping[str, Any], mode: str) -> dict[str, Any]:

@@ -4,11 +4,12 @@ Echo Realms match plays with when its request names no agents."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
+from typing import Any, cast
 
 from cardsdb.models import Rarity
 from realms import selectors
 from realms.engine.cards import CharacterCard, card_from_dict
+from realms.engine.spec import faction_spec, main_spec
 from realms.models import Character
 
 DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
@@ -22,6 +23,17 @@ def character_card(row: Character) -> CharacterCard:
         "spd": row.speed, "hp": row.health, "cooldown": row.cooldown,
         "main_ability": row.main_ability, "faction_ability": row.faction_ability,
     })
+
+
+def card_raw(card: CharacterCard) -> dict[str, Any]:
+    """A card as the plain dict `card_from_dict` takes (its abilities as their canonical specs): what a frozen
+    study plan keeps of each card it plays."""
+    return {
+        "slug": card.slug, "name": card.name, "faction": card.faction, "class": card.character_class,
+        "position": card.position, "rarity": card.rarity, "atk": card.atk, "def": card.def_, "spd": card.spd,
+        "hp": card.hp, "cooldown": card.cooldown,
+        "main_ability": main_spec(card.main), "faction_ability": faction_spec(card.faction_ability),
+    }
 
 
 def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, CharacterCard]:

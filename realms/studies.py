@@ -17,14 +17,19 @@ from django.core.exceptions import ValidationError
 from cardsdb.models import CardSet, OfficialRecord
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
-from realms.engine.cards import CharacterCard
+from realms.engine.cards import CharacterCard, card_from_dict
 from realms.engine.formation import legal_deployments, random_army
-from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
+from realms.snapshot import DEFAULT_AGENTS, card_raw, character_card, character_snapshot
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
+
+    from simulate.pinning import Interned, Thawing
+
+CARD_MODEL = "realms.character"  # the model label a card's versions are kept under
+
 
 @dataclass(frozen=True)
 class RealmsPool:
@@ -38,6 +43,7 @@ class RealmsStudies:
     plays_features = False  # a side's features are what it fielded
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
+    card_groups = {"cards": CARD_MODEL}
     pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side
     pool_request = RealmsPoolSerializer
     patch_request = RealmsPatchSerializer
@@ -175,6 +181,33 @@ class RealmsStudies:
             return replace(prepared, setup={"armies": armies})
         pools = {side: [patched.get(card.slug, card) for card in pool] for side, pool in setup["collections"].items()}
         return replace(prepared, setup={"collections": pools})
+
+    # ----------------------------------------------------------------------------- frozen plans
+
+    def freeze_setup(self, setup: Mapping[str, Any], table: Interned) -> dict[str, Any]:
+        """Two armies (each card and its line) or two Formation Round pools, their cards in `table`."""
+        if "armies" in setup:
+            return {"armies": {side: [[table.ref(card_raw(card)), line] for card, line in army]
+                               for side, army in setup["armies"].items()}}
+        return {"collections": {side: [table.ref(card_raw(card)) for card in pool]
+                                for side, pool in setup["collections"].items()}}
+
+    def thaw_setup(self, data: Mapping[str, Any], table: Thawing) -> dict[str, Any]:
+        if "armies" in data:
+            return {"armies": {side: [(table.parsed(ref, card_from_dict), line) for ref, line in army]
+                               for side, army in data["armies"].items()}}
+        return {"collections": {side: [table.parsed(ref, card_from_dict) for ref in pool]
+                                for side, pool in data["collections"].items()}}
+
+    def freeze_pool(self, pool: RealmsPool, table: Interned) -> dict[str, Any]:
+        return {"cards": [table.ref(card_raw(card)) for card in pool.cards]}
+
+    def thaw_pool(self, data: Mapping[str, Any], table: Thawing) -> RealmsPool:
+        return RealmsPool(tuple(table.parsed(ref, card_from_dict) for ref in data["cards"]))
+
+    def frozen_cards(self, value: Mapping[str, Any]) -> dict[str, list[str]]:
+        """A frozen plan's values are cards."""
+        return {CARD_MODEL: [value["slug"]]}
 
     # ----------------------------------------------------------------------------- decisiveness
 

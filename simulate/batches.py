@@ -31,10 +31,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from cardsdb.errors import DomainError
-from simulate import studies
+from simulate import pinning, studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
-from simulate.models import Batch, BatchChunk, ChunkClaim, StudyClient
+from simulate.models import Batch, BatchChunk, ChunkClaim, FrozenPlan, StudyClient
 from simulate.services import SEED_LIMIT, game_studies, new_runner_name, new_seed, seat_agent_names
 from simulate.study_kinds import DEFAULT_KIND, study_kind
 
@@ -68,11 +68,12 @@ UNFINISHED = (Batch.Status.QUEUED, Batch.Status.RUNNING)
 
 
 def studies_using_card(card) -> list[Batch]:
-    """The queued or running studies of the card's game. A study reads its game's catalogue again on every
-    worker that plays a chunk of it, and may draw any card of it (a field study) or name it through a code or
-    a saved army: while one is unfinished, deleting a card of its game could change or break what is left."""
-    return list(Batch.objects.filter(game=card.game, status__in=UNFINISHED).select_related("owner")
-                .order_by("created_at"))
+    """The queued or running studies of the card's game stored before plans were frozen. Such a study reads
+    its game's catalogue again on every worker that plays a chunk of it, and may draw any card of it (a field
+    study) or name it through a code or a saved army: while one is unfinished, deleting a card of its game
+    could change or break what is left. A frozen study plays its own copy of every card."""
+    return list(Batch.objects.filter(game=card.game, status__in=UNFINISHED, frozen__isnull=True)
+                .select_related("owner").order_by("created_at"))
 
 
 def uses_broker() -> bool:
@@ -149,21 +150,48 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = D
         raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
                               f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
     size = studies.chunk_units(study)
-    # Counted and stored while the client's rows are locked: requests of one client arriving together are
-    # counted one after another, each seeing the studies the others stored.
+    frozen = pinning.freeze(study)
+    return store_batch(client, game=game, kind=kind, owner=user if user is not None and user.is_authenticated else None,
+                       inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
+                       until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
+                       plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
+                             "pairings": len(study.pairings), "names": names},
+                       frozen=frozen, catalogue=pinning.catalogue_state(frozen))
+
+
+def store_batch(client: str, *, frozen: Mapping[str, Any], **fields: Any) -> Batch:
+    """Store a planned study with its frozen plan (kept once however many studies play it), counted against
+    its client's bound while the client's rows are locked: requests of one client arriving together are
+    counted one after another, each seeing the studies the others stored."""
     with transaction.atomic():
         held = hold_clients([*client_keys(client), queue_key(client)])
         if client and unfinished_of(client) >= MAX_UNFINISHED:
             raise TooManyBatches(f"You have {MAX_UNFINISHED} batches queued or running (of your account or from "
                                  "your address); wait for one to end or cancel one.")
-        return Batch.objects.create(
-            game=game, kind=kind, client=client[:100], queued_by=held[queue_key(client)],
-            owner=user if user is not None and user.is_authenticated else None,
-            inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
-            until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
-            plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
-                  "pairings": len(study.pairings), "names": names},
-        )
+        plan_row, _ = FrozenPlan.objects.get_or_create(digest=pinning.digest(frozen),
+                                                       defaults={"game": fields["game"], "data": frozen})
+        return Batch.objects.create(client=client[:100], queued_by=held[queue_key(client)], frozen=plan_row, **fields)
+
+
+class NotReplayable(DomainError):
+    """A study stored before studies kept what they played cannot be played again exactly (answered 409)."""
+
+    status = 409
+    code = "not_replayable"
+
+
+def rerun_batch(batch: Batch, *, user=None, client: str = "") -> Batch:
+    """The same study again: its frozen plan, seed, count and chunks, so that its figures come out identical
+    to the original's, whatever the catalogue says now."""
+    if batch.frozen is None:
+        raise NotReplayable("This study was stored before studies kept the cards they played: it cannot be "
+                            "played again exactly. Queue a new study instead.")
+    return store_batch(
+        client, frozen=batch.frozen.data, game=batch.game, kind=batch.kind, rerun_of=batch,
+        owner=user if user is not None and user.is_authenticated else None, inputs=batch.inputs, count=batch.count,
+        per_pairing=batch.per_pairing, seed=batch.seed, swap_sides=batch.swap_sides,
+        until_ci_width=batch.until_ci_width, chunk_size=batch.chunk_size, chunks=batch.chunks, plan=batch.plan,
+        catalogue=batch.catalogue)
 
 
 def check_size(study: studies.Study, count: int) -> None:

@@ -70,6 +70,23 @@ class StudyClient(models.Model):
         return self.key
 
 
+class FrozenPlan(models.Model):
+    """What studies play, frozen when they are created (simulate.pinning): their pairings with every card as
+    plain data. Studies whose plans are equal share one row; every chunk of them plays it, never the catalogue
+    as it stands when the chunk runs."""
+
+    digest = models.CharField(max_length=64, unique=True, help_text="sha256 of the plan's canonical JSON.")
+    game = models.CharField(max_length=10, choices=Game.choices)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} plan {self.digest[:12]}"
+
+
 class Batch(TimestampedModel):
     """A study of many matches (`kind`), played in the background in chunks: chunk tasks on as many Celery
     workers as run, or a thread of the service when no broker is set. Each chunk's counts are stored once
@@ -119,10 +136,28 @@ class Batch(TimestampedModel):
     served_at = models.DateTimeField(null=True, blank=True, editable=False,
                                      help_text="When a chunk of it was last handed out (its client's batches take "
                                                "turns too).")
+    # Null for studies stored before plans were frozen: those are planned again from their inputs.
+    frozen = models.ForeignKey(FrozenPlan, on_delete=models.PROTECT, null=True, blank=True, editable=False,
+                               related_name="batches", help_text="What it plays, frozen when it was created.")
+    catalogue = models.JSONField(default=dict, blank=True, editable=False,
+                                 help_text="The catalogue state it played: each card's version, and the release "
+                                           "those versions are, if one is.")
+    rerun_of = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, editable=False,
+                                 related_name="reruns", help_text="The study it plays again.")
+    published_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                        help_text="When staff published it: readable by everyone, and a field study "
+                                                  "of the official sets feeds the cards' figures.")
+    published_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     editable=False, related_name="published_batches")
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "batches"
+        constraints = [
+            # Only a finished study's figures can be published.
+            models.CheckConstraint(condition=models.Q(published_at__isnull=True) | models.Q(status="done"),
+                                   name="simulate_batch_published_done"),
+        ]
         indexes = [
             models.Index(fields=["owner", "created_at"], name="simulate_batch_owner_idx"),
             # Unfinished batches whose runner went quiet (services.requeue_stale_batches).

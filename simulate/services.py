@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
     from rest_framework.serializers import Serializer
 
+    from simulate.pinning import Interned, Thawing
+
 SEED_LIMIT = 2**63 - 1  # seeds are 0 to 2^63 - 1, so that every seed fits a database's 64-bit integer
 
 logger = logging.getLogger(__name__)
@@ -112,6 +114,7 @@ class GameStudies(Protocol):
 
     game: str
     field_groups: dict[str, str]  # a field study's groups (results key) and the key of their rows
+    card_groups: dict[str, str]  # the field groups whose members are cards, and the cards' model label
     pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side
     side_names: tuple[str, str]  # the two sides as the command's tables name them, first side first
     # Optional capability: what each side did in a match adds to what it fielded (PlaysFeatures).
@@ -146,6 +149,21 @@ class GameStudies(Protocol):
 
     def kept_share(self, setup: Any, result: MatchResult, seat: str) -> float:
         """The share of its starting strength the winner in `seat` kept (0 to 1)."""
+
+    def freeze_setup(self, setup: Any, table: Interned) -> Any:
+        """A prepared match's engine setup as plain JSON, each card or catalogue it holds in `table`."""
+
+    def thaw_setup(self, data: Any, table: Thawing) -> Any:
+        """The engine setup `freeze_setup` froze."""
+
+    def freeze_pool(self, pool: Any, table: Interned) -> Any:
+        """A field pool as plain JSON, each card or catalogue it holds in `table`."""
+
+    def thaw_pool(self, data: Any, table: Thawing) -> Any:
+        """The field pool `freeze_pool` froze."""
+
+    def frozen_cards(self, value: Any) -> dict[str, list[str]]:
+        """The catalogue cards a value of a frozen plan holds (a card, a catalogue), by card model label."""
 
     def add_study_arguments(self, parser: ArgumentParser) -> None:
         """This game's own flags of `manage.py simulate_batch` (in a group of its own): each optional with

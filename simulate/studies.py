@@ -23,7 +23,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from simulate import services
+from simulate import pinning, services
 from simulate.engine.tally import Tally, ci_width, merge
 from simulate.models import Batch, BatchChunk, ChunkClaim
 from simulate.services import game_matches, game_studies
@@ -53,7 +53,10 @@ def chunk_units(study: Study) -> int:
 
 
 def study_of(batch: Batch) -> Study:
-    """The study of a stored batch, planned again from its request (for its owner)."""
+    """The study of a stored batch: its frozen plan, or (stored before plans were frozen) planned again from
+    its request, for its owner."""
+    if batch.frozen is not None:
+        return pinning.thaw(batch.frozen.data, batch.per_pairing)
     return plan(game=batch.game, kind=batch.kind, inputs=batch.inputs, per_pairing=batch.per_pairing,
                 swap_sides=batch.swap_sides, user=batch.owner or AnonymousUser())
 
