@@ -13,15 +13,9 @@ from legends.api.serializers import (
     SpiritSerializer,
     SummoningCardSerializer,
 )
-from simulate.selectors import latest_field_study
+from simulate.selectors import published_field_study_id
 
-
-def _latest_field_study():
-    # The `simulated` block of protectors, defenses and summoning cards comes from it.
-    study = latest_field_study(game=Game.LEGENDS)
-    return None if study is None else str(study.pk)
-
-
+# The `simulated` blocks come from the published field study: its id is part of the file's version.
 CATALOGUE = Catalogue(
     game=Game.LEGENDS,
     cards=(
@@ -34,5 +28,5 @@ CATALOGUE = Catalogue(
         Part("sets", lambda: catalogue_selectors.card_set_list().filter(game=Game.LEGENDS), CardSetSerializer),
         Part("elements", selectors.element_list, ElementSerializer),
     ),
-    extra_version=_latest_field_study,
+    extra_version=lambda: published_field_study_id(game=Game.LEGENDS),
 )

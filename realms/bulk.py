@@ -9,15 +9,9 @@ from cardsdb.models import Faction, Rarity
 from realms import selectors
 from realms.api.serializers import CharacterSerializer, RaceSerializer
 from realms.models import Race
-from simulate.selectors import latest_field_study
+from simulate.selectors import published_field_study_id
 
-
-def _latest_field_study():
-    # The `simulated` block of each character comes from it.
-    study = latest_field_study(game=Game.REALMS)
-    return None if study is None else str(study.pk)
-
-
+# The `simulated` blocks come from the published field study: its id is part of the file's version.
 CATALOGUE = Catalogue(
     game=Game.REALMS,
     cards=(Part("characters", selectors.character_list, CharacterSerializer),),
@@ -27,5 +21,5 @@ CATALOGUE = Catalogue(
         Part("factions", Faction.objects.all, FactionSerializer),
         Part("races", Race.objects.all, RaceSerializer),
     ),
-    extra_version=_latest_field_study,
+    extra_version=lambda: published_field_study_id(game=Game.REALMS),
 )

@@ -4,6 +4,8 @@ SIMULATE_ANONYMOUS_EXPIRY_DAYS  days an anonymous match or batch is kept (defaul
                                 `manage.py cleanup_simulations` (hourly on Celery beat) deletes it
 SIMULATE_BATCH_STALE_SECONDS    a batch whose runner saved nothing for this long (default 120) is
                                 taken over by another runner, from its last saved progress
+SIMULATE_PUBLISH_POINTS         a field study is published only if it measured every card within ± this
+                                many points (default 5); a catalogue too small for that may relax it
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.conf import settings
 DEFAULTS = {
     "SIMULATE_ANONYMOUS_EXPIRY_DAYS": 7,
     "SIMULATE_BATCH_STALE_SECONDS": 120,
+    "SIMULATE_PUBLISH_POINTS": 5,
 }
 
 

@@ -28,15 +28,22 @@ def batch_list(*, user) -> QuerySet[Batch]:
 
 
 def batch_visible(*, user) -> QuerySet[Batch]:
-    """Batches readable by id: the user's own and every anonymous one."""
+    """Batches readable by id: the user's own, every anonymous one, and every published one."""
+    published = Q(published_at__isnull=False)
     if user.is_authenticated:
-        return Batch.objects.filter(Q(owner=user) | Q(owner__isnull=True))
-    return Batch.objects.filter(owner__isnull=True)
+        return Batch.objects.filter(Q(owner=user) | Q(owner__isnull=True) | published)
+    return Batch.objects.filter(Q(owner__isnull=True) | published)
 
 
-def latest_field_study(*, game: str) -> Batch | None:
-    """The latest finished `field` study of a game's official sets (no pool given) that a designer ran:
-    a staff account, or the command line (no client). Its rows are the `simulated` block of each card."""
-    return (Batch.objects.filter(game=game, kind=field.Kind.name, status=Batch.Status.DONE)
-            .filter(Q(owner__is_staff=True) | Q(owner__isnull=True, client=""))
-            .exclude(inputs__has_key="pool").defer("tally").order_by("-finished_at").first())
+def published_field_study(*, game: str) -> Batch | None:
+    """The field study of a game's official sets (no pool given) published last: its rows are the
+    `simulated` block of each card. An unpublished study, however large, feeds no card page."""
+    return (Batch.objects.filter(game=game, kind=field.Kind.name, status=Batch.Status.DONE,
+                                 published_at__isnull=False)
+            .exclude(inputs__has_key="pool").defer("tally").order_by("-published_at").first())
+
+
+def published_field_study_id(*, game: str) -> str | None:
+    """The id of the study the cards' `simulated` blocks come from: part of the bulk file's version."""
+    study = published_field_study(game=game)
+    return None if study is None else str(study.pk)

@@ -51,6 +51,11 @@ ERROR_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "integer", "minimum": 1},
         },
         "reason": {"type": "string", "description": "Why the CSRF check failed (`csrf_failed`)."},
+        "cards": {
+            "type": "array",
+            "description": "The cards a field study measured too loosely to be published (`not_publishable`).",
+            "items": {"type": "object", "additionalProperties": True},
+        },
     },
     "required": ["message", "code"],
     "additionalProperties": False,
@@ -64,7 +69,8 @@ DESCRIPTIONS = {
            "(`csrf_failed`, with Django's `reason`).",
     "404": "No such row, or not yours; or a page past the last (`not_found`).",
     "406": "No answer in a media type the Accept header allows (`not_acceptable`).",
-    "409": "The row is still in use by others (`protected`, a card with `uses`).",
+    "409": "The row is still in use by others (`protected`, a card with `uses`), or a study cannot be published "
+           "or played again as it stands (`not_publishable`, with `cards`; `not_replayable`).",
     "413": "The body is larger than the service takes (`too_large`).",
     "415": "A body media type this operation does not take (`unsupported_media_type`).",
     "429": "Too many requests (`throttled`, with `retry_after`).",
@@ -74,7 +80,7 @@ BODY_METHODS = {"post", "put", "patch"}
 NO_NUL = "^[^\\x00]*$"
 
 
-def _error_response(status: str) -> dict[str, Any]:
+def error_response(status: str) -> dict[str, Any]:
     return {"description": DESCRIPTIONS[status], "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
@@ -197,7 +203,7 @@ def _error_answers(operation: dict[str, Any], method: str, view) -> None:
     """Every error answer the operation can give, in the one error shape (those it documents kept)."""
     responses = operation.setdefault("responses", {})
     for status in _error_statuses(operation, method, view):
-        responses.setdefault(status, _error_response(status))
+        responses.setdefault(status, error_response(status))
 
 
 def _anonymous_access(operation: dict[str, Any], method: str, view) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer
 
 from cardsdb.api.pagination import MAX_PAGE_SIZE, WARNINGS_SCHEMA
 from simulate import services
@@ -76,6 +76,14 @@ LOG_PARAMETERS = [
 ]
 
 
+# A study's actions that answer it with their own status, or a conflict with its state (in the error shape).
+STUDY_ACTIONS = {
+    "rerun": (202, "A study stored before studies kept what they played (`not_replayable`)."),
+    "publish": (200, "A study not finished, or a field study measuring some card less closely than ±5 points "
+                     "(`not_publishable`, with `cards`)."),
+}
+
+
 class GameRequestSchema(AutoSchema):
     """A view playing one game: the game's own request (`view.request_schema` names which) and answer."""
 
@@ -104,8 +112,8 @@ class EveryGameSchema(AutoSchema):
     """A viewset reading rows of every game: each answers as its game does (`view.answer` names how)."""
 
     def get_request_serializer(self):
-        if getattr(self.view, "action", None) == "cancel":
-            return None  # cancel takes no body
+        if getattr(self.view, "action", None) in ("cancel", "rerun", "publish"):
+            return None  # they take no body
         return super().get_request_serializer()
 
     def get_response_serializers(self):
@@ -113,7 +121,12 @@ class EveryGameSchema(AutoSchema):
             return {200: log_page_schema()}
         view = cast("EveryGameViewSet", self.view)
         name = "Match" if view.answer == "match_result" else "Batch"
-        return by_game(name, view.answer, many=view.action == "list")
+        answer = by_game(name, view.answer, many=view.action == "list")
+        if view.action in STUDY_ACTIONS:
+            code, conflict = STUDY_ACTIONS[view.action]
+            return {code: answer, 409: OpenApiResponse(response={"$ref": "#/components/schemas/Error"},
+                                                       description=conflict)}
+        return answer
 
     def get_override_parameters(self):
         parameters = super().get_override_parameters()

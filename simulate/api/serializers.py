@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from simulate import pinning
 from simulate.api.fields import (
     NumberField,
     TrueFalseField,
@@ -175,6 +177,30 @@ class ResultsSerializer(serializers.Serializer):
         return fields
 
 
+class EditedCardSerializer(serializers.Serializer):
+    """A card a study played that was edited since (or deleted, or added to what it drew from)."""
+
+    model = serializers.CharField(help_text="The card's kind, as a model label (realms.character...).")
+    slug = serializers.CharField()
+    name = serializers.CharField(allow_blank=True)
+    version = serializers.IntegerField(allow_null=True, help_text="Its version now (null: deleted since).")
+    changed_at = serializers.DateTimeField(allow_null=True)
+    changes = serializers.ListField(child=serializers.DictField(), help_text="{field, before, after} since.")
+
+
+class CatalogueStateSerializer(serializers.Serializer):
+    """The catalogue a study played, frozen when it was created."""
+
+    release = serializers.CharField(allow_null=True, help_text="The release its cards' versions are, if one is; "
+                                                               "null: the working catalogue of that day.")
+    frozen_at = serializers.DateTimeField(help_text="When its cards were frozen (its creation).")
+    cards = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                  help_text="The cards it played, by model label.")
+    versions = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
+                                     help_text="Each card's version it played, by model label and slug.")
+    edited_since = EditedCardSerializer(many=True, help_text="The cards it played that were edited since.")
+
+
 class BatchResultSerializer(serializers.ModelSerializer):
     """A batch: the fields every game answers (each game's subclass types its summary and inputs)."""
 
@@ -189,13 +215,29 @@ class BatchResultSerializer(serializers.ModelSerializer):
     chunks = serializers.IntegerField(min_value=0, help_text="The chunks the study is split into.")
     results = ResultsSerializer()
     error = serializers.CharField(allow_blank=True, help_text="Why a failed batch failed; empty otherwise.")
+    catalogue = serializers.SerializerMethodField(
+        help_text="What it played (its cards as frozen when it was created, the release those versions are, if "
+                  "one is) and the cards edited since. Null for a study stored before studies kept what they "
+                  "played.")
+    replayable = serializers.SerializerMethodField(
+        help_text="Whether POST .../rerun/ plays it again exactly (it kept what it played).")
+    published_at = serializers.DateTimeField(allow_null=True, help_text="When staff published it; null if private.")
+    rerun_of: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
+                                                  help_text="The study it played again, if it is a rerun.")
 
     class Meta:
         model = Batch
         fields = ["id", "url", "game", "kind", "status", "count", "played", "per_pairing", "seed", "swap_sides",
-                  "until_ci_width", "chunks", "results", "summary", "error", "inputs", "created_at", "updated_at",
-                  "finished_at"]
+                  "until_ci_width", "chunks", "results", "summary", "error", "inputs", "catalogue", "replayable",
+                  "published_at", "rerun_of", "created_at", "updated_at", "finished_at"]
         read_only_fields = fields
+
+    @extend_schema_field(CatalogueStateSerializer(allow_null=True))
+    def get_catalogue(self, batch: Batch) -> dict[str, Any] | None:
+        return pinning.catalogue_report(batch)
+
+    def get_replayable(self, batch: Batch) -> bool:
+        return batch.frozen_id is not None
 
 
 class SimulatedSerializer(serializers.Serializer):
@@ -215,12 +257,12 @@ class SimulatedSerializer(serializers.Serializer):
 
 
 def simulated_block(context: Mapping[str, Any], *, game: str, group: str, member: str) -> dict[str, Any] | None:
-    """A card's row of the latest field study (read once per answer, whatever the number of cards)."""
-    from simulate.selectors import latest_field_study
+    """A card's row of the published field study (read once per answer, whatever the number of cards)."""
+    from simulate.selectors import published_field_study
 
     cache = cast(dict[str, Any], context).setdefault("simulated_rows", {})  # a serializer's context: a dict
     if game not in cache:
-        batch = latest_field_study(game=game)
+        batch = published_field_study(game=game)
         rows = {} if batch is None else {
             name: {row[key]: row for row in batch.results.get(name, [])} for name, (key, _) in FIELD_GROUPS.items()}
         cache[game] = (batch, rows)

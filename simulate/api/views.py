@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from cardsdb.api.filters import CheckedFiltersMixin, is_blank
 from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
-from simulate import background, batches, selectors, services
+from simulate import background, batches, publishing, selectors, services
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
 from simulate.api.serializers import BatchSerializer, MatchSerializer, study_inputs
 
@@ -195,6 +195,7 @@ class BatchViewSet(EveryGameViewSet):
     """Batches: your own, and any batch queued anonymously (by its id). Poll one for its progress."""
 
     serializer_class = BatchSerializer
+    throttle_scope: str | None = None  # a rerun queues a study: the scope of queuing one (`batches`)
     filterset_fields = ["game", "status"]
     ordering_fields = ["created_at"]
     answer = "batch_result"
@@ -203,6 +204,28 @@ class BatchViewSet(EveryGameViewSet):
         if self.action == "list":
             return selectors.batch_list(user=self.request.user)
         return selectors.batch_visible(user=self.request.user)
+
+    @action(detail=True, methods=["post"], filter_backends=[], throttle_scope="batches")
+    def rerun(self, request, pk=None):
+        """Queue the study again, as it was frozen when it was created (the same cards, seeds and chunks): its
+        figures come out identical to the original's, whatever was edited since. 202 with the new study."""
+        batch = batches.rerun_batch(self.get_object(), user=request.user, client=client_ident(request))
+        transaction.on_commit(lambda: hand_over(batch.id))
+        return Response(BatchSerializer(batch, context=self.get_serializer_context()).data,
+                        status=status.HTTP_202_ACCEPTED)
+
+    @action(detail=True, methods=["post", "delete"], filter_backends=[],
+            permission_classes=[permissions.IsAdminUser])
+    def publish(self, request, pk=None):
+        """Staff: publish a finished study (POST) — readable by everyone, and a field study of the official
+        sets becomes the cards' `simulated` figures, if it measured every card within ±5 points — or
+        withdraw it (DELETE)."""
+        batch = self.get_object()
+        if request.method == "DELETE":
+            batch = publishing.unpublish(batch)
+        else:
+            batch = publishing.publish(batch, user=request.user)
+        return Response(BatchSerializer(batch, context=self.get_serializer_context()).data)
 
     @action(detail=True, methods=["post"], filter_backends=[])
     def cancel(self, request, pk=None):

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from cardsdb.models import Card, CardSet
 from legends.models import DefenseCard, Protector, SummoningCard
-from simulate import batches
+from simulate import batches, publishing
 from tests.legends.factories import make_defense
 from tests.pages.conftest import axe_violations, sign_in
 
@@ -163,9 +163,11 @@ def test_a_summoning_cards_page_shows_its_attacks_effect_and_copies(site, page):
         str(card.copies))
 
 
-def test_a_card_page_shows_the_latest_field_studys_win_rate(site, page):
+def test_a_card_page_shows_the_published_field_studys_win_rate(site, page, settings, django_user_model):
+    settings.SIMULATE_PUBLISH_POINTS = 100  # a 20-match study measures every card within ±100 points
     study = batches.play_here(batches.create_batch(game="legends", kind="field", inputs={"mode": "teams"},
                                                    count=20, seed=3).pk)
+    study = publishing.publish(study, user=django_user_model.objects.create_user("dee", is_staff=True))
     row = study.results["defenses"][0]
     page.goto(f"/legends/cards/{row['defense']}/")
     region = page.get_by_role("region", name="Simulated win rate")

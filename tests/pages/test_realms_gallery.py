@@ -6,7 +6,7 @@ import re
 from playwright.sync_api import expect
 
 from realms.models import Character
-from simulate import batches
+from simulate import batches, publishing
 from tests.pages.conftest import axe_violations, sign_in
 
 PAGE_SIZE = 24
@@ -154,8 +154,10 @@ def test_card_page_shows_every_field_and_its_abilities_in_words(site, page):
     expect(page.get_by_role("link", name="Edit in admin")).to_have_count(0)
 
 
-def test_card_page_shows_the_latest_field_study_with_its_interval(site, page):
+def test_card_page_shows_the_published_field_study_with_its_interval(site, page, settings, django_user_model):
+    settings.SIMULATE_PUBLISH_POINTS = 100  # a 20-match study measures every card within ±100 points
     batch = batches.play_here(batches.create_batch(game="realms", kind="field", inputs={}, count=20, seed=3).pk)
+    batch = publishing.publish(batch, user=django_user_model.objects.create_user("dee", is_staff=True))
     row = batch.results["cards"][0]
     page.goto(f"/realms/cards/{row['card']}/")
     region = page.get_by_role("region", name="Simulated win rate")

@@ -275,25 +275,41 @@ def test_chunks_stored_in_any_order_give_the_results_of_one_run(armies, monkeypa
 # ------------------------------------------------------------------- the catalogue shows the results
 
 
-def test_cards_show_the_latest_field_study_a_designer_ran(anon_client, staff_client, local_runner, small_chunks,
-                                                          django_capture_on_commit_callbacks, catalogue):
+def test_cards_show_the_field_study_staff_published_and_no_other(anon_client, staff_client, local_runner,
+                                                                 small_chunks, django_capture_on_commit_callbacks,
+                                                                 catalogue, settings):
+    settings.SIMULATE_PUBLISH_POINTS = 100  # a 30-match study measures every card within ±100 points
     assert anon_client.get("/api/realms/characters/").json()["results"][0]["simulated"] is None
     with django_capture_on_commit_callbacks(execute=True):
         queued = staff_client.post(REALMS, {"kind": "field", "count": 30, "seed": 9}, format="json").json()
     local_runner.run_all()
     results = staff_client.get(queued["url"]).json()["results"]
     row = results["cards"][0]
+    # Finished but not published: no card shows it, and it is private to the designer who ran it.
+    assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"] is None
+    assert anon_client.get(queued["url"]).status_code == 404
+    published = staff_client.post(f"{queued['url']}publish/")
+    assert published.status_code == 200 and published.json()["published_at"] is not None
+    assert anon_client.get(queued["url"]).status_code == 200
     card = anon_client.get(f"/api/realms/characters/{row['card']}/").json()
     simulated = card["simulated"]
     assert (simulated["batch"], simulated["played"]) == (queued["id"], 30)
     assert {key: simulated[key] for key in row if key != "card"} == {key: value for key, value in row.items()
                                                                       if key != "card"}
-    # Anyone else's field study, or one of another pool, is not the catalogue's.
+    # A later study, even a designer's, is not the catalogue's until it is published; nor one of another pool.
     with django_capture_on_commit_callbacks(execute=True):
-        anon_client.post(REALMS, {"kind": "field", "count": 6, "seed": 1}, format="json")
-        staff_client.post(REALMS, {"kind": "field", "count": 6, "seed": 1,
-                                   "pool": {"cards": [r["card"] for r in results["cards"]]}}, format="json")
+        later = staff_client.post(REALMS, {"kind": "field", "count": 60, "seed": 1}, format="json").json()
+        other_pool = staff_client.post(REALMS, {"kind": "field", "count": 60, "seed": 1,
+                                                "pool": {"cards": [r["card"] for r in results["cards"]]}},
+                                       format="json").json()
     local_runner.run_all()
+    published = staff_client.post(f"{other_pool['url']}publish/")
+    assert published.status_code == 200, published.json()
+    assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"]["batch"] == queued["id"]
+    assert staff_client.post(f"{later['url']}publish/").status_code == 200
+    assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"]["batch"] == later["id"]
+    # Withdrawn: the one published before it is the catalogue's again.
+    assert staff_client.delete(f"{later['url']}publish/").json()["published_at"] is None
     assert anon_client.get(f"/api/realms/characters/{row['card']}/").json()["simulated"]["batch"] == queued["id"]
 
 
