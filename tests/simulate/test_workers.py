@@ -203,9 +203,11 @@ def wait_until(condition, *, timeout: float, every: float = 0.05, what: str):
         time.sleep(every)
 
 
-def http_json(url: str, body: dict | None = None) -> tuple[int, dict]:
+def http_json(url: str, body: dict | None = None, *, method: str | None = None,
+              token: str | None = None) -> tuple[int, dict]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Token {token}"} if token else {})}
+    request = urllib.request.Request(url, data=data, headers=headers, method=method)
     with urllib.request.urlopen(request, timeout=30) as response:
         return response.status, json.loads(response.read())
 
@@ -283,20 +285,22 @@ def test_a_batch_survives_a_worker_killed_mid_chunk(catalogue, settings, redis_u
         raise
 
 
-def start_server_and_two_workers(processes: Processes, env: dict[str, str], port: int) -> None:
-    """`manage.py runserver` on `port`, and two Celery workers taking one chunk at a time."""
+def start_server_and_two_workers(processes: Processes, env: dict[str, str], port: int,
+                                 workers: tuple[str, ...] = ("worker1", "worker2")) -> None:
+    """`manage.py runserver` on `port`, and two Celery workers (or those named) taking one chunk at a time."""
     processes.start("server", [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"], env)
-    for name in ("worker1", "worker2"):
+    for name in workers:
         processes.start(name, [str(BIN / "celery"), "-A", "cardsdb", "worker", "--pool", "solo", "-c", "1",
                                "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h", "-l", "info", "--without-gossip",
                                "--without-mingle"], env)
 
 
-def wait_for_server_and_workers(processes: Processes, base: str) -> None:
-    """Until the API answers and both workers say they are ready (or one of them dies)."""
+def wait_for_server_and_workers(processes: Processes, base: str,
+                                workers: tuple[str, ...] = ("worker1", "worker2")) -> None:
+    """Until the API answers and the workers say they are ready (or one of them dies)."""
     wait_until(lambda: processes.check_alive("server") or answers(f"{base}/api/schema/"), timeout=120,
                every=0.3, what="the API server")
-    for name in ("worker1", "worker2"):
+    for name in workers:
         wait_until(lambda name=name: processes.check_alive(name) or " ready." in processes.log(name),
                    timeout=120, every=0.3, what=f"{name} to be ready")
 
@@ -356,3 +360,60 @@ def check_each_chunk_stored_once_and_the_held_one_redelivered(processes: Process
     assert set(held) <= redelivered, (held, "not received by", survivor)
     assert {row["runner"].split(":")[1] for row in rows} <= {str(victim.pid),
                                                              str(processes.started[survivor][0].pid)}
+
+
+# ------------------------------------------------------------------------------ an edit while it runs
+
+
+def staff_token(env: dict[str, str]) -> str:
+    """A staff account's API token in the shared database, made with the service's own ORM."""
+    code = """
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+user = get_user_model().objects.create_user("designer", password="designer-password-1", is_staff=True)
+print(Token.objects.create(user=user).key)
+"""
+    out = subprocess.run([sys.executable, "manage.py", "shell", "--verbosity", "0", "-c", code], cwd=ROOT,
+                         env=env, check=True, capture_output=True, text=True, timeout=120).stdout
+    return out.strip().splitlines()[-1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cards_edited_while_a_worker_plays_a_study_change_none_of_its_figures(catalogue, settings, redis_url,
+                                                                              database_url, processes):
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
+    env = service_env(database_url, redis_url, MEDIA_ROOT=str(processes.folder / "media"))
+    token = staff_token(env)
+    port = free_port()
+    start_server_and_two_workers(processes, env, port, workers=("worker1",))
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for_server_and_workers(processes, base, workers=("worker1",))
+        status, batch = http_json(f"{base}/api/simulate/realms/batches/", {**BATCH_BODY, "armies": armies})
+        assert status == 202, batch
+
+        def started():
+            processes.check_alive("server", "worker1")
+            return http_json(batch["url"])[1]["played"] > 0
+
+        wait_until(started, timeout=120, what="the first chunks to be stored")
+        for slot in armies["a"]["slots"]:  # a designer weakens every card of side a, through the API
+            status, card = http_json(f"{base}/api/realms/characters/{slot['card']}/", {"atk": 1, "hp": 1},
+                                     method="PATCH", token=token)
+            assert status == 200 and (card["atk"], card["hp"]) == (1, 1), card
+        _, at_edit = http_json(batch["url"])
+        assert at_edit["status"] == "running" and at_edit["played"] < COUNT, "the study ended before the edit"
+
+        def over():
+            processes.check_alive("server", "worker1")
+            _, now = http_json(batch["url"])
+            return now if now["status"] not in ("queued", "running") else None
+
+        final = wait_until(over, timeout=300, every=0.5, what="the study to end")
+        print(f"cards edited with {at_edit['played']} of {COUNT} matches played")
+        # The same study played here, on pytest's database, whose cards nobody edited.
+        reference = play_the_batch_here(env, batch["id"], settings)
+        check_same_figures_as_played_here(final, stored_rows(env, batch["id"]), reference)
+    except BaseException:
+        processes.dump()
+        raise
