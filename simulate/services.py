@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from cardsdb.errors import DomainError
@@ -25,7 +26,7 @@ from simulate.engine import runner
 from simulate.engine.agents import agent_names
 from simulate.engine.errors import UnknownAgentError, UnknownGameError
 from simulate.engine.runner import MatchResult
-from simulate.models import Batch, Match
+from simulate.models import Batch, FrozenPlan, Match
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -284,12 +285,14 @@ def expiry_cutoff(*, now: datetime | None = None, days: int | None = None) -> da
 
 def delete_expired_simulations(*, now: datetime | None = None, days: int | None = None,
                                dry_run: bool = False) -> dict[str, int]:
-    """Delete the anonymous matches and batches past their expiry (those of users are kept); how many of
-    each (would be) deleted."""
+    """Delete the anonymous matches and batches past their expiry (those of users, and published studies, are
+    kept), then the frozen plans no study plays any more; how many of each (would be) deleted."""
     cutoff = expiry_cutoff(now=now, days=days)
     counts = {}
-    for name, model in (("matches", Match), ("batches", Batch)):
-        expired = model.objects.filter(owner__isnull=True, created_at__lt=cutoff)
+    expiring = {"matches": Match.objects.all(), "batches": Batch.objects.filter(published_at__isnull=True)}
+    for name, rows in expiring.items():
+        model = rows.model
+        expired = rows.filter(owner__isnull=True, created_at__lt=cutoff)
         if dry_run:
             counts[name] = expired.count()
             continue
@@ -297,4 +300,18 @@ def delete_expired_simulations(*, now: datetime | None = None, days: int | None 
         while ids := list(expired.order_by().values_list("pk", flat=True)[:DELETE_CHUNK]):
             deleted += model.objects.filter(pk__in=ids).delete()[0]
         counts[name] = deleted
+    counts["plans"] = delete_unused_plans(cutoff, dry_run=dry_run)
     return counts
+
+
+def delete_unused_plans(cutoff: datetime, *, dry_run: bool = False) -> int:
+    """Delete the frozen plans made before `cutoff` that no study plays; how many. A study being stored may
+    take up such a plan meanwhile: the database then refuses the delete, and it is tried again next time."""
+    unused = FrozenPlan.objects.filter(batches__isnull=True, created_at__lt=cutoff)
+    if dry_run:
+        return unused.count()
+    try:
+        with transaction.atomic():
+            return unused.delete()[0]
+    except IntegrityError:
+        return 0

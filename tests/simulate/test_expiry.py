@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from cardsdb.celery import app
 from simulate import services, tasks
-from simulate.models import Batch, Match
+from simulate.models import Batch, FrozenPlan, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +78,7 @@ def test_deletes_in_chunks(monkeypatch):
     monkeypatch.setattr(services, "DELETE_CHUNK", 2)
     for _ in range(5):
         match(age_days=8)
-    assert services.delete_expired_simulations() == {"matches": 5, "batches": 0}
+    assert services.delete_expired_simulations() == {"matches": 5, "batches": 0, "plans": 0}
     assert Match.objects.count() == 0
 
 
@@ -90,4 +90,17 @@ def test_celery_beat_runs_the_cleanup_hourly_and_resumes_batches():
 
 
 def test_the_cleanup_task_deletes_what_expired(rows):
-    assert tasks.cleanup_simulations.apply().get() == {"matches": 1, "batches": 2}
+    assert tasks.cleanup_simulations.apply().get() == {"matches": 1, "batches": 2, "plans": 0}
+
+
+def test_a_published_study_is_kept_and_plans_no_study_plays_any_more_go(rows):
+    Batch.objects.filter(pk=rows["old anonymous batch"].pk).update(published_at=timezone.now())
+    plans = {age: FrozenPlan.objects.create(digest=f"{age:064d}", game="realms", data={}) for age in (8, 6)}
+    for age, plan in plans.items():
+        FrozenPlan.objects.filter(pk=plan.pk).update(created_at=timezone.now() - timedelta(days=age))
+    Batch.objects.filter(pk=rows["new anonymous batch"].pk).update(frozen=plans[8])  # still played
+    assert services.delete_expired_simulations() == {"matches": 1, "batches": 1, "plans": 0}
+    assert "old anonymous batch" in left(rows)
+    Batch.objects.filter(pk=rows["new anonymous batch"].pk).delete()
+    assert services.delete_expired_simulations()["plans"] == 1  # the 8-day-old plan; the 6-day-old one is kept
+    assert list(FrozenPlan.objects.values_list("pk", flat=True)) == [plans[6].pk]
