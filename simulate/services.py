@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from cardsdb.errors import DomainError
@@ -289,19 +290,22 @@ def delete_expired_simulations(*, now: datetime | None = None, days: int | None 
     kept), then the frozen plans no study plays any more; how many of each (would be) deleted."""
     cutoff = expiry_cutoff(now=now, days=days)
     counts = {}
-    expiring = {"matches": Match.objects.all(), "batches": Batch.objects.filter(published_at__isnull=True)}
-    for name, rows in expiring.items():
-        model = rows.model
-        expired = rows.filter(owner__isnull=True, created_at__lt=cutoff)
-        if dry_run:
-            counts[name] = expired.count()
-            continue
-        deleted = 0
-        while ids := list(expired.order_by().values_list("pk", flat=True)[:DELETE_CHUNK]):
-            deleted += model.objects.filter(pk__in=ids).delete()[0]
-        counts[name] = deleted
+    counts["matches"] = delete_in_chunks(Match.objects.filter(owner__isnull=True, created_at__lt=cutoff),
+                                         dry_run=dry_run)
+    counts["batches"] = delete_in_chunks(Batch.objects.filter(owner__isnull=True, created_at__lt=cutoff,
+                                                              published_at__isnull=True), dry_run=dry_run)
     counts["plans"] = delete_unused_plans(cutoff, dry_run=dry_run)
     return counts
+
+
+def delete_in_chunks(expired: QuerySet, *, dry_run: bool) -> int:
+    """Delete these rows DELETE_CHUNK at a time (each delete a short transaction); how many (would be)."""
+    if dry_run:
+        return expired.count()
+    deleted = 0
+    while ids := list(expired.order_by().values_list("pk", flat=True)[:DELETE_CHUNK]):
+        deleted += expired.model.objects.filter(pk__in=ids).delete()[0]
+    return deleted
 
 
 def delete_unused_plans(cutoff: datetime, *, dry_run: bool = False) -> int:
