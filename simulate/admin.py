@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from cardsdb.admin import RecordAdmin
-from simulate.models import Batch, BatchChunk, ChunkClaim, Match, StudyClient
+from simulate.models import Batch, BatchChunk, ChunkClaim, FrozenPlan, Match, StudyClient
 
 
 @admin.register(Match)
@@ -20,10 +20,23 @@ class MatchAdmin(RecordAdmin):
 
 @admin.register(Batch)
 class BatchAdmin(RecordAdmin):
-    list_display = ["id", "game", "kind", "status", "played", "count", "owner", "created_at", "finished_at"]
-    list_filter = ["game", "kind", "status"]
+    list_display = ["id", "game", "kind", "status", "played", "count", "owner", "published_at", "created_at",
+                    "finished_at"]
+    list_filter = ["game", "kind", "status", ("published_at", admin.EmptyFieldListFilter)]
     search_fields = ["id", "owner__username"]
     list_select_related = ["owner"]
+
+
+@admin.register(FrozenPlan)
+class FrozenPlanAdmin(RecordAdmin):
+    """What studies play, frozen when they were created (their cards as plain data), read-only."""
+
+    list_display = ["digest", "game", "created_at"]
+    list_filter = ["game"]
+    search_fields = ["digest"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("data")
 
 
 @admin.register(BatchChunk)

@@ -31,7 +31,7 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
     # Stored matches, batches and their chunks, and issued card codes, are records of what happened: they
     # have no add form.
     records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk"), ("simulate", "studyclient"),
-               ("simulate", "chunkclaim"), ("cardsdb", "issuedcardcode"),
+               ("simulate", "chunkclaim"), ("simulate", "frozenplan"), ("cardsdb", "issuedcardcode"),
                ("cardsdb", "usernameform")}
     expected = 403 if (app_label, model_name) in records else 200
     assert admin_client.get(f"{base}add/").status_code == expected
