@@ -146,6 +146,14 @@ def test_starting_studies_is_throttled_like_the_api(client, catalogue, handed_ov
     assert Batch.objects.count() == 2
 
 
+def test_a_designer_starts_studies_at_the_designers_rate(client, catalogue, handed_over, monkeypatch, staff):
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "batches", "2/hour")
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "designer_batches", "3/hour")
+    client.force_login(staff)
+    assert [post(client, {}).status_code for _ in range(4)] == [302, 302, 302, 429]
+    assert Batch.objects.count() == 3
+
+
 def test_legends_studies_start_from_the_simple_fields(client, catalogue, handed_over):
     for kind in ("matchup", "gauntlet", "matrix", "field", "ladder"):
         levels = {"levels": ["greedy"]} if kind == "ladder" else {}
