@@ -1,5 +1,6 @@
-"""The pieces of a study's report page that kinds share: a block of figures with its chart, the details of
-the matches (first seat, rounds, ends, decisiveness) and a field study's tables of members.
+"""The pieces of a study's report page that kinds share: the headline (what the kind measures), a block of
+figures with its chart, the details of the matches (sides as given and swapped, rounds, ends, decisiveness)
+and a field study's tables of members.
 
 Each kind's `StudyKind.report` builds what its own partial shows from these (simulate/study_kinds/).
 """
@@ -7,13 +8,16 @@ Each kind's `StudyKind.report` builds what its own partial shows from these (sim
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.urls import reverse
 
 from simulate.pages import charts
 from simulate.pages.games import game_pages
 from simulate.services import game_studies
+
+if TYPE_CHECKING:
+    from simulate.study_kinds.base import Headline, Outcomes
 
 # A field table's orders: the query value, the row's key, and how it reads.
 SORTS = {
@@ -23,6 +27,7 @@ SORTS = {
     "name": ("name", "name, A to Z"), "-name": ("name", "name, Z to A"),
 }
 DEFAULT_SORT = "-delta"
+SIDES = {"a": "As given", "b": "Swapped"}  # the matches of each half of a study that swaps sides
 GROUP_TITLES = {"cards": "Cards", "factions": "Factions", "classes": "Classes", "protectors": "Protectors",
                 "defenses": "Defense cards", "summoning_cards": "Summoning cards"}
 
@@ -39,13 +44,36 @@ def figures(row: Mapping[str, Any], label: str, *, axis: bool = True) -> dict[st
     }
 
 
-def details(results: Mapping[str, Any], side: str) -> dict[str, Any]:
-    """By first seat, rounds (with their histogram), how matches ended, how decisive the wins were."""
+def headline(head: Headline) -> dict[str, Any]:
+    """What the study measures, as the report's first panel shows it."""
+    show = charts.points if head.difference else charts.pct
+    ranked = charts.points if head.ranked_difference else charts.pct
+    return {
+        "measures": head.measures, "value": show(head.value), "interval": charts.interval(head.interval, show),
+        "has_value": head.value is not None or bool(head.interval), "difference": head.difference,
+        "outcomes": [outcomes_shown(outcomes) for outcomes in head.outcomes],
+        "ranked_title": head.ranked_title, "ranked_figure": head.ranked_figure.capitalize(),
+        "ranked_intervals": any(row.interval for row in head.ranked),
+        "ranked": [{"name": row.name, "url": row.url, "value": ranked(row.value),
+                    "interval": charts.interval(row.interval, ranked)} for row in head.ranked],
+        "note": head.note,
+    }
+
+
+def outcomes_shown(outcomes: Outcomes) -> dict[str, Any]:
+    return {"whose": outcomes.whose, "sided": outcomes.sided, "played": outcomes.played, "wins": outcomes.wins,
+            "draws": outcomes.draws, "losses": outcomes.losses, "draw_share": charts.pct(outcomes.draw_share)}
+
+
+def details(results: Mapping[str, Any], side: str, *, swapped: bool) -> dict[str, Any]:
+    """Side a's outcomes with the sides as given and swapped (when some matches swapped them), rounds (with
+    their histogram), how matches ended, how decisive the wins were."""
     rounds = results.get("rounds") or {}
     decisive = results.get("decisiveness") or {}
+    halves = results.get("by_first") or {}
     return {
-        "by_first": [{"seat": seat, **figures(row, f"{side} when {seat} held the first seat", axis=False)}
-                     for seat, row in (results.get("by_first") or {}).items()],
+        "sides": [{"half": SIDES[half], **figures(halves[half], f"{side}, sides {SIDES[half].lower()}", axis=False)}
+                  for half in SIDES if half in halves] if swapped else [],
         "rounds": {"mean": rounds.get("mean"), "min": rounds.get("min"), "max": rounds.get("max"),
                    "chart": charts.histogram_chart(rounds.get("histogram"), label="Matches by rounds played")},
         "reasons": sorted((results.get("reasons") or {}).items(), key=lambda pair: (-pair[1], pair[0])),

@@ -22,7 +22,7 @@ from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
 from simulate.models import Batch
 from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_title, game_titles
-from simulate.pages.report import DEFAULT_SORT, SORTS, details, figures
+from simulate.pages.report import DEFAULT_SORT, SORTS, details, figures, headline
 from simulate.pages.study_forms import StudyForm
 from simulate.services import IllegalMatchSetup, game_matches
 from simulate.study_kinds import KINDS, study_kind
@@ -115,6 +115,7 @@ def study_detail(request, batch_id):
         return page_error(request, 400, f"Unknown order; give one of {', '.join(SORTS)}.")
     return render(request, "simulate/pages/study_detail.html", {
         "nav": "studies", **state_context(batch, sort), "game_name": game_title(batch.game),
+        "sides_swapped": study_kind(batch.kind).sides_swapped(batch),
     })
 
 
@@ -144,14 +145,15 @@ def state_context(batch: Batch, sort: str) -> dict[str, Any]:
 
 
 def report(batch: Batch, sort: str) -> dict[str, Any]:
-    """What the report shows of a batch's results: the overall figures, the details, and what its kind adds
-    (its partial, `template`)."""
+    """What the report shows of a batch's results: what its kind measures (its headline, with the overall
+    chart of a kind that has one), what its kind adds (its partial, `template`), and the details."""
     results = batch.results or {}
     kind = study_kind(batch.kind)
     side, other = game_pages(batch.game).side_names
     answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind, "template": kind.template,
-                              "overall_note": kind.overall_note, "details_note": kind.details_note,
-                              "details": details(kind.details_of(results), side)}
+                              "headline": headline(kind.headline(batch, results, side)),
+                              "details_note": kind.details_note,
+                              "details": details(kind.details_of(results), side, swapped=kind.sides_swapped(batch))}
     if kind.has_overall:
         answer["overall"] = figures(results, f"Win rate of {side}")
     return {**answer, **kind.report(batch, results, sort)}
