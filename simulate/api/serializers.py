@@ -40,7 +40,7 @@ from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
 from simulate.models import Batch as BatchModel
 from simulate.services import game_matches
-from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_label, kind_names, study_kind
 
 # ------------------------------------------------------------------------------------- requests
 
@@ -189,13 +189,23 @@ class BatchResultSerializer(serializers.ModelSerializer):
     chunks = serializers.IntegerField(min_value=0, help_text="The chunks the study is split into.")
     results = ResultsSerializer()
     error = serializers.CharField(allow_blank=True, help_text="Why a failed batch failed; empty otherwise.")
+    kind_label = serializers.SerializerMethodField(help_text="The kind of study as the pages name it.")
+    about = serializers.SerializerMethodField(help_text="What the study is of, in a few words (a what-if's patch, "
+                                                        "a gauntlet's opponents, a field's pool...).")
 
     class Meta:
         model = Batch
-        fields = ["id", "url", "game", "kind", "status", "count", "played", "per_pairing", "seed", "swap_sides",
+        fields = ["id", "url", "game", "kind", "kind_label", "about", "status", "count", "played", "per_pairing", "seed", "swap_sides",
                   "until_ci_width", "chunks", "results", "summary", "error", "inputs", "created_at", "updated_at",
                   "finished_at"]
         read_only_fields = fields
+
+    def get_kind_label(self, batch: Batch) -> str:
+        return kind_label(batch.kind)
+
+    def get_about(self, batch: Batch) -> str:
+        kind = KINDS.get(batch.kind)
+        return kind.about(batch) if kind else ""
 
 
 class SimulatedSerializer(serializers.Serializer):

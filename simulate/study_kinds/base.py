@@ -267,6 +267,15 @@ class StudyKind:
         return Headline(f"Win rate of {side}{self.overall_note}", results.get("win_rate"),
                         results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),))
 
+    def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
+        """What a comparison of two of its finished studies of one game shows besides their headlines side by
+        side (simulate.comparison)."""
+        return {}
+
+    def about(self, batch: Batch) -> str:
+        """What the study is of, in a few words, for the study list (its agents by default)."""
+        return f"agents {agents_text(batch.inputs.get('agents'))}"
+
     def sides_swapped(self, batch: Batch) -> bool:
         """Whether some of its matches were played with the two sides swapped (every second one)."""
         return batch.swap_sides
@@ -383,3 +392,20 @@ def merge_all(legs: Sequence[Tally]) -> Tally:
     for leg in legs:
         merge(total, {key: value for key, value in leg.items() if key != "groups"})
     return total
+
+
+# ------------------------------------------------------------------------------------- words
+
+
+def agents_text(agents: Any) -> str:
+    """The agents of a request as a reader names them (the game's default when none was given)."""
+    if not agents:
+        return "the default"
+    return ", ".join(agents.values() if isinstance(agents, Mapping) else [agents] if isinstance(agents, str) else agents)
+
+
+def listed(values: Sequence[Any], what: str, shown: int = 3) -> str:
+    """A few values in words (`sets er-core, er-wild`), or how many there are when they are more."""
+    if len(values) > shown:
+        return f"{len(values)} {what}"
+    return f"{what} {', '.join(str(value) for value in values)}"

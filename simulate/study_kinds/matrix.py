@@ -127,6 +127,13 @@ class Kind(StudyKind):
                         ranked_figure="mean win rate",
                         ranked=tuple(Ranked(row["name"], row["mean_win_rate"]) for row in results.get("standings", [])))
 
+    def about(self, batch: Batch) -> str:
+        """Every faction, or how many entrants."""
+        entrants = batch.inputs.get("entrants")
+        if entrants == FACTIONS or batch.inputs.get("factions"):
+            return "every faction's strongest army"
+        return f"{len(entrants or [])} entrants"
+
     def sides_swapped(self, batch: Batch) -> bool:
         """Always: every cell is played from both sides."""
         return True

@@ -11,7 +11,15 @@ from rest_framework import serializers
 from simulate.engine.stats import binomial_half_p
 from simulate.engine.tally import Tally, figures
 from simulate.pages import charts
-from simulate.study_kinds.base import Headline, Outcomes, Pairing, PlanRequest, StudyKind, merge_all
+from simulate.study_kinds.base import (
+    Headline,
+    Outcomes,
+    Pairing,
+    PlanRequest,
+    StudyKind,
+    agents_text,
+    merge_all,
+)
 
 if TYPE_CHECKING:
     from simulate.models import Batch
@@ -82,10 +90,3 @@ class Kind(StudyKind):
         return ["", f"Mirror: the same {seats['a']} in both seats, never swapped; {batch.played} matches with "
                     f"agents {agents_text(batch.inputs.get('agents'))}, seeds {batch.seed} to "
                     f"{batch.seed + max(batch.played, 1) - 1}"]
-
-
-def agents_text(agents: Any) -> str:
-    """The agents of a request as a reader names them (the game's default when none was given)."""
-    if not agents:
-        return "the default"
-    return ", ".join(agents.values() if isinstance(agents, Mapping) else [agents] if isinstance(agents, str) else agents)

@@ -194,6 +194,22 @@ class Kind(StudyKind):
                  f"{discordant.get('baseline_only', 0)}, only with it {discordant.get('patched_only', 0)}; "
                  f"McNemar's exact test p = {charts.probability(results.get('p_value'))}.")
 
+    def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
+        """Each patched card's rows without and with the patch in both studies (what-ifs of a field)."""
+        rows = [{row["card"]: row for row in (batch.results or {}).get("patched_rows") or []}
+                for batch in (first, second)]
+        if not rows[0] and not rows[1]:
+            return {}
+        return {"patched_cards": [{"card": card, "a": pair(rows[0].get(card)), "b": pair(rows[1].get(card))}
+                                  for card in sorted(set(rows[0]) | set(rows[1]))]}
+
+    def about(self, batch: Batch) -> str:
+        """The patch in short (`merlin atk → 9`), and its base when it is a field."""
+        changes = "; ".join(f"{entry.get('card')} " + ", ".join(f"{field} → {value}" for field, value in
+                                                               (entry.get("changes") or {}).items())
+                            for entry in batch.inputs.get("patch") or [] if isinstance(entry, Mapping))
+        return f"{changes} (on a field)" if batch.inputs.get("base") == "field" else changes
+
     def sides_swapped(self, batch: Batch) -> bool:
         """As its base swaps them."""
         return self.base(batch.inputs).sides_swapped(batch)
@@ -290,6 +306,14 @@ def outcomes(match: Played) -> list[tuple[bool, bool]]:
     if match.features is None:
         return [(match.outcome == WIN, True)]
     return list(zip(match.wins, match.touched, strict=True)) if match.touched else []
+
+
+def pair(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A patched card's row without and with the patch, as a comparison keeps it."""
+    if row is None:
+        return None
+    return {variant: None if row[variant] is None else {key: row[variant][key] for key in (
+        "appearances", "win_rate", "delta", "delta_ci")} for variant in VARIANTS}
 
 
 def pct_of(row: Mapping[str, Any]) -> str:
