@@ -181,8 +181,8 @@ class StudyKind:
     form_reads: ClassVar[tuple[str, ...]] = ()  # the common form fields it reads (agents), besides its own
     game_roles: ClassVar[tuple[str, ...]] = ()  # the game's study form parts it reads (matchup, subject...)
     stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
-    has_overall: ClassVar[bool] = True  # its results hold side a's figures over every pairing at the top
-    overall_note: ClassVar[str] = " over every pairing"  # how the report titles those figures
+    has_overall: ClassVar[bool] = True  # side a's win rate over every pairing says something: the report draws it
+    overall_note: ClassVar[str] = " over every pairing"  # how the default headline titles that win rate
     details_note: ClassVar[str] = ""  # whose details the report shows, when not the overall figures'
     form_legend: ClassVar[str] = ""  # the title of its own part of the study form
     variant_field: ClassVar[str] = ""  # its own form field choosing a variant that reads its own inputs

@@ -44,7 +44,6 @@ class Kind(StudyKind):
     notes = {"subject": "mirror: the army (team) that plays both sides, the first seat always side a."}
     form_reads = ("agent_a", "agent_b")
     game_roles = ("subject",)
-    overall_note = " (the first seat)"
 
     def validate(self, attrs: dict[str, Any]) -> None:
         """A subject, and sides never swapped (the seat is what it measures)."""

@@ -80,7 +80,6 @@ class Kind(StudyKind):
     keys = frozenset({"patch", "base"})
     form_legend = "What-if patch"
     variant_field = "base"  # the form reads what its base reads, as a variant of the what-if
-    overall_note = ""
     details_note = " (baseline)"
     has_overall = False
 
