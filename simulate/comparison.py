@@ -21,7 +21,6 @@ from simulate.study_kinds.base import Headline
 # Said alike whether a study does not exist or is another account's.
 NO_SUCH_STUDY = "There is no study {name} = {value}, or it is private: a study started while signed in is seen only " \
                 "by its account."
-SIDES = ("a", "b")
 
 
 class NotComparable(DomainError):
@@ -49,12 +48,13 @@ def comparable(*, user, a: str | None, b: str | None) -> tuple[Batch, Batch]:
               for name, value in given.items() if not value or not is_uuid(value)]
     if errors:
         raise InputError("Give two study ids: ?a=<id>&b=<id>.", errors)
-    if a == b:
+    ids = {name: uuid.UUID(value) for name, value in given.items() if value}
+    if ids["a"] == ids["b"]:
         raise NotComparable("Give two different studies.")
-    found = {str(batch.pk): batch for batch in selectors.batch_visible(user=user).filter(pk__in=[a, b]).defer("tally")}
+    found = {batch.pk: batch for batch in selectors.batch_visible(user=user).filter(pk__in=ids.values()).defer("tally")}
     studies = {}
     for name, value in given.items():
-        batch = found.get(str(uuid.UUID(value)))
+        batch = found.get(ids[name])
         if batch is None:
             raise Http404(NO_SUCH_STUDY.format(name=name, value=value))
         studies[name] = batch
