@@ -8,6 +8,7 @@ CONN_MAX_AGE   seconds a database connection is kept (default 60, 0 when DEBUG i
 CACHE_URL / REDIS_URL  Redis for the cache and throttle counts (default: a database table)
 NUM_PROXIES    trusted proxies in front of the service (default 0: X-Forwarded-For ignored)
 THROTTLE_*     request rates (see REST_FRAMEWORK below and the README)
+THROTTLE_DESIGNER_STUDIES  studies an hour of a designer (staff, or the "designers" group; default 200/hour)
 CELERY_BROKER_URL  broker for batch simulation (default: none, tasks run in-process)
 CELERY_VISIBILITY_TIMEOUT  seconds before Redis hands an unacknowledged chunk to another worker (default 300)
 """
@@ -263,6 +264,8 @@ REST_FRAMEWORK: dict[str, Any] = {
         "simulate": os.environ.get("THROTTLE_SIMULATE", "60/minute"),
         # Queueing a batch: up to 10,000 matches each.
         "batches": os.environ.get("THROTTLE_BATCHES", "10/hour"),
+        # The same for designers (staff, or the "designers" group): their studies are the point of the lab.
+        "designer_batches": os.environ.get("THROTTLE_DESIGNER_STUDIES", "200/hour"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "cardsdb.api.errors.exception_handler",

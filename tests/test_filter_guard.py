@@ -80,6 +80,13 @@ EXEMPT: dict[str, dict[str, str]] = {
     "legends.DefenseCard": LEGENDS_CARD,
     "legends.SummoningCard": LEGENDS_CARD,
     "legends.TeamSetup": {"owner": OWNER},
+    "simulate.Batch": {
+        "owner": OWNER, "finished_at": "sort with `ordering`",
+        **dict.fromkeys(("client", "queued_by", "runner", "heartbeat_at", "served_at", "chunk_size", "chunks", "error"),
+                        "the runner's bookkeeping, not what a designer looks a study up by"),
+        **dict.fromkeys(("count", "played", "per_pairing", "seed", "swap_sides", "until_ci_width"),
+                        "a study's size and seeds: shown in each row of the list, which holds one account's studies"),
+    },
 }
 
 # FilterSet model -> field -> the filter that reaches it by another path than its field_name.

@@ -15,6 +15,9 @@ most 2N in any span of one period). Every request counts, refused ones too.
 Who is counted: an anonymous client per address; a signed-in one per account and per address, each
 against the same rate, so that accounts made for free at one address do not multiply its bounds. The
 address is DRF's (REMOTE_ADDR, or with NUM_PROXIES the address the farthest trusted proxy saw).
+
+A designer (cardsdb.api.permissions.is_designer) is counted against `designer_<scope>` instead of a view's
+scope when that rate is set: studies are their work, not a stranger's load.
 """
 
 from __future__ import annotations
@@ -33,7 +36,10 @@ from django.core.cache.backends.redis import RedisCache
 from django.db import connections, router
 from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
+from cardsdb.api.permissions import is_designer
+
 KEY_PREFIX = "throttle"
+DESIGNER_PREFIX = "designer_"  # a scope's rate for designers: designer_<scope>
 PRUNE_ONE_IN = 500  # the database cache: expired counters are deleted at one request in this many
 
 # INCR, then an expiry for a counter that has none (a new one): one atomic step on the Redis server.
@@ -171,12 +177,16 @@ class UserThrottle(_Counted, UserRateThrottle):
 
 class ScopedThrottle(_Counted, ScopedRateThrottle):
     """The rate of the view's `throttle_scope` (auth, simulate, batches), on top of anon/user: per address,
-    and per account as well when signed in. A view without a scope is not counted here."""
+    and per account as well when signed in; a designer's `designer_<scope>` where one is set. A view without
+    a scope is not counted here."""
 
     def allow_request(self, request, view) -> bool:
         self.scope = getattr(view, self.scope_attr, None)
         if not self.scope:
             return True
+        own = DESIGNER_PREFIX + self.scope
+        if own in self.THROTTLE_RATES and is_designer(getattr(request, "user", None)):
+            self.scope = own
         self.rate = self.get_rate()
         if self.rate is None:
             return True

@@ -1,5 +1,5 @@
 """The figures of a study as the API answers them, shared by the kinds that read them: outcomes with their
-interval, by first seat, rounds, ends, decisiveness, and a field's rows of members."""
+interval, by sides as given and swapped, rounds, ends, decisiveness, and a field's rows of members."""
 
 from __future__ import annotations
 
@@ -26,8 +26,12 @@ class OutcomeFiguresSerializer(serializers.Serializer):
 
 
 class ByFirstSerializer(serializers.Serializer):
-    a = OutcomeFiguresSerializer(help_text="The matches in which side a held the first seat.")
-    b = OutcomeFiguresSerializer(help_text="The matches in which side b held it (sides swapped).")
+    """Side a's outcomes split by the halves of a study that swaps sides (the key is kept from when the split
+    was named for the first seat; who acted first in a match is not measured)."""
+
+    a = OutcomeFiguresSerializer(help_text="The matches played with the sides as given.")
+    b = OutcomeFiguresSerializer(help_text="The matches played with the two sides swapped (every second match of "
+                                           "a pairing that swaps), still counted for side a.")
 
 
 class StudyRoundsSerializer(serializers.Serializer):

@@ -42,7 +42,7 @@ from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
 from simulate.models import Batch as BatchModel
 from simulate.services import game_matches
-from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_label, kind_names, study_kind
 
 # ------------------------------------------------------------------------------------- requests
 
@@ -222,14 +222,17 @@ class BatchResultSerializer(serializers.ModelSerializer):
     replayable = serializers.SerializerMethodField(
         help_text="Whether POST .../rerun/ plays it again exactly (it kept what it played).")
     published_at = serializers.DateTimeField(allow_null=True, help_text="When staff published it; null if private.")
-    rerun_of: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True,
-                                                  help_text="The study it played again, if it is a rerun.")
+    rerun_of: serializers.PrimaryKeyRelatedField = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="The study it played again, if it is a rerun.")
+    kind_label = serializers.SerializerMethodField(help_text="The kind of study as the pages name it.")
+    about = serializers.SerializerMethodField(help_text="What the study is of, in a few words (a what-if's patch, "
+                                                        "a gauntlet's opponents, a field's pool...).")
 
     class Meta:
         model = Batch
-        fields = ["id", "url", "game", "kind", "status", "count", "played", "per_pairing", "seed", "swap_sides",
-                  "until_ci_width", "chunks", "results", "summary", "error", "inputs", "catalogue", "replayable",
-                  "published_at", "rerun_of", "created_at", "updated_at", "finished_at"]
+        fields = ["id", "url", "game", "kind", "kind_label", "about", "status", "count", "played", "per_pairing",
+                  "seed", "swap_sides", "until_ci_width", "chunks", "results", "summary", "error", "inputs",
+                  "catalogue", "replayable", "published_at", "rerun_of", "created_at", "updated_at", "finished_at"]
         read_only_fields = fields
 
     @extend_schema_field(CatalogueStateSerializer(allow_null=True))
@@ -238,6 +241,13 @@ class BatchResultSerializer(serializers.ModelSerializer):
 
     def get_replayable(self, batch: Batch) -> bool:
         return batch.frozen_id is not None
+
+    def get_kind_label(self, batch: Batch) -> str:
+        return kind_label(batch.kind)
+
+    def get_about(self, batch: Batch) -> str:
+        kind = KINDS.get(batch.kind)
+        return kind.about(batch) if kind else ""
 
 
 class SimulatedSerializer(serializers.Serializer):

@@ -14,5 +14,7 @@ urlpatterns = [
       for game in services.GAME_MATCHES),
     *(path(f"{game}/batches/", views.BatchCreateView.as_view(game=game), name=f"{game}-batch-create")
       for game in services.GAME_MATCHES),
+    # Before the router's, whose `batches/<id>/` would take `compare` for an id.
+    path("batches/compare/", views.BatchCompareView.as_view(), name="batch-compare"),
     *router.urls,
 ]

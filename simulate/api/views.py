@@ -10,18 +10,22 @@ from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, filters, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.metadata import SimpleMetadata
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cardsdb.api.filters import CheckedFiltersMixin, is_blank
+from cardsdb.api.filters import CheckedFiltersMixin, is_blank, query_parameter_errors
 from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
-from simulate import background, batches, publishing, selectors, services
+from simulate import background, batches, comparison, publishing, selectors, services
+from simulate.api.comparison import ComparisonSerializer, comparison_data
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
 from simulate.api.serializers import BatchSerializer, MatchSerializer, study_inputs
+from simulate.filtersets import BatchFilter
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +200,8 @@ class BatchViewSet(EveryGameViewSet):
 
     serializer_class = BatchSerializer
     throttle_scope: str | None = None  # a rerun queues a study: the scope of queuing one (`batches`)
-    filterset_fields = ["game", "status"]
-    ordering_fields = ["created_at"]
+    filterset_class = BatchFilter
+    ordering_fields = ["created_at", "finished_at"]
     answer = "batch_result"
 
     def get_queryset(self):
@@ -254,3 +258,28 @@ class MatchViewSet(EveryGameViewSet):
         match = self.get_object()
         page = self.paginate_queryset(match.events)
         return self.get_paginated_response(page)
+
+
+class BatchCompareView(ResumesBatches, APIView):
+    """Two finished studies of one kind and one game side by side."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        operation_id="simulate_batches_compare",
+        parameters=[OpenApiParameter(name, OpenApiTypes.UUID, OpenApiParameter.QUERY, required=True,
+                                     description=f"Study {name}: yours, or an anonymous one.") for name in ("a", "b")],
+        responses=ComparisonSerializer,
+    )
+    def get(self, request):
+        """Studies a and b side by side: their headlines, and for field studies every member's delta in each
+        with the difference (a less b) and its interval; for what-ifs of a field, each patched card's rows.
+        400 `not_comparable` for studies of different kinds or games, the same study twice or an unfinished
+        one; 404 for one you may not read."""
+        errors = query_parameter_errors(request.query_params)
+        if errors:
+            raise exceptions.ValidationError(errors)
+        first, second = comparison.comparable(user=request.user, a=request.query_params.get("a"),
+                                              b=request.query_params.get("b"))
+        answer = comparison_data(comparison.compare(first, second))
+        return Response(ComparisonSerializer(answer, context={"request": request}).data)

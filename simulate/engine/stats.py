@@ -5,7 +5,8 @@ References: E. B. Wilson (1927), "Probable inference, the law of succession, and
 R. G. Newcombe (1998), "Interval estimation for the difference between independent proportions" (method 10)
 and "Improved confidence intervals for the difference between binomial proportions based on paired data"
 (method 10), both in Statistics in Medicine 17; McNemar (1947), exact form: a two-sided binomial test of the
-discordant pairs (`binomial_half_p`, which also tests a first seat's decisive matches against a coin).
+discordant pairs (`binomial_half_p`, which also tests a first seat's decisive matches against a coin); the
+difference of two independent studies' estimates with their standard errors combined (`independent_difference`).
 """
 
 from __future__ import annotations
@@ -95,3 +96,15 @@ def mcnemar_p(first_only: int, second_only: int) -> float:
     """McNemar's exact two-sided p-value: under no difference each discordant pair goes either way with
     probability 1/2, a binomial test of the discordant pairs."""
     return binomial_half_p(first_only, second_only)
+
+
+def independent_difference(first: float, first_interval: Interval, second: float, second_interval: Interval,
+                           z: float = Z95) -> tuple[float, Interval]:
+    """The difference `first - second` of two estimates from independent studies, with its interval: each
+    one's standard error read off its own 95% interval (its width over 2z), combined as the root of the sum of
+    their squares; a normal approximation (Newcombe's intervals are not quite symmetric)."""
+    first_se = (first_interval[1] - first_interval[0]) / (2 * z)
+    second_se = (second_interval[1] - second_interval[0]) / (2 * z)
+    margin = z * math.sqrt(first_se**2 + second_se**2)
+    difference = first - second
+    return difference, (difference - margin, difference + margin)

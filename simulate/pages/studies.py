@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.paginator import InvalidPage, Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.errors import exception_handler, page_error
+from cardsdb.api.filters import query_parameter_errors
 from cardsdb.pages.throttles import throttle_scope
 from cardsdb.pages.wording import named_violations
-from simulate import background, batches, selectors
+from simulate import background, batches, comparison, selectors
 from simulate.api.views import start_batch
 from simulate.engine.errors import InputError
+from simulate.filtersets import BatchFilter
 from simulate.models import Batch
 from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_title, game_titles
-from simulate.pages.report import DEFAULT_SORT, SORTS, details, figures
+from simulate.pages.report import DEFAULT_SORT, SORTS, compared_shown, details, figures, headline
 from simulate.pages.study_forms import StudyForm
 from simulate.services import IllegalMatchSetup, game_matches
 from simulate.study_kinds import KINDS, study_kind
@@ -32,6 +35,8 @@ RUNNING = (Batch.Status.QUEUED, Batch.Status.RUNNING)
 NO_SUCH_STUDY = ("There is no study at this address, or it is private: a study started while signed in is seen "
                  "only by its account.")
 RECENT_STUDIES = 10
+STUDIES_PAGE_SIZE = 25
+COMPARE_CHOICES = 50  # the user's other studies offered to compare a study with
 
 
 # ------------------------------------------------------------------------------------ starting
@@ -63,7 +68,8 @@ def study_new(request):
             status = 400
     else:
         form = StudyForm.linked(game, request.GET)
-    recent = selectors.batch_list(user=request.user).order_by("-created_at")[:RECENT_STUDIES]
+    recent = [study_row(batch) for batch in selectors.batch_list(user=request.user).defer("tally", "results")
+              .order_by("-created_at")[:RECENT_STUDIES]]
     return render(request, "simulate/pages/study_new.html", {
         "nav": "studies", "form": form, "game": game, "game_name": pages.title, "games": game_titles(),
         "game_form": pages.study_form_template,
@@ -96,6 +102,39 @@ def refusal_of(exc: Exception, form: StudyForm) -> dict[str, Any]:
     return {"message": answer["message"], "fields": fields, "violations": named_violations(answer.get("violations", []))}
 
 
+# ------------------------------------------------------------------------------------ the list
+
+
+@require_http_methods(["GET", "HEAD"])
+def study_list(request):
+    """Your studies, newest first, filtered as the API's list filters them (kind, status, game), a page at a
+    time."""
+    errors = query_parameter_errors(request.GET)
+    filters = BatchFilter(request.GET, queryset=selectors.batch_list(user=request.user)
+                          .defer("tally", "results", "summary").order_by("-created_at"))
+    if not errors and not filters.is_valid():
+        errors = {name: [str(message) for message in messages] for name, messages in filters.errors.items()}
+    page_obj, status = None, 400 if errors else 200
+    if not errors:
+        paginator = Paginator(filters.qs, STUDIES_PAGE_SIZE)
+        number = request.GET.get("page", "1")
+        try:
+            page_obj = paginator.page(number)
+        except InvalidPage:
+            errors, status = {"page": [f"There is no page “{number}”: the pages go from 1 to "
+                                       f"{paginator.num_pages}."]}, 404
+    rows = [study_row(batch) for batch in page_obj.object_list] if page_obj else []
+    return render(request, "simulate/pages/study_list.html", {
+        "nav": "studies", "form": filters.form, "errors": errors, "page_obj": page_obj, "rows": rows,
+    }, status=status)
+
+
+def study_row(batch: Batch) -> dict[str, Any]:
+    """A study as the list shows it: its kind and what it is of, in words."""
+    kind = KINDS.get(batch.kind)
+    return {"batch": batch, "label": kind.label if kind else batch.kind, "about": kind.about(batch) if kind else ""}
+
+
 # ------------------------------------------------------------------------------------ reading
 
 
@@ -114,14 +153,16 @@ def study_detail(request, batch_id):
     if sort not in SORTS:
         return page_error(request, 400, f"Unknown order; give one of {', '.join(SORTS)}.")
     return render(request, "simulate/pages/study_detail.html", {
-        "nav": "studies", **state_context(batch, sort), "game_name": game_title(batch.game),
+        "nav": "studies", **state_context(batch, sort, request.user), "game_name": game_title(batch.game),
+        "sides_swapped": study_kind(batch.kind).sides_swapped(batch),
     })
 
 
 def study_progress(request, batch_id):
     """The part of the study page that changes: polled every second while the study plays."""
     batch = visible_batch(request, batch_id)
-    return render(request, "simulate/pages/study_state.html", {**state_context(batch, DEFAULT_SORT), "oob": True})
+    return render(request, "simulate/pages/study_state.html", {**state_context(batch, DEFAULT_SORT, request.user),
+                                                                "oob": True})
 
 
 @require_POST
@@ -131,27 +172,59 @@ def study_cancel(request, batch_id):
     return redirect("study-detail", batch_id=batch_id)
 
 
-def state_context(batch: Batch, sort: str) -> dict[str, Any]:
+def state_context(batch: Batch, sort: str, user) -> dict[str, Any]:
     running = batch.status in RUNNING
     context: dict[str, Any] = {"batch": batch, "running": running, "sort": sort,
                                "sorts": [(value, label) for value, (_, label) in SORTS.items()]}
     if not running and batch.played:
         context["report"] = report(batch, sort)
+    if batch.status == Batch.Status.DONE:
+        context["compare_choices"] = [study_row(other) for other in comparable_with(batch, user)]
     return context
+
+
+def comparable_with(batch: Batch, user) -> list[Batch]:
+    """The user's other finished studies of the batch's kind and game, newest first, as many as a select
+    shows."""
+    return list(selectors.batch_list(user=user).filter(kind=batch.kind, game=batch.game, status=Batch.Status.DONE)
+                .exclude(pk=batch.pk).defer("tally", "results", "summary").order_by("-finished_at")[:COMPARE_CHOICES])
+
+
+# ------------------------------------------------------------------------------------ comparing
+
+
+@require_http_methods(["GET", "HEAD"])
+def study_compare(request):
+    """Two finished studies of one kind and one game side by side (?a=<id>&b=<id>), as the API compares them."""
+    errors = query_parameter_errors(request.GET)
+    if errors:
+        return page_error(request, 400, " ".join(f"{name}: {' '.join(reasons)}" for name, reasons in errors.items()))
+    try:
+        first, second = comparison.comparable(user=request.user, a=request.GET.get("a"), b=request.GET.get("b"))
+    except InputError as exc:
+        return page_error(request, 400, f"{exc} " + " ".join(f"{path}: {reason}" for path, reason in exc.errors))
+    except comparison.NotComparable as exc:
+        return page_error(request, 400, str(exc))
+    except Http404 as exc:
+        return page_error(request, 404, str(exc))
+    return render(request, "simulate/pages/study_compare.html", {
+        "nav": "studies", "game_name": game_title(first.game), **compared_shown(comparison.compare(first, second)),
+    })
 
 
 # ------------------------------------------------------------------------------------ the report
 
 
 def report(batch: Batch, sort: str) -> dict[str, Any]:
-    """What the report shows of a batch's results: the overall figures, the details, and what its kind adds
-    (its partial, `template`)."""
+    """What the report shows of a batch's results: what its kind measures (its headline, with the overall
+    chart of a kind that has one), what its kind adds (its partial, `template`), and the details."""
     results = batch.results or {}
     kind = study_kind(batch.kind)
     side, other = game_pages(batch.game).side_names
     answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind, "template": kind.template,
-                              "overall_note": kind.overall_note, "details_note": kind.details_note,
-                              "details": details(kind.details_of(results), side)}
+                              "headline": headline(kind.headline(batch, results, side)),
+                              "details_note": kind.details_note,
+                              "details": details(kind.details_of(results), side, swapped=kind.sides_swapped(batch))}
     if kind.has_overall:
         answer["overall"] = figures(results, f"Win rate of {side}")
     return {**answer, **kind.report(batch, results, sort)}

@@ -3,7 +3,9 @@ from django.urls import path
 from simulate.pages import studies
 
 urlpatterns = [
+    path("", studies.study_list, name="study-list"),
     path("new/", studies.study_new, name="study-new"),
+    path("compare/", studies.study_compare, name="study-compare"),
     path("<uuid:batch_id>/", studies.study_detail, name="study-detail"),
     path("<uuid:batch_id>/progress/", studies.study_progress, name="study-progress"),
     path("<uuid:batch_id>/cancel/", studies.study_cancel, name="study-cancel"),

@@ -119,6 +119,55 @@ class Played:
     touched: list[bool] = field(default_factory=list)  # whether each side fielded a patched card
 
 
+@dataclass(frozen=True)
+class Outcomes:
+    """Outcomes a headline counts: wins, draws and losses of a side, or only the draws where no side is
+    the one studied (a field's sides are drawn at random, a matrix's first side is each row in turn)."""
+
+    whose: str  # "side a", "baseline"...
+    played: int
+    wins: int
+    draws: int
+    losses: int
+    sided: bool = True
+
+    @classmethod
+    def of(cls, whose: str, figures: Mapping[str, Any], *, sided: bool = True) -> Outcomes:
+        wins, draws, losses = (int(figures.get(key, 0)) for key in ("wins", "draws", "losses"))
+        return cls(whose, int(figures.get("played", wins + draws + losses)), wins, draws, losses, sided)
+
+    @property
+    def draw_share(self) -> float | None:
+        return self.draws / self.played if self.played else None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A line of a headline's ranking: a member (a card, an entrant) and its figure with its interval."""
+
+    name: str
+    value: float | None
+    interval: Mapping[str, float] | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What a study measures, first in its report, on the page and on the command line alike: the figure
+    with its 95% interval, the outcomes with their draws, a ranking, and what else it says in words."""
+
+    measures: str  # what the figure is, as the report's first title
+    value: float | None = None  # a rate, or a difference of rates when `difference`
+    interval: Mapping[str, float] | None = None
+    difference: bool = False
+    outcomes: tuple[Outcomes, ...] = ()
+    ranked_title: str = ""
+    ranked_figure: str = ""  # what the ranking's figure is ("delta", "mean win rate")
+    ranked: tuple[Ranked, ...] = ()
+    ranked_difference: bool = False  # the ranking's figures are differences of rates
+    note: str = ""
+
+
 class StudyKind:
     """A kind of study. Subclasses set the class attributes and override what differs from a matchup-like
     study of independent matches (one unit, one match)."""
@@ -132,8 +181,8 @@ class StudyKind:
     form_reads: ClassVar[tuple[str, ...]] = ()  # the common form fields it reads (agents), besides its own
     game_roles: ClassVar[tuple[str, ...]] = ()  # the game's study form parts it reads (matchup, subject...)
     stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
-    has_overall: ClassVar[bool] = True  # its results hold side a's figures over every pairing at the top
-    overall_note: ClassVar[str] = " over every pairing"  # how the report titles those figures
+    has_overall: ClassVar[bool] = True  # side a's win rate over every pairing says something: the report draws it
+    overall_note: ClassVar[str] = " over every pairing"  # how the default headline titles that win rate
     details_note: ClassVar[str] = ""  # whose details the report shows, when not the overall figures'
     form_legend: ClassVar[str] = ""  # the title of its own part of the study form
     variant_field: ClassVar[str] = ""  # its own form field choosing a variant that reads its own inputs
@@ -209,11 +258,30 @@ class StudyKind:
     # ---------------------------------------------------------------------------- report
 
     def details_of(self, results: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The figures whose details (first seat, rounds, ends) the report shows."""
+        """The figures whose details (sides as given and swapped, rounds, ends) the report shows."""
         return results
 
+    def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
+        """What it measures, first in its report: by default side a's (team 0's) win rate over every pairing
+        with its wins, draws and losses."""
+        return Headline(f"Win rate of {side}{self.overall_note}", results.get("win_rate"),
+                        results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),))
+
+    def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
+        """What a comparison of two of its finished studies of one game shows besides their headlines side by
+        side (simulate.comparison)."""
+        return {}
+
+    def about(self, batch: Batch) -> str:
+        """What the study is of, in a few words, for the study list (its agents by default)."""
+        return f"agents {agents_text(batch.inputs.get('agents'))}"
+
+    def sides_swapped(self, batch: Batch) -> bool:
+        """Whether some of its matches were played with the two sides swapped (every second one)."""
+        return batch.swap_sides
+
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-        """What its partial shows besides the overall figures and details (simulate.pages.report)."""
+        """What its partial shows besides the headline and details (simulate.pages.report)."""
         return {}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
@@ -324,3 +392,20 @@ def merge_all(legs: Sequence[Tally]) -> Tally:
     for leg in legs:
         merge(total, {key: value for key, value in leg.items() if key != "groups"})
     return total
+
+
+# ------------------------------------------------------------------------------------- words
+
+
+def agents_text(agents: Any) -> str:
+    """The agents of a request as a reader names them (the game's default when none was given)."""
+    if not agents:
+        return "the default"
+    return ", ".join(agents.values() if isinstance(agents, Mapping) else [agents] if isinstance(agents, str) else agents)
+
+
+def listed(values: Sequence[Any], what: str, shown: int = 3) -> str:
+    """A few values in words (`sets er-core, er-wild`), or how many there are when they are more."""
+    if len(values) > shown:
+        return f"{len(values)} {what}"
+    return f"{what} {', '.join(str(value) for value in values)}"

@@ -8,14 +8,27 @@ from typing import TYPE_CHECKING, Any
 from rest_framework import serializers
 
 from simulate.api.figures import group_fields
+from simulate.engine.stats import independent_difference
 from simulate.engine.tally import Tally, figures, group_rows
-from simulate.pages.report import field_groups
-from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
+from simulate.pages.report import GROUP_TITLES, field_groups, field_row, member_names
+from simulate.services import game_studies
+from simulate.study_kinds.base import (
+    Headline,
+    Outcomes,
+    Pairing,
+    PlanRequest,
+    Ranked,
+    StudyKind,
+    listed,
+    merge_all,
+)
 from simulate.study_kinds.text import field_group_lines
 
 if TYPE_CHECKING:
     from simulate.models import Batch
     from simulate.services import GameStudies
+
+HEADLINE_ROWS = 3  # members at each end of the headline's ranking
 
 
 class Kind(StudyKind):
@@ -25,6 +38,8 @@ class Kind(StudyKind):
     template = "simulate/studies/field.html"
     keys = frozenset({"pool"})
     game_roles = ("pool",)
+    has_overall = False  # its sides are drawn at random: side a's win rate says nothing
+    details_note = " (of every match)"
 
     def pairings(self, request: PlanRequest) -> list[Pairing]:
         """One pairing drawing both sides from the pool, never swapped (the draw is the same either way)."""
@@ -38,6 +53,47 @@ class Kind(StudyKind):
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The overall figures and every group's rows."""
         return {**figures(merge_all(total["pairings"])), **group_tables(studies, total["pairings"][0])}
+
+    def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
+        """Its first group's (cards', protectors') highest and lowest deltas with their intervals, and the
+        draws of every match."""
+        group, key = next(iter(game_studies(batch.game).field_groups.items()))
+        rows = sorted((row for row in results.get(group) or [] if row["delta"] is not None),
+                      key=lambda row: (-row["delta"], row[key]))
+        ends = rows if len(rows) <= 2 * HEADLINE_ROWS else rows[:HEADLINE_ROWS] + rows[-HEADLINE_ROWS:]
+        names = member_names(batch.game, group, [row[key] for row in ends])
+        shown = [field_row(batch.game, group, row, key, names) for row in ends]
+        title = GROUP_TITLES.get(group, group)
+        return Headline(
+            f"{title} by delta: the win rate of the sides fielding one less that of the sides without it",
+            outcomes=(Outcomes.of("every match", results, sided=False),),
+            ranked_title=f"{title}: the highest and lowest deltas" if len(rows) > len(ends) else f"{title} by delta",
+            ranked_figure="delta", ranked=tuple(Ranked(row["name"], row["delta"], row_["delta_ci"], row["url"])
+                         for row, row_ in zip(shown, ends, strict=True)),
+            ranked_difference=True)
+
+    def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
+        """Every member of either study: its delta in each, and the difference of the two (first less second)
+        with its interval, the largest differences first; a member one study never fielded has none."""
+        rows = []
+        for group, key in game_studies(first.game).field_groups.items():
+            of = [{row[key]: row for row in (batch.results or {}).get(group) or []} for batch in (first, second)]
+            for member in sorted(set(of[0]) | set(of[1])):
+                rows.append({"group": group, "member": member, **delta_difference(of[0].get(member), of[1].get(member))})
+        rows.sort(key=lambda row: (row["difference"] is None, -abs(row["difference"] or 0), row["group"], row["member"]))
+        return {"members": rows}
+
+    def about(self, batch: Batch) -> str:
+        """Its pool in words (the official sets when none was given)."""
+        pool = batch.inputs.get("pool")
+        if not isinstance(pool, Mapping) or not pool:
+            return "the official sets"
+        return "; ".join(listed(value, key) if isinstance(value, list) else f"{key} {value}"
+                         for key, value in pool.items())
+
+    def sides_swapped(self, batch: Batch) -> bool:
+        """Never: both sides are drawn alike."""
+        return False
 
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
         """A table per group, in the order asked for."""
@@ -65,3 +121,22 @@ def group_tables(studies: GameStudies, leg: Tally) -> dict[str, Any]:
     """Every group's rows of a leg that drew its sides."""
     groups = leg.get("groups", {})
     return {group: group_rows(groups, group, key) for group, key in studies.field_groups.items()}
+
+
+def delta_difference(first: Mapping[str, Any] | None, second: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A member's delta in two independent studies, and their difference with its interval (None when either
+    has no delta)."""
+    sides = {"a": member_delta(first), "b": member_delta(second)}
+    if first is None or second is None or first["delta"] is None or second["delta"] is None:
+        return {**sides, "difference": None, "difference_ci": None}
+    difference, (low, high) = independent_difference(
+        first["delta"], (first["delta_ci"]["low"], first["delta_ci"]["high"]),
+        second["delta"], (second["delta_ci"]["low"], second["delta_ci"]["high"]))
+    return {**sides, "difference": round(difference, 6), "difference_ci": {"low": round(low, 6), "high": round(high, 6)}}
+
+
+def member_delta(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What a comparison keeps of a member's row."""
+    if row is None:
+        return None
+    return {key: row[key] for key in ("appearances", "win_rate", "delta", "delta_ci", "flag")}

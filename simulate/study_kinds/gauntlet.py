@@ -11,7 +11,7 @@ from simulate.api.figures import FiguresSerializer
 from simulate.engine.tally import Tally, figures
 from simulate.pages.report import figures as shown
 from simulate.services import game_matches
-from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
+from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, agents_text, merge_all
 from simulate.study_kinds.text import figure_rows
 
 if TYPE_CHECKING:
@@ -53,6 +53,11 @@ class Kind(StudyKind):
         """The overall figures and a row per opponent."""
         legs = total["pairings"]
         return {**figures(merge_all(legs)), "opponents": [{"opponent": i, **figures(leg)} for i, leg in enumerate(legs)]}
+
+    def about(self, batch: Batch) -> str:
+        """How many opponents."""
+        opponents = batch.inputs.get("opponents") or []
+        return f"{len(opponents)} opponent{'s' if len(opponents) != 1 else ''}, agents {agents_text(batch.inputs.get('agents'))}"
 
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
         """A row of figures per opponent."""

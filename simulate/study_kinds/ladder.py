@@ -78,6 +78,10 @@ class Kind(StudyKind):
         return {**figures(merge_all(legs)), "agents": [
             {"agent": level, **figures(leg)} for level, leg in zip(levels_of(batch.inputs), legs, strict=True)]}
 
+    def about(self, batch: Batch) -> str:
+        """Its levels."""
+        return f"levels {', '.join(levels_of(batch.inputs))}"
+
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
         """A row of figures per level."""
         return {"rows": [{"name": row["agent"], **shown(row, f"Both sides {row['agent']}", axis=False)}

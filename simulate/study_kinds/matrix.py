@@ -12,7 +12,7 @@ from simulate.api.fields import TrueFalseField
 from simulate.api.figures import INTERVAL_SCHEMA
 from simulate.engine.tally import Tally, figures, new_tally
 from simulate.pages import charts
-from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
+from simulate.study_kinds.base import Headline, Outcomes, Pairing, PlanRequest, Ranked, StudyKind, merge_all
 from simulate.study_kinds.text import pct, table
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ class Kind(StudyKind):
     keys = frozenset({"entrants", "factions"})
     form_reads = ("agent_a", "agent_b")
     game_roles = ("entrants",)
+    has_overall = False  # its first side is each row in turn: no one side's win rate
+    details_note = " (of every match, from the row's side)"
 
     def fields(self) -> dict[str, serializers.Field]:
         """`factions`: every faction's strongest army as the entrants."""
@@ -118,29 +120,43 @@ class Kind(StudyKind):
         return {**figures(merge_all(total["pairings"])),
                 "matrix": {"rows": names, "cols": names, "cells": cells}, "standings": standings(cells, names)}
 
+    def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
+        """The standings, and the draws of every match."""
+        return Headline("Standings: each entrant's mean win rate against the others",
+                        outcomes=(Outcomes.of("every match", results, sided=False),), ranked_title="Standings",
+                        ranked_figure="mean win rate",
+                        ranked=tuple(Ranked(row["name"], row["mean_win_rate"]) for row in results.get("standings", [])))
+
+    def about(self, batch: Batch) -> str:
+        """Every faction, or how many entrants."""
+        entrants = batch.inputs.get("entrants")
+        if entrants == FACTIONS or batch.inputs.get("factions"):
+            return "every faction's strongest army"
+        return f"{len(entrants or [])} entrants"
+
+    def sides_swapped(self, batch: Batch) -> bool:
+        """Always: every cell is played from both sides."""
+        return True
+
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-        """The grid as a heat map, and the standings."""
+        """The grid as a heat map (the standings lead the report)."""
         matrix = results.get("matrix") or {}
         names, cells = matrix.get("rows", []), matrix.get("cells", [])
         rows = [{"name": name, "cells": [heat_cell(cell, names[j]) for j, cell in enumerate(cells[i] if i < len(cells)
                                                                                             else [])]}
                 for i, name in enumerate(names)]
-        ranked = [{"name": row["name"], "rate": charts.pct(row["mean_win_rate"])} for row in results.get("standings", [])]
-        return {"matrix": {"cols": names, "rows": rows, "standings": ranked}}
+        return {"matrix": {"cols": names, "rows": rows}}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
-        """The grid of win rates, then the standings."""
+        """The grid of win rates (the standings lead the report)."""
         given = labels.get("entrants", {})
         grid_ = results["matrix"]
         names = [given.get(i, name) for i, name in enumerate(grid_["rows"])]
         rows = [(f"{i + 1} {name}", *("—" if cell is None else pct(cell["win_rate"]) for cell in grid_["cells"][i]))
                 for i, name in enumerate(names)]
-        ranked = [(rank, names[row["entrant"]], pct(row["mean_win_rate"]))
-                  for rank, row in enumerate(results["standings"], start=1)]
         return ["", "Win rate of the row against the column (sides swapped every second match)",
-                *table(("", *(str(j + 1) for j in range(len(names)))), rows),
-                "", "Standings", *table(("#", "entrant", "mean win rate"), ranked, left=2)]
+                *table(("", *(str(j + 1) for j in range(len(names)))), rows)]
 
 
 def grid(legs: Sequence[Tally], size: int) -> list[list[dict[str, Any] | None]]:

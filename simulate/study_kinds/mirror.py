@@ -11,8 +11,15 @@ from rest_framework import serializers
 from simulate.engine.stats import binomial_half_p
 from simulate.engine.tally import Tally, figures
 from simulate.pages import charts
-from simulate.study_kinds.base import Pairing, PlanRequest, StudyKind, merge_all
-from simulate.study_kinds.text import ci, pct
+from simulate.study_kinds.base import (
+    Headline,
+    Outcomes,
+    Pairing,
+    PlanRequest,
+    StudyKind,
+    agents_text,
+    merge_all,
+)
 
 if TYPE_CHECKING:
     from simulate.models import Batch
@@ -37,7 +44,6 @@ class Kind(StudyKind):
     notes = {"subject": "mirror: the army (team) that plays both sides, the first seat always side a."}
     form_reads = ("agent_a", "agent_b")
     game_roles = ("subject",)
-    overall_note = " (the first seat)"
 
     def validate(self, attrs: dict[str, Any]) -> None:
         """A subject, and sides never swapped (the seat is what it measures)."""
@@ -62,31 +68,24 @@ class Kind(StudyKind):
         wins, losses = overall["wins"], overall["losses"]
         return {**overall, "first_seat": {"decisive": wins + losses, "p_value": round(binomial_half_p(wins, losses), 6)}}
 
-    def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-        """What was played (agents, matches, seeds) and what the test says."""
+    def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
+        """The first seat's win rate, its outcomes, and the test of its decisive matches against a coin."""
         first = results.get("first_seat") or {}
+        return Headline(f"Win rate of the first seat ({side} in every match)", results.get("win_rate"),
+                        results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),),
+                        note=f"Exact binomial test of the first seat's wins over {first.get('decisive', 0)} decisive "
+                             f"matches against 50%: p = {charts.probability(first.get('p_value'))}.")
+
+    def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
+        """What was played (agents, matches, seeds); its rate and test lead the report."""
         return {"mirror": {
             "agents": agents_text(batch.inputs.get("agents")), "played": batch.played,
             "first_seed": batch.seed, "last_seed": batch.seed + max(batch.played, 1) - 1,
-            "win_rate": charts.pct(results.get("win_rate")), "ci": charts.interval(results.get("win_rate_ci")),
-            "draws": results.get("draws", 0), "decisive": first.get("decisive", 0),
-            "p_value": charts.probability(first.get("p_value")),
         }}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
-        """The first seat's rate, the draws and the test, and that sides were never swapped."""
-        first = results["first_seat"]
+        """What it played, and that sides were never swapped (its rate and test lead the report)."""
         return ["", f"Mirror: the same {seats['a']} in both seats, never swapped; {batch.played} matches with "
                     f"agents {agents_text(batch.inputs.get('agents'))}, seeds {batch.seed} to "
-                    f"{batch.seed + max(batch.played, 1) - 1}",
-                f"First seat: win rate {pct(results['win_rate'])} (95% CI {ci(results['win_rate_ci'])}), "
-                f"{results['draws']} draws; exact binomial test over {first['decisive']} decisive matches against "
-                f"50%: p = {first['p_value']:.4g}"]
-
-
-def agents_text(agents: Any) -> str:
-    """The agents of a request as a reader names them (the game's default when none was given)."""
-    if not agents:
-        return "the default"
-    return ", ".join(agents.values() if isinstance(agents, Mapping) else [agents] if isinstance(agents, str) else agents)
+                    f"{batch.seed + max(batch.played, 1) - 1}"]

@@ -1,13 +1,16 @@
 """The figures of a study as the command line prints them: plain tables, percentages, intervals.
 
-`manage.py simulate_batch` prints the overall figures with `headline`, then what the study's kind adds
-(`StudyKind.text`), built from these pieces.
+`manage.py simulate_batch` prints what the study's kind measures (`StudyKind.headline`, as `headline_lines`),
+the details of its matches (`details`), then what the kind adds (`StudyKind.text`), built from these pieces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simulate.study_kinds.base import Headline, Outcomes
 
 FIELD_ROWS = 10  # rows of each end of a field group
 HISTOGRAM_BINS = 20  # rounds are listed match by match up to this many distinct values
@@ -56,10 +59,13 @@ def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
             ci(figures["win_rate_ci"])]
 
 
+SIDES = {"a": "as given", "b": "swapped"}  # the matches of each half of a study that swaps sides
+
+
 def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides: Sequence[str]) -> list[str]:
-    """One row of outcomes per study part (opponent, agent, variant): its win rate by the side that held the
-    first seat, its mean rounds and decisiveness."""
-    return table((label, *OUTCOME_HEADERS, f"{sides[0]} first", f"{sides[1]} first", "rounds", "kept in wins",
+    """One row of outcomes per study part (opponent, agent, variant): side a's win rate with the sides as given
+    and swapped, its mean rounds and decisiveness."""
+    return table((label, *OUTCOME_HEADERS, f"{sides[0]} as given", f"{sides[0]} swapped", "rounds", "kept in wins",
                   "in losses"), [
         (name, *outcome_cells(f), pct(f["by_first"]["a"]["win_rate"]), pct(f["by_first"]["b"]["win_rate"]),
          number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]))
@@ -67,20 +73,42 @@ def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides
     ])
 
 
-def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
-    """The win rate of side a with its interval, by first seat, rounds, ends and decisiveness."""
+def outcomes_text(outcomes: Outcomes) -> str:
+    """A headline's outcomes: W · D · L of a side, or the draws alone where no side is the one studied."""
+    share = f"draws {pct(outcomes.draw_share)}"
+    if not outcomes.sided:
+        return f"{outcomes.whose}: {outcomes.played} matches, {outcomes.draws} drawn ({share})"
+    return (f"{outcomes.whose}: W {outcomes.wins} · D {outcomes.draws} · L {outcomes.losses} of {outcomes.played} "
+            f"({share})")
+
+
+def headline_lines(head: Headline) -> list[str]:
+    """What the study measures: its figure with its interval, its outcomes, its ranking, its note."""
+    show = points if head.difference else pct
+    lines = [f"{head.measures}: {show(head.value)} (95% CI {ci(head.interval, show)})"
+             if head.value is not None or head.interval else head.measures,
+             *(outcomes_text(outcomes) for outcomes in head.outcomes)]
+    if head.ranked:
+        show = points if head.ranked_difference else pct
+        intervals = any(row.interval for row in head.ranked)
+        lines += ["", head.ranked_title, *table(("#", "name", head.ranked_figure, *(["95% CI"] if intervals else [])), [
+            (rank, row.name, show(row.value), *([ci(row.interval, show)] if intervals else []))
+            for rank, row in enumerate(head.ranked, 1)], left=2)]
+    return [*lines, *([head.note] if head.note else [])]
+
+
+def details(figures: Mapping[str, Any], seats: Mapping[str, str], *, swapped: bool) -> list[str]:
+    """Side a's outcomes with the sides as given and swapped (when they were), rounds, ends and decisiveness."""
     side = seats["a"]
     rounds, decisive = figures["rounds"], figures["decisiveness"]
     histogram = ", ".join(f"{r}: {n}" for r, n in rounds["histogram"].items()) \
         if len(rounds["histogram"]) <= HISTOGRAM_BINS else ""
     ends = ", ".join(f"{reason} {n}" for reason, n in figures["reasons"].items())
+    sides = [*table((f"{side}, sides", *OUTCOME_HEADERS),
+                    [(SIDES[half], *outcome_cells(figures["by_first"][half])) for half in ("a", "b")]), ""] \
+        if swapped else []
     return [
-        f"Win rate of {side}: {pct(figures['win_rate'])} (95% CI {ci(figures['win_rate_ci'])}), "
-        f"{figures['wins']} wins, {figures['draws']} draws, {figures['losses']} losses of {figures['played']}",
-        "",
-        *table(("first seat", *OUTCOME_HEADERS),
-               [(f"{seats[seat]} first", *outcome_cells(figures["by_first"][seat])) for seat in ("a", "b")]),
-        "",
+        *sides,
         f"Rounds: mean {number(rounds['mean'])}, min {rounds['min'] if rounds['min'] is not None else '—'}, "
         f"max {rounds['max'] if rounds['max'] is not None else '—'}" + (f" ({histogram})" if histogram else ""),
         f"Ends: {ends or '—'}",

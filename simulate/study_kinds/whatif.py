@@ -23,8 +23,17 @@ from simulate.pages import charts
 from simulate.pages.games import game_pages
 from simulate.pages.report import field_row, figures, member_names
 from simulate.services import game_matches, game_studies
-from simulate.study_kinds.base import PlanRequest, Played, Study, StudyKind, play_unit_match, relabelled
-from simulate.study_kinds.text import ci, figure_rows, pct, points, table
+from simulate.study_kinds.base import (
+    Headline,
+    Outcomes,
+    PlanRequest,
+    Played,
+    Study,
+    StudyKind,
+    play_unit_match,
+    relabelled,
+)
+from simulate.study_kinds.text import figure_rows, pct, points, table
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -71,7 +80,6 @@ class Kind(StudyKind):
     keys = frozenset({"patch", "base"})
     form_legend = "What-if patch"
     variant_field = "base"  # the form reads what its base reads, as a variant of the what-if
-    overall_note = ""
     details_note = " (baseline)"
     has_overall = False
 
@@ -169,6 +177,42 @@ class Kind(StudyKind):
         """The details shown are the baseline's."""
         return results.get("baseline", {})
 
+    def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
+        """The paired difference (patched less baseline) with its interval, both halves' outcomes, and the
+        discordant pairs with McNemar's test."""
+        difference = results.get("difference") or {}
+        discordant = difference.get("discordant") or {}
+        on_matchup = results.get("base", "matchup") == "matchup"
+        of = f"{side}'s win rate" if on_matchup else "the win rate of the sides fielding a patched card"
+        halves = tuple(Outcomes.of(f"{variant} ({side})" if on_matchup else f"{variant} (every match)",
+                                   results.get(variant) or {}, sided=on_matchup) for variant in VARIANTS)
+        return Headline(
+            f"Patched less baseline: {of}, paired by seed", difference.get("win_rate"), difference.get("ci"),
+            difference=True, outcomes=halves,
+            note=f"{difference.get('pairs', 0)} pairs on the same seeds: won only without the patch "
+                 f"{discordant.get('baseline_only', 0)}, only with it {discordant.get('patched_only', 0)}; "
+                 f"McNemar's exact test p = {charts.probability(results.get('p_value'))}.")
+
+    def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
+        """Each patched card's rows without and with the patch in both studies (what-ifs of a field)."""
+        rows = [{row["card"]: row for row in (batch.results or {}).get("patched_rows") or []}
+                for batch in (first, second)]
+        if not rows[0] and not rows[1]:
+            return {}
+        return {"patched_cards": [{"card": card, "a": pair(rows[0].get(card)), "b": pair(rows[1].get(card))}
+                                  for card in sorted(set(rows[0]) | set(rows[1]))]}
+
+    def about(self, batch: Batch) -> str:
+        """The patch in short (`merlin atk → 9`), and its base when it is a field."""
+        changes = "; ".join(f"{entry.get('card')} " + ", ".join(f"{field} → {value}" for field, value in
+                                                               (entry.get("changes") or {}).items())
+                            for entry in batch.inputs.get("patch") or [] if isinstance(entry, Mapping))
+        return f"{changes} (on a field)" if batch.inputs.get("base") == "field" else changes
+
+    def sides_swapped(self, batch: Batch) -> bool:
+        """As its base swaps them."""
+        return self.base(batch.inputs).sides_swapped(batch)
+
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
         """Both halves' figures, the difference with its chart, the patch, the patched cards' rows."""
         side = game_pages(batch.game).side_names[0]
@@ -194,18 +238,11 @@ class Kind(StudyKind):
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
-        """Both halves, the difference with its interval and test, the patched cards' rows."""
+        """Both halves and the patched cards' rows (the difference leads the report)."""
         side, sides = seats["a"], game_matches(batch.game).sides
-        difference = results["difference"]
-        discordant = difference["discordant"]
-        of = f"{side}'s win rate" if results["base"] == "matchup" else "the win rate of armies with a patched card"
-        lines = [f"What-if on a {results['base']}, every seed played without and with the patch ({side}'s figures)",
-                 *figure_rows("variant", [(variant, results[variant]) for variant in VARIANTS], sides),
-                 "",
-                 f"Difference in {of} (patched − baseline): {points(difference['win_rate'])} "
-                 f"(95% CI {ci(difference['ci'], points)}) over {difference['pairs']} pairs on the same seeds; "
-                 f"baseline only {discordant['baseline_only']}, patched only {discordant['patched_only']}; "
-                 f"McNemar p = {results['p_value']:.4g}"]
+        lines = ["", f"What-if on a {results['base']}, every seed played without and with the patch ({side}'s "
+                     "figures)",
+                 *figure_rows("variant", [(variant, results[variant]) for variant in VARIANTS], sides)]
         if results.get("patched_rows"):
             lines += ["", "Patched cards", *table(
                 ("card", "baseline win rate", "delta", "patched win rate", "delta"),
@@ -268,6 +305,14 @@ def outcomes(match: Played) -> list[tuple[bool, bool]]:
     if match.features is None:
         return [(match.outcome == WIN, True)]
     return list(zip(match.wins, match.touched, strict=True)) if match.touched else []
+
+
+def pair(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A patched card's row without and with the patch, as a comparison keeps it."""
+    if row is None:
+        return None
+    return {variant: None if row[variant] is None else {key: row[variant][key] for key in (
+        "appearances", "win_rate", "delta", "delta_ci")} for variant in VARIANTS}
 
 
 def pct_of(row: Mapping[str, Any]) -> str:

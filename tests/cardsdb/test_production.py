@@ -101,6 +101,7 @@ def test_the_documented_rates_and_proxy_count():
         "auth": "10/minute",
         "simulate": "60/minute",
         "batches": "10/hour",
+        "designer_batches": "200/hour",
     }
 
     def per_second(rate: str) -> float:

@@ -3,6 +3,7 @@ buttons and links, landmarks, contrast. A page's violations are listed by rule a
 card and builder pages are checked in their own tests, in the states they reach there."""
 
 import random
+import re
 
 import pytest
 
@@ -11,7 +12,7 @@ from simulate import batches
 from simulate.api.serializers import study_inputs
 from simulate.services import game_matches, play_match
 from tests.factories import faction_army
-from tests.pages.conftest import axe_violations
+from tests.pages.conftest import axe_violations, sign_in
 
 PAGES = ["/", "/search/?q=nyx", "/accounts/login/", "/accounts/signup/", "/no-such-page/",
          "/matches/new/", "/matches/new/?game=legends", "/studies/new/", "/studies/new/?game=legends"]
@@ -62,6 +63,22 @@ def test_study_reports_meet_wcag_aa(site, page, kind):
         game="realms", kind=given["kind"], inputs=study_inputs(given, body), count=given["count"], seed=1).pk)
     page.goto(f"/studies/{batch.pk}/")
     page.get_by_role("heading", name="Report").wait_for()
+    assert axe_violations(page) == []
+
+
+def test_the_study_list_and_a_comparison_meet_wcag_aa(site, page, django_user_model):
+    user = django_user_model.objects.create_user("dana", password="dana-password-1")
+    first, second = (batches.play_here(batches.create_batch(game="realms", kind="field", inputs={}, count=10, seed=seed,
+                                                            user=user).pk) for seed in (1, 2))
+    sign_in(page, "dana", "dana-password-1")
+    page.goto("/studies/")
+    page.get_by_role("table").wait_for()
+    assert axe_violations(page) == []
+    page.goto(f"/studies/{first.pk}/")
+    page.get_by_label("Compare with another of your field studies").select_option(str(second.pk))
+    page.get_by_role("button", name="Compare", exact=True).click()
+    page.get_by_role("heading", name=re.compile("^Compare two")).wait_for()
+    assert page.get_by_role("table", name="Members by the size of the difference of their deltas").is_visible()
     assert axe_violations(page) == []
 
 

@@ -15,7 +15,7 @@ NASTY = ["\x00", "x" * 100_000, "💥" * 500, "<script>alert(1)</script>", "' OR
 # Bytes no text can be: a lone surrogate and invalid UTF-8 (as percent escapes), a bare percent sign.
 RAW_QUERIES = ["q=%ED%A0%80", "q=%FF%FE&page=%C0", "%00=%00", "q=%", "code=%ED%A0%80&game=%FF"]
 PAGES = ["home", "search", "login", "signup", "realms-gallery", "army-builder", "legends-gallery",
-         "setup-builder", "match-new", "study-new"]
+         "setup-builder", "match-new", "study-new", "study-list", "study-compare"]
 
 
 def every_url():
@@ -37,7 +37,8 @@ def test_hostile_query_strings_and_bodies_never_answer_500(client, catalogue, se
     for url in every_url():
         for value in NASTY:
             for params in ({"q": value, "page": value, "kind": value, "code": value, "army": value,
-                            "setup": value, "game": value, "sort": value},
+                            "setup": value, "game": value, "sort": value, "status": value, "a": value,
+                            "b": value},
                            {value[:50]: value}, {"q": [value, value]}):
                 answers[("GET", url, repr(params)[:60])] = client.get(url, params).status_code
                 answers[("POST", url, repr(params)[:60])] = client.post(url, params).status_code

@@ -13,6 +13,7 @@ from cardsdb.api.parsers import MAX_JSON_DEPTH
 from realms.models import Character
 from simulate import batches, studies
 from simulate.models import Batch
+from simulate.pages import charts
 from simulate.study_kinds import kind_names
 from tests.factories import faction_army
 
@@ -144,6 +145,14 @@ def test_starting_studies_is_throttled_like_the_api(client, catalogue, handed_ov
     response = post(client, {})
     assert response.status_code == 429 and b"try again in" in response.content
     assert Batch.objects.count() == 2
+
+
+def test_a_designer_starts_studies_at_the_designers_rate(client, catalogue, handed_over, monkeypatch, staff):
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "batches", "2/hour")
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "designer_batches", "3/hour")
+    client.force_login(staff)
+    assert [post(client, {}).status_code for _ in range(4)] == [302, 302, 302, 429]
+    assert Batch.objects.count() == 3
 
 
 def test_legends_studies_start_from_the_simple_fields(client, catalogue, handed_over):
@@ -327,3 +336,74 @@ def test_a_bad_setup_code_or_another_mode_is_refused_by_its_field(client, catalo
     assert response.status_code == 400
     assert "Setup code is filled in, but “Field” is chosen for the kind of study" in field_error(response, "setup_code")
     assert Batch.objects.count() == 0
+
+
+def text_of(html: str) -> str:
+    """The page's text, tags removed and spaces folded."""
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#x27;", "'")
+    return re.sub(r" ([).,;])", r"\1", text)
+
+
+def headline_of(html: str) -> str:
+    """The text of the report's first panel, the headline."""
+    return text_of(html.split('class="panel headline"', 1)[1].split(">", 1)[1].split("</section>", 1)[0])
+
+
+def test_a_field_report_leads_with_its_cards_by_delta(client, catalogue):
+    batch = finished("realms", "field", {}, count=20)
+    results = batch.results
+    html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+    headline = headline_of(html)
+    assert headline.startswith(" Cards by delta: the win rate of the sides fielding one less")
+    assert f"Every match: 20 matches, {results['draws']} drawn" in headline
+    assert "Win rate of side a" not in html
+    top, bottom = results["cards"][0], results["cards"][-1]
+    for card in (top, bottom):
+        name = Character.objects.get(slug=card["card"]).name
+        assert f"{name} {charts.points(card['delta'])} {charts.interval(card['delta_ci'], charts.points)}" in headline
+    # Both sides are drawn alike: never swapped, whatever the request said.
+    assert "The sides were never swapped in this study." in text_of(html)
+
+
+def test_a_whatif_report_leads_with_the_paired_difference(client, catalogue):
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
+    patch = [{"card": armies["a"]["slots"][0]["card"], "changes": {"atk": 29}}]
+    batch = finished("realms", "whatif", {"armies": armies, "patch": patch}, count=6)
+    results = batch.results
+    headline = headline_of(client.get(reverse("study-detail", args=[batch.id])).content.decode())
+    difference, baseline = results["difference"], results["baseline"]
+    assert headline.startswith(" Patched less baseline: side a's win rate, paired by seed")
+    assert (f"{charts.points(difference['win_rate'])} (95% interval "
+            f"{charts.interval(difference['ci'], charts.points)})") in headline
+    assert (f"Baseline (side a): W {baseline['wins']} · D {baseline['draws']} · L {baseline['losses']} of 6"
+            in headline)
+    assert f"McNemar's exact test p = {charts.probability(results['p_value'])}" in headline
+
+
+def test_a_matrix_report_leads_with_its_standings_and_says_it_swapped_sides(client, catalogue):
+    entrants = [{"slots": faction_army(faction)} for faction in ("arcane", "tribal", "shadow")]
+    batch = finished("realms", "matrix", {"entrants": entrants}, count=2)
+    assert not batch.swap_sides  # as requested; a matrix swaps all the same
+    html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+    assert "Sides swapped every second match" in text_of(html)
+    headline = headline_of(html)
+    assert headline.startswith(" Standings: each entrant's mean win rate against the others")
+    assert f"Every match: 6 matches, {batch.results['draws']} drawn" in headline
+    for standing in batch.results["standings"]:
+        assert f"{standing['name']} {charts.pct(standing['mean_win_rate'])}" in headline
+    assert "As given" in text_of(html) and "Swapped" in text_of(html)
+
+
+def test_a_matchup_report_leads_with_side_as_win_rate_and_its_draws(client, catalogue):
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
+    batch = finished("realms", "matchup", {"armies": armies}, count=6, swap_sides=True)
+    results = batch.results
+    html = client.get(reverse("study-detail", args=[batch.id])).content.decode()
+    headline = headline_of(html)
+    assert headline.startswith(f" Win rate of side a {charts.pct(results['win_rate'])}")
+    assert (f"Side a: W {results['wins']} · D {results['draws']} · L {results['losses']} of 6 "
+            f"(draws {charts.pct(results['draws'] / 6)})") in headline
+    for half, name in (("a", "As given"), ("b", "Swapped")):
+        row = results["by_first"][half]
+        assert f"{name} {charts.pct(row['win_rate'])}" in text_of(html)
+    assert "first seat" not in text_of(html).lower()

@@ -220,3 +220,33 @@ def test_matches_and_batches_are_throttled_per_user(strict_rates, user_client, o
     assert_error_shape(user_client.post("/api/simulate/legends/batches/", {"setup": DUEL, "count": 2},
                                         format="json"), 429, "throttled")
     assert other_client.post("/api/simulate/realms/batches/", batch, format="json").status_code == 202
+
+
+@pytest.fixture
+def designer_rates(monkeypatch):
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"batches": "2/hour", "designer_batches": "4/hour"})
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", {"anon": "1000/minute"})
+    monkeypatch.setattr(UserRateThrottle, "THROTTLE_RATES", {"user": "1000/minute"})
+
+
+def queued(client, armies, times: int, address: str) -> list[int]:
+    batch = {"armies": armies, "seed": 1, "count": 2}
+    return [client.post("/api/simulate/realms/batches/", batch, format="json", REMOTE_ADDR=address).status_code
+            for _ in range(times)]
+
+
+def test_designers_queue_studies_at_their_own_rate(designer_rates, staff_client, user_client, other_client,
+                                                   other_user, armies):
+    from django.contrib.auth.models import Group
+
+    from cardsdb.api.permissions import DESIGNERS_GROUP
+
+    # Past the bound of strangers (2 an hour); the fifth is past a designer's own (4): 429 there too.
+    assert queued(staff_client, armies, 4, "10.9.0.1") == [202] * 4
+    assert_error_shape(staff_client.post("/api/simulate/realms/batches/", {"armies": armies, "count": 2},
+                                         format="json", REMOTE_ADDR="10.9.0.1"), 429, "throttled")
+    # An ordinary account is held to the stranger's bound.
+    assert queued(user_client, armies, 3, "10.9.0.2") == [202, 202, 429]
+    # A member of the designers group is a designer without being staff.
+    other_user.groups.add(Group.objects.create(name=DESIGNERS_GROUP))
+    assert queued(other_client, armies, 3, "10.9.0.3") == [202, 202, 202]

@@ -121,7 +121,13 @@ def test_a_realms_mirror_from_the_command_line(catalogue):
     batch = Batch.objects.get()
     assert batch.kind == "mirror" and batch.inputs["subject"]["slots"] and batch.played == 6
     assert "Mirror: the same side a in both seats, never swapped; 6 matches" in text
-    assert f"exact binomial test over {batch.results['first_seat']['decisive']} decisive matches" in text
+    results = batch.results
+    assert text.splitlines()[2] == (f"Win rate of the first seat (side a in every match): "
+                                    f"{results['win_rate']:.1%} (95% CI {results['win_rate_ci']['low']:.1%} – "
+                                    f"{results['win_rate_ci']['high']:.1%})")
+    assert f"side a: W {results['wins']} · D {results['draws']} · L {results['losses']} of 6" in text
+    assert (f"Exact binomial test of the first seat's wins over {results['first_seat']['decisive']} decisive "
+            "matches against 50%") in text
 
 
 def test_a_legends_mirror_from_the_command_line(catalogue):

@@ -8,7 +8,9 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
+from realms.models import Character
 from simulate.models import Batch, Match
+from simulate.pages.charts import probability
 from simulate.study_kinds.whatif import patch_entry
 from tests.factories import faction_army
 
@@ -55,17 +57,19 @@ def armies(catalogue):
     return {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
 
 
-def test_a_matchup_prints_its_headline_by_first_seat_rounds_and_decisiveness(catalogue):
+def test_a_matchup_prints_its_headline_by_sides_as_given_and_swapped_rounds_and_decisiveness(catalogue):
     text, bar = run("--a", "faction:arcane", "--b", "faction:shadow", "--count", "12", "--seed", "3",
                     "--swap-sides", "--agents", "greedy", "random")
     batch = Batch.objects.get()
     results = batch.results
     assert (batch.status, batch.played, batch.seed, batch.swap_sides) == ("done", 12, 3, True)
     assert batch.inputs["agents"] == {"a": "greedy", "b": "random"}
-    assert (f"Win rate of side a: {pct(results['win_rate'])} (95% CI {ci(results['win_rate_ci'])}), "
-            f"{results['wins']} wins, {results['draws']} draws, {results['losses']} losses of 12") in text
-    for seat in ("a", "b"):
-        assert row(text, f"side {seat} first")[1:] == outcome_cells({"played": 6, **results["by_first"][seat]})
+    assert text.splitlines()[2:4] == [
+        f"Win rate of side a: {pct(results['win_rate'])} (95% CI {ci(results['win_rate_ci'])})",
+        f"side a: W {results['wins']} · D {results['draws']} · L {results['losses']} of 12 "
+        f"(draws {pct(results['draws'] / 12)})"]
+    for half, name in (("a", "as given"), ("b", "swapped")):
+        assert row(text, name)[1:] == outcome_cells({"played": 6, **results["by_first"][half]})
     rounds = results["rounds"]
     assert f"Rounds: mean {rounds['mean']:.2f}, min {rounds['min']}, max {rounds['max']}" in text
     assert f"in side a's wins {pct(results['decisiveness']['wins'])}" in text
@@ -126,9 +130,11 @@ def test_a_matrix_prints_its_grid_and_standings(catalogue):
     names = ["faction:arcane", "faction:shadow", "faction:iron-kingdom"]
     for i, name in enumerate(names):
         assert row(text, f"{i + 1} {name}")[1:] == ["—" if cell is None else pct(cell["win_rate"]) for cell in cells[i]]
+    # The standings lead the report.
+    assert text.splitlines()[2] == "Standings: each entrant's mean win rate against the others"
+    assert text.splitlines()[3] == f"every match: 6 matches, {results['draws']} drawn (draws {pct(results['draws'] / 6)})"
     for rank, standing in enumerate(results["standings"], start=1):
-        assert row(text, str(rank), after="Standings")[1:] == [names[standing["entrant"]],
-                                                               pct(standing["mean_win_rate"])]
+        assert row(text, str(rank), after="Standings")[1:] == [standing["name"], pct(standing["mean_win_rate"])]
 
 
 def test_a_matrix_of_factions(catalogue):
@@ -154,6 +160,21 @@ def test_a_field_prints_the_top_and_bottom_rows_of_each_group(catalogue):
     assert f"classes, all {len(results['classes'])} by delta" in text
 
 
+def test_a_field_leads_with_its_cards_by_delta_not_a_sides_win_rate(catalogue):
+    text, _ = run("--kind", "field", "--count", "30", "--seed", "8")
+    results = Batch.objects.get().results
+    names = dict(Character.objects.values_list("slug", "name"))
+    cards = results["cards"]
+    lines = text.splitlines()
+    assert lines[2] == "Cards by delta: the win rate of the sides fielding one less that of the sides without it"
+    assert lines[3] == f"every match: 30 matches, {results['draws']} drawn (draws {pct(results['draws'] / 30)})"
+    assert "Win rate of side a" not in text
+    ends = [*cards[:3], *cards[-3:]]
+    for rank, card in enumerate(ends, start=1):
+        assert row(text, str(rank), after="Cards: the highest and lowest deltas")[1:] == [
+            names[card["card"]], pts(card["delta"]), f"{pts(card['delta_ci']['low'])} – {pts(card['delta_ci']['high'])}"]
+
+
 def test_a_whatif_prints_baseline_patched_and_their_difference(armies):
     card = armies["a"]["slots"][0]["card"]
     text, _ = run("--kind", "whatif", "--inputs", json.dumps({"armies": armies}), "--patch",
@@ -163,10 +184,18 @@ def test_a_whatif_prints_baseline_patched_and_their_difference(armies):
     assert batch.inputs["patch"] == [{"card": card, "changes": {"atk": 30, "hp": 99}}]
     for variant in ("baseline", "patched"):
         assert row(text, variant)[1:7] == outcome_cells(results[variant])
-    difference = results["difference"]
-    assert (f"(patched − baseline): {pts(difference['win_rate'])} (95% CI {pts(difference['ci']['low'])} – "
-            f"{pts(difference['ci']['high'])}) over {difference['pairs']} pairs") in text
-    assert f"McNemar p = {results['p_value']:.4g}" in text
+    difference, discordant = results["difference"], results["difference"]["discordant"]
+    baseline, patched = results["baseline"], results["patched"]
+    # The paired difference leads the report, then both halves' outcomes with their draws.
+    assert text.splitlines()[2:6] == [
+        f"Patched less baseline: side a's win rate, paired by seed: {pts(difference['win_rate'])} "
+        f"(95% CI {pts(difference['ci']['low'])} – {pts(difference['ci']['high'])})",
+        f"baseline (side a): W {baseline['wins']} · D {baseline['draws']} · L {baseline['losses']} of 10 "
+        f"(draws {pct(baseline['draws'] / 10)})",
+        f"patched (side a): W {patched['wins']} · D {patched['draws']} · L {patched['losses']} of 10 "
+        f"(draws {pct(patched['draws'] / 10)})",
+        f"{difference['pairs']} pairs on the same seeds: won only without the patch {discordant['baseline_only']}, "
+        f"only with it {discordant['patched_only']}; McNemar's exact test p = {probability(results['p_value'])}."]
 
 
 def test_a_ladder_prints_a_row_per_agent(armies):
@@ -278,7 +307,9 @@ def test_an_akin_legends_matchup_of_the_mode_flag(catalogue):
     results = batch.results
     assert batch.inputs["setup"]["mode"] == "duel" and batch.played == 4
     assert f"Win rate of team 0: {pct(results['win_rate'])} (95% CI {ci(results['win_rate_ci'])})" in out.getvalue()
-    assert row(out.getvalue(), "team 0 first")[1:] == outcome_cells({"played": 4, **results["by_first"]["a"]})
+    assert f"team 0: W {results['wins']} · D {results['draws']} · L {results['losses']} of 4" in out.getvalue()
+    # Never swapped: no split by sides.
+    assert "as given" not in out.getvalue()
 
 
 def test_an_akin_legends_whatif_takes_the_patch_flag(catalogue):

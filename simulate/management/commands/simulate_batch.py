@@ -28,7 +28,7 @@ from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.models import Batch
 from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
-from simulate.study_kinds.text import headline
+from simulate.study_kinds.text import details, headline_lines
 
 DEFAULT_COUNT = 100
 POLL_SECONDS = 0.5  # how often `--queue` reads the batch's row
@@ -290,16 +290,18 @@ def batch_json(batch: Batch) -> dict[str, Any]:
 
 
 def report(batch: Batch, labels: Mapping[str, Mapping[int, str]]) -> list[str]:
-    """The batch's figures as readable tables: the overall ones, then what its kind adds."""
+    """The batch's figures as readable tables: what its kind measures, the details, then what its kind adds."""
     results = batch.results or {}
     studies = services.game_studies(batch.game)
     seats = dict(zip(("a", "b"), studies.side_names, strict=True))
+    kind = study_kind(batch.kind)
     lines = [f"{Game(batch.game).label} {batch.kind} {batch.id}: {batch.status}, {batch.played} of {batch.count} "
              f"matches, {batch.per_pairing} per pairing from seed {batch.seed}"
-             + (", sides swapped every second match" if batch.swap_sides else ""), ""]
+             + (", sides swapped every second match" if kind.sides_swapped(batch) else ""), ""]
     if not results:
         return [*lines, "No match was played."]
-    kind = study_kind(batch.kind)
-    if kind.has_overall:
-        lines += headline(results, seats)
+    details_of = kind.details_of(results)
+    lines += [*headline_lines(kind.headline(batch, results, seats["a"])), ""]
+    if details_of:
+        lines += details(details_of, seats, swapped=kind.sides_swapped(batch))
     return lines + kind.text(batch, results, labels, seats, studies)
