@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.paginator import InvalidPage, Paginator
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -19,8 +20,8 @@ from cardsdb.api.errors import exception_handler, page_error
 from cardsdb.api.filters import query_parameter_errors
 from cardsdb.pages.throttles import throttle_scope
 from cardsdb.pages.wording import named_violations
-from simulate import background, batches, comparison, selectors
-from simulate.api.views import start_batch
+from simulate import background, batches, comparison, pinning, publishing, selectors
+from simulate.api.views import client_ident, hand_over, start_batch
 from simulate.engine.errors import InputError
 from simulate.filtersets import BatchFilter
 from simulate.models import Batch
@@ -154,7 +155,7 @@ def study_detail(request, batch_id):
         return page_error(request, 400, f"Unknown order; give one of {', '.join(SORTS)}.")
     return render(request, "simulate/pages/study_detail.html", {
         "nav": "studies", **state_context(batch, sort, request.user), "game_name": game_title(batch.game),
-        "sides_swapped": study_kind(batch.kind).sides_swapped(batch),
+        "sides_swapped": study_kind(batch.kind).sides_swapped(batch), "played_as": pinning.catalogue_report(batch),
     })
 
 
@@ -169,6 +170,35 @@ def study_progress(request, batch_id):
 def study_cancel(request, batch_id):
     """Stop a queued or running study, as POST /api/simulate/batches/{id}/cancel/ does."""
     batches.cancel_batch(visible_batch(request, batch_id))
+    return redirect("study-detail", batch_id=batch_id)
+
+
+@throttle_scope("batches")
+@require_POST
+def study_rerun(request, batch_id):
+    """Queue the study again from what it froze, as POST /api/simulate/batches/{id}/rerun/ does."""
+    try:
+        batch = batches.rerun_batch(visible_batch(request, batch_id), user=request.user,
+                                    client=client_ident(request))
+    except (batches.NotReplayable, batches.TooManyBatches) as exc:
+        return page_error(request, exc.status, str(exc))
+    transaction.on_commit(lambda: hand_over(batch.id))
+    return redirect("study-detail", batch_id=batch.id)
+
+
+@require_POST
+def study_publish(request, batch_id):
+    """Staff: publish the study, or withdraw it (`withdraw` in the form), as .../publish/ does."""
+    if not request.user.is_staff:
+        return page_error(request, 403, "Only staff publish studies.")
+    batch = visible_batch(request, batch_id)
+    try:
+        if request.POST.get("withdraw"):
+            publishing.unpublish(batch)
+        else:
+            publishing.publish(batch, user=request.user)
+    except publishing.NotPublishable as exc:
+        return page_error(request, exc.status, str(exc), heading="Not published")
     return redirect("study-detail", batch_id=batch_id)
 
 

@@ -9,4 +9,6 @@ urlpatterns = [
     path("<uuid:batch_id>/", studies.study_detail, name="study-detail"),
     path("<uuid:batch_id>/progress/", studies.study_progress, name="study-progress"),
     path("<uuid:batch_id>/cancel/", studies.study_cancel, name="study-cancel"),
+    path("<uuid:batch_id>/rerun/", studies.study_rerun, name="study-rerun"),
+    path("<uuid:batch_id>/publish/", studies.study_publish, name="study-publish"),
 ]
