@@ -10,6 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q, TextField
 from django.db.models.functions import Cast
+from simple_history.models import HistoricalRecords
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, TimestampedModel, hex_color
@@ -89,6 +90,8 @@ class Spirit(LegendsCard, Card):
 
     color = models.CharField(max_length=7, validators=[hex_color], default="#7e57c2")
 
+    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
+
     class Meta:
         ordering = ["name"]
 
@@ -104,6 +107,8 @@ class Protector(LegendsCard, Card):
     duel_legal = models.BooleanField(
         default=True, help_text="False for cards removed from the two-player variant (Spy)."
     )
+
+    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -140,6 +145,8 @@ class DefenseCard(LegendsCard, Card):
 
     element_1 = _element_fk("first element")
     element_2 = _element_fk("second element")
+
+    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -189,6 +196,8 @@ class SummoningCard(LegendsCard, Card):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_COPIES)],
         help_text="How many of this card the deck holds.",
     )
+
+    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]

@@ -8,6 +8,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import TextField
 from django.db.models.functions import Cast
+from simple_history.models import HistoricalRecords
 
 from cardsdb.choices import Game
 from cardsdb.models import Card, Collection, Faction, TimestampedModel
@@ -65,6 +66,9 @@ class Character(Card):
     cooldown = stat_field(1, 3, "Rounds before the main ability is ready again (R13).")
     faction_ability = models.JSONField(help_text="Faction ability spec (docs/abilities.md).")
     main_ability = models.JSONField(help_text="Main ability spec (docs/abilities.md).")
+
+    # Every save is a version (cardsdb/card_history.py): the errata, restores and releases read them.
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]
