@@ -107,11 +107,14 @@ def apply_edit(card: Card, changes: Mapping[str, Any], *, reason: str, user: Any
     """Apply field changes to a card as an edit: checked as an admin edit is (`full_clean`, every rule of its
     model), saved in a transaction with `reason` (and `user`), and answered with the new version.
 
-    A foreign key takes the related row or its key. A change that breaks a rule raises ValidationError and
+    A foreign key takes the related row, its key, or its slug (a set's code) as the API and the versions name
+    it, so a version's `changes` read back as an edit. A change that breaks a rule raises ValidationError and
     saves nothing; a unique value another write took meanwhile raises EditConflict."""
     for name, value in changes.items():
         field = _editable_field(card, name)
-        if field.is_relation and not isinstance(value, models.Model):
+        if field.is_relation and isinstance(value, str):
+            setattr(card, name, _related_by_key(field, value))
+        elif field.is_relation and not isinstance(value, models.Model):
             setattr(card, field.attname, value)
         else:
             setattr(card, name, value)
@@ -159,13 +162,27 @@ def restore_version(card: Card, version_id: int, *, user: Any = None) -> Version
 # --- Versions described ---------------------------------------------------------------------------------------
 
 
+def _natural_key_name(related: type[models.Model]) -> str | None:
+    names = {f.name for f in related._meta.fields}
+    return "slug" if "slug" in names else "code" if "code" in names else None
+
+
+def _related_by_key(field: models.Field, key: str) -> models.Model:
+    """The related row a slug (or a set's code) names (ValidationError naming the field when none does)."""
+    related = cast(type[models.Model], field.related_model)
+    name = _natural_key_name(related)
+    found = related._base_manager.filter(**{name: key}).first() if name is not None else None
+    if found is None:
+        raise ValidationError({field.name: [f"No {related._meta.verbose_name} {key!r}."]})
+    return found
+
+
 def _related_key(field: models.Field, pk: Any) -> Any:
     """How the API names a related row: its slug, or its code (sets), or its key."""
     if pk is None:
         return None
     related = cast(type[models.Model], field.related_model)
-    names = {f.name for f in related._meta.fields}
-    key = "slug" if "slug" in names else "code" if "code" in names else None
+    key = _natural_key_name(related)
     if key is None:
         return pk
     found = related._base_manager.filter(pk=pk).values_list(key, flat=True).first()

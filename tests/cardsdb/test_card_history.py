@@ -87,8 +87,17 @@ def test_apply_edit_checks_like_the_admin_and_returns_the_new_version(catalogue,
     assert "attack" in refused.value.message_dict
     with pytest.raises(ValidationError):
         card_history.apply_edit(merlin(), {"colour": "red"}, reason="No such field")
+    with pytest.raises(ValidationError) as refused:
+        card_history.apply_edit(merlin(), {"rarity": "mythic"}, reason="No such rarity")
+    assert "rarity" in refused.value.message_dict
     assert merlin().attack == 9
     assert merlin().history.count() == 2
+
+    # Related rows by slug, as the versions name them: a version's changes read back as an edit.
+    version = card_history.apply_edit(merlin(), {"rarity": "rare"}, reason="Reprint")
+    assert merlin().rarity.slug == "rare"
+    [change] = card_history.version_changes(version, version.prev_record)
+    assert change == {"field": "rarity", "before": "legendary", "after": "rare"}
 
 
 def test_history_is_paginated_newest_first(catalogue, anon_client):
@@ -215,3 +224,17 @@ def test_the_card_pages_show_the_errata_in_words(catalogue, client):
     page = client.get(f"/legends/cards/{card.slug}/").content.decode()
     assert f"Copies {copies} → {copies + 1}" in page
     assert f"/api/legends/summoning-cards/{card.slug}/history/" in page
+
+
+def test_the_admin_reverts_a_card_to_a_version(catalogue, admin_client, anon_client):
+    first = merlin().history.earliest()
+    card_history.apply_edit(merlin(), {"attack": 9}, reason="Nerf")
+    card = merlin()
+    form = admin_client.get(f"/admin/realms/character/{card.pk}/history/{first.history_id}/")
+    assert form.status_code == 200 and b'value="11"' in form.content  # the form holds the old version
+    response = admin_client.post(f"/admin/realms/character/{card.pk}/history/{first.history_id}/",
+                                 admin_form(card, attack=11))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert merlin().attack == 11
+    newest = anon_client.get(HISTORY).json()["results"][0]
+    assert newest["user"] == "root" and newest["changes"] == [{"field": "attack", "before": 9, "after": 11}]
