@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from cardsdb import bulk
 from cardsdb.api.history import release_in_query
+from cardsdb.card_history import UnknownRelease
 from cardsdb.choices import Game
 from cardsdb.models import Release
 
@@ -81,7 +82,7 @@ class BulkFileView(APIView):
             OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(bulk.CATALOGUES)),
             OpenApiParameter("release", str, description=(
                 "The slug of a release of this game: its file as the release froze it. Left out: the catalogue "
-                "as it is now. An unknown release answers 400.")),
+                "as it is now. An unknown release answers 404.")),
         ],
         responses={
             (200, bulk.MEDIA_TYPE): OpenApiTypes.BINARY,
@@ -91,7 +92,10 @@ class BulkFileView(APIView):
     def get(self, request, game):
         if game not in bulk.CATALOGUES:
             raise NotFound(f"No bulk file for {game!r}: choose one of {', '.join(bulk.CATALOGUES)}.")
-        release = release_in_query(request, game)
+        try:
+            release = release_in_query(request, game)
+        except UnknownRelease as exc:  # a file that does not exist, as a game with none
+            raise NotFound(str(exc)) from exc
         if release is not None:
             return _release_file(request, release)
         found, handle = bulk.open_bulk_file(game)

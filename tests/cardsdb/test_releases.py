@@ -66,8 +66,8 @@ def test_a_release_keeps_its_bulk_file_when_a_card_changes(catalogue, staff_clie
 
     assert attack(bulk_cards(anon_client, "realms", "core-11")) == 11
     assert attack(bulk_cards(anon_client, "realms")) == 9
-    unknown = assert_error_shape(anon_client.get("/api/bulk/realms.json.gz", {"release": "core-9"}), 400, "invalid")
-    assert "release" in unknown["fields"]
+    unknown = assert_error_shape(anon_client.get("/api/bulk/realms.json.gz", {"release": "core-9"}), 404, "not_found")
+    assert "core-9" in unknown["message"]
 
 
 def test_an_army_validates_as_of_a_release(db, staff_client, anon_client):
