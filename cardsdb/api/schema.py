@@ -115,6 +115,11 @@ def _protected(view) -> bool:
     return False
 
 
+def _may_conflict(method: str, view) -> bool:
+    """A delete of a row others protect, or an action the view names in `may_conflict`."""
+    return (method == "delete" and _protected(view)) or getattr(view, "action", None) in getattr(view, "may_conflict", ())
+
+
 def _error_statuses(operation: dict[str, Any], method: str, view) -> list[str]:
     parameters = operation.get("parameters", [])
     has_body = "requestBody" in operation or method in BODY_METHODS
@@ -129,7 +134,7 @@ def _error_statuses(operation: dict[str, Any], method: str, view) -> list[str]:
         statuses.append("403")
     if path_params or paged:
         statuses.append("404")
-    if (method == "delete" and _protected(view)) or getattr(view, "action", None) in getattr(view, "may_conflict", ()):
+    if _may_conflict(method, view):
         statuses.append("409")
     if has_body:
         statuses += ["413", "415"]
