@@ -9,6 +9,7 @@ from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max
+from simple_history.models import HistoricalRecords
 
 from cardsdb import card_codes
 from cardsdb.choices import Game
@@ -206,6 +207,12 @@ class Card(TimestampedModel):
         return {"card_set": [card_set_message(self.game)]}
 
 
+def card_history_records() -> HistoricalRecords:
+    """The versions of a card model (cardsdb/card_history.py): a row per save, with who, when and why (a reason
+    of any length)."""
+    return HistoricalRecords(history_change_reason_field=models.TextField(null=True))
+
+
 class IssuedCardCode(models.Model):
     """Every code a card ever held, kept when the card is deleted or changes code, so no code is used twice."""
 
@@ -373,8 +380,3 @@ class Release(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_game_display()})"
-
-    def clean(self) -> None:
-        super().clean()
-        if WORKING in (self.name.strip().lower(), self.slug):
-            raise ValidationError({"name": [f"{WORKING!r} names the current catalogue; choose another name."]})

@@ -10,10 +10,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q, TextField
 from django.db.models.functions import Cast
-from simple_history.models import HistoricalRecords
 
 from cardsdb.choices import Game
-from cardsdb.models import Card, TimestampedModel, hex_color
+from cardsdb.models import Card, TimestampedModel, card_history_records, hex_color
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import describe_protector_effect, parse_protector_effect
 from legends.engine.setup import SetupFormatError, parse_teams
@@ -90,7 +89,7 @@ class Spirit(LegendsCard, Card):
 
     color = models.CharField(max_length=7, validators=[hex_color], default="#7e57c2")
 
-    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -108,7 +107,7 @@ class Protector(LegendsCard, Card):
         default=True, help_text="False for cards removed from the two-player variant (Spy)."
     )
 
-    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -146,7 +145,7 @@ class DefenseCard(LegendsCard, Card):
     element_1 = _element_fk("first element")
     element_2 = _element_fk("second element")
 
-    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -197,7 +196,7 @@ class SummoningCard(LegendsCard, Card):
         help_text="How many of this card the deck holds.",
     )
 
-    history = HistoricalRecords()  # every save is a version (cardsdb/card_history.py)
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]

@@ -8,10 +8,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import TextField
 from django.db.models.functions import Cast
-from simple_history.models import HistoricalRecords
 
 from cardsdb.choices import Game
-from cardsdb.models import Card, Collection, Faction, TimestampedModel
+from cardsdb.models import Card, Collection, Faction, TimestampedModel, card_history_records
 from realms.choices import CLASS_POSITIONS, CharacterClass, Line, Position
 from realms.engine.spec import (
     FactionAbility,
@@ -68,7 +67,7 @@ class Character(Card):
     main_ability = models.JSONField(help_text="Main ability spec (docs/abilities.md).")
 
     # Every save is a version (cardsdb/card_history.py): the errata, restores and releases read them.
-    history = HistoricalRecords()
+    history = card_history_records()
 
     class Meta:
         ordering = ["name"]
