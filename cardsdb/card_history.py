@@ -109,7 +109,27 @@ def apply_edit(card: Card, changes: Mapping[str, Any], *, reason: str, user: Any
 
     A foreign key takes the related row, its key, or its slug (a set's code) as the API and the versions name
     it, so a version's `changes` read back as an edit. A change that breaks a rule raises ValidationError and
-    saves nothing; a unique value another write took meanwhile raises EditConflict."""
+    saves nothing; a unique value another write took meanwhile raises EditConflict. Either way the card reads as
+    stored again."""
+    try:
+        with transaction.atomic():
+            _set_fields(card, changes)
+            card.full_clean()
+            card._change_reason = reason  # type: ignore[attr-defined]  # read by simple-history on save
+            if user is not None and getattr(user, "is_authenticated", False):
+                card._history_user = user  # type: ignore[attr-defined]
+            card.save()
+    except IntegrityError as exc:
+        card.refresh_from_db()
+        raise EditConflict("Another change took one of the card's unique values (its slug or its code) meanwhile; "
+                           "nothing was saved.") from exc
+    except ValidationError:
+        card.refresh_from_db()  # the instance reads as the stored card again
+        raise
+    return latest_version(card)
+
+
+def _set_fields(card: Card, changes: Mapping[str, Any]) -> None:
     for name, value in changes.items():
         field = _editable_field(card, name)
         if field.is_relation and isinstance(value, str):
@@ -118,17 +138,6 @@ def apply_edit(card: Card, changes: Mapping[str, Any], *, reason: str, user: Any
             setattr(card, field.attname, value)
         else:
             setattr(card, name, value)
-    card.full_clean()
-    card._change_reason = reason  # type: ignore[attr-defined]  # read by simple-history on save
-    if user is not None and getattr(user, "is_authenticated", False):
-        card._history_user = user  # type: ignore[attr-defined]
-    try:
-        with transaction.atomic():
-            card.save()
-    except IntegrityError as exc:
-        raise EditConflict(f"The card could not be saved: another change took one of its unique values ({exc}).") \
-            from exc
-    return latest_version(card)
 
 
 def latest_version(card: Card) -> Version:

@@ -82,9 +82,11 @@ def test_apply_edit_checks_like_the_admin_and_returns_the_new_version(catalogue,
     assert version.history_user == staff and (version.attack, version.speed) == (9, 8)
     assert (merlin().attack, merlin().speed) == (9, 8)
 
+    card = merlin()
     with pytest.raises(ValidationError) as refused:
-        card_history.apply_edit(merlin(), {"attack": 31}, reason="Too strong")
+        card_history.apply_edit(card, {"attack": 31}, reason="Too strong")
     assert "attack" in refused.value.message_dict
+    assert card.attack == 9  # the instance reads as stored again
     with pytest.raises(ValidationError):
         card_history.apply_edit(merlin(), {"colour": "red"}, reason="No such field")
     with pytest.raises(ValidationError) as refused:
