@@ -18,6 +18,7 @@ from cardsdb.models import (
     IssuedCardCode,
     OfficialRecord,
     Rarity,
+    Release,
     UsernameForm,
 )
 
@@ -207,3 +208,18 @@ class OfficialRecordAdmin(admin.ModelAdmin):
         if not change:
             obj.fingerprint = services.fingerprint(services.row_fields(obj.recorded_row()))
         super().save_model(request, obj, form, change)
+
+
+@admin.register(Release)
+class ReleaseAdmin(RecordAdmin):
+    """Releases are made through the API, which freezes the catalogue with them: here they are read, or deleted."""
+
+    list_display = ["name", "game", "slug", "card_count", "created_by", "created_at"]
+    list_filter = ["game"]
+    search_fields = ["name", "slug", "notes"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields if field.name != "bulk_file"]
+
+    def get_fields(self, request, obj=None):
+        return self.get_readonly_fields(request, obj)

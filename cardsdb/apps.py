@@ -6,6 +6,7 @@ class CardsdbConfig(AppConfig):
     verbose_name = "Shared catalogue"
 
     def ready(self) -> None:
-        from cardsdb import signals
+        from cardsdb import card_history, signals
 
         signals.connect()
+        card_history.connect()

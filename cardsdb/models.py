@@ -9,6 +9,7 @@ from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Max
+from simple_history.models import HistoricalRecords
 
 from cardsdb import card_codes
 from cardsdb.choices import Game
@@ -206,6 +207,12 @@ class Card(TimestampedModel):
         return {"card_set": [card_set_message(self.game)]}
 
 
+def card_history_records() -> HistoricalRecords:
+    """The versions of a card model (cardsdb/card_history.py): a row per save, with who, when and why (a reason
+    of any length)."""
+    return HistoricalRecords(history_change_reason_field=models.TextField(null=True))
+
+
 class IssuedCardCode(models.Model):
     """Every code a card ever held, kept when the card is deleted or changes code, so no code is used twice."""
 
@@ -338,3 +345,38 @@ class UsernameForm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.digest[:12]}… of {self.user}"
+
+
+# The name of the catalogue as it is now, which no release may take.
+WORKING = "working"
+
+
+class Release(models.Model):
+    """A named, frozen state of one game's catalogue (e.g. "Core 1.1"): the version of every card it held, and
+    its bulk file as it was, so validation and downloads "as of" the release never recompute from today's rows."""
+
+    game = models.CharField(max_length=10, choices=Game.choices)
+    name = models.CharField(max_length=60)
+    slug = models.SlugField(max_length=70)
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    versions = models.JSONField(
+        default=dict, editable=False,
+        help_text='Each card\'s version when the release was made: {"<model label>": {"<slug>": <version id>}}.',
+    )
+    bulk_file = models.BinaryField(editable=False, help_text="The game's bulk file (gzipped JSON) as it was.")
+    bulk_sha256 = models.CharField(max_length=64, editable=False)
+    card_count = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["game", "-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "name"], name="unique_release_name"),
+            models.UniqueConstraint(fields=["game", "slug"], name="unique_release_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_game_display()})"

@@ -25,7 +25,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connections, models, tra
 from django.db.models import F
 from django.utils import timezone
 
-from cardsdb import signals
+from cardsdb import card_history, signals
 from cardsdb.models import (
     MAX_QUANTITY,
     Card,
@@ -423,8 +423,29 @@ def apply_official(plan: OfficialPlan, *, using: str = DEFAULT_DB_ALIAS) -> Offi
                 _update_row(row_plan.row, row_plan.changes, now, using)
         _reset_sequences({row_plan.release_row.model for row_plan in creates}, using)
         _write_records(plan, using)
+        _record_card_versions(plan, using)
     plan.applied = True
     return plan
+
+
+def _record_card_versions(plan: OfficialPlan, using: str) -> None:
+    """A version for every card the plan created or updated: the rows were written table by table, as a
+    fixture load writes them (no save, so no version), so each card is read back whole and recorded once."""
+    sources: dict[str, dict[str, str]] = {CREATE: {}, UPDATE: {}}
+    for row_plan in plan.rows:
+        if row_plan.row is not None and row_plan.action in sources and issubclass(row_plan.row.model, Card):
+            sources[row_plan.action].setdefault(row_plan.pk, row_plan.row.source)
+    for pk in sources[CREATE]:
+        sources[UPDATE].pop(pk, None)  # a card whose base row was created now is created, whatever its game row
+    for action, verb in ((CREATE, "Loaded from"), (UPDATE, "Updated from")):
+        if not sources[action]:
+            continue
+        cards = []
+        for model in card_history.every_card_model():
+            for card in model._base_manager.using(using).filter(pk__in=list(sources[action])):
+                card._change_reason = f"{verb} {sources[action][str(card.pk)]}"  # type: ignore[attr-defined]
+                cards.append(card)
+        card_history.record_versions(cards, created=action == CREATE, using=using)
 
 
 def _by_model(row_plans: list[RowPlan]) -> list[list[RowPlan]]:

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
+from simple_history.admin import SimpleHistoryAdmin
 
 from cardsdb.admin import CardImagePreviewMixin, ProtectedCardAdminMixin
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
@@ -16,8 +17,9 @@ class ElementAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
 
 
-class LegendsCardAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, admin.ModelAdmin):
-    """Shared columns and fields of every Akin Legends card; `game` and `rarity` are fixed by the model."""
+class LegendsCardAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, SimpleHistoryAdmin):
+    """Shared columns and fields of every Akin Legends card; `game` and `rarity` are fixed by the model. Its
+    History button lists the card's versions and reverts to one."""
 
     face_route = ""
     own_fields: list[str] = []

@@ -7,10 +7,13 @@ class LegendsConfig(AppConfig):
 
     def ready(self) -> None:
         """Akin Legends matches become playable through the simulate services and its studies in the balance lab,
-        with their match and study pages; a card a saved setup names cannot be deleted."""
+        with their match and study pages; a card a saved setup names cannot be deleted; every card's saves
+        are versions."""
+        from cardsdb.card_history import register_card_models
         from cardsdb.card_uses import register_card_users
+        from cardsdb.choices import Game
         from legends.matches import LegendsMatches
-        from legends.models import setups_using_card
+        from legends.models import DefenseCard, Protector, Spirit, SummoningCard, setups_using_card
         from legends.pages.simulate import LegendsPages
         from legends.studies import LegendsStudies
         from simulate.pages.games import register_game_pages
@@ -19,4 +22,5 @@ class LegendsConfig(AppConfig):
         register_game_matches(LegendsMatches())
         register_game_studies(LegendsStudies())
         register_game_pages(LegendsPages())
+        register_card_models(Game.LEGENDS, [Spirit, Protector, DefenseCard, SummoningCard])
         register_card_users("saved_setups", "saved setup", "saved setups", setups_using_card)

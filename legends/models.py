@@ -12,7 +12,7 @@ from django.db.models import F, Q, TextField
 from django.db.models.functions import Cast
 
 from cardsdb.choices import Game
-from cardsdb.models import Card, TimestampedModel, hex_color
+from cardsdb.models import Card, TimestampedModel, card_history_records, hex_color
 from legends.choices import EffectKind, Mode
 from legends.engine.protectors import describe_protector_effect, parse_protector_effect
 from legends.engine.setup import SetupFormatError, parse_teams
@@ -89,6 +89,8 @@ class Spirit(LegendsCard, Card):
 
     color = models.CharField(max_length=7, validators=[hex_color], default="#7e57c2")
 
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
+
     class Meta:
         ordering = ["name"]
 
@@ -104,6 +106,8 @@ class Protector(LegendsCard, Card):
     duel_legal = models.BooleanField(
         default=True, help_text="False for cards removed from the two-player variant (Spy)."
     )
+
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -140,6 +144,8 @@ class DefenseCard(LegendsCard, Card):
 
     element_1 = _element_fk("first element")
     element_2 = _element_fk("second element")
+
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]
@@ -189,6 +195,8 @@ class SummoningCard(LegendsCard, Card):
         validators=[MinValueValidator(1), MaxValueValidator(MAX_COPIES)],
         help_text="How many of this card the deck holds.",
     )
+
+    history = card_history_records()  # every save is a version (cardsdb/card_history.py)
 
     class Meta:
         ordering = ["name"]

@@ -3,6 +3,8 @@
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
+from cardsdb.card_history import release_rows
+from cardsdb.models import Card, Release
 from legends.engine.setup import SetupCatalogue, SetupFormatError, parse_teams
 from legends.models import DefenseCard, Element, Protector, Spirit, SummoningCard, TeamSetup
 
@@ -34,12 +36,17 @@ def team_setup_list(*, user) -> QuerySet[TeamSetup]:
     return TeamSetup.objects.filter(owner=user).select_related("owner")
 
 
-def setup_catalogue() -> SetupCatalogue:
-    """A snapshot of the card slugs a setup may name (three queries, whatever the setup)."""
+def setup_catalogue(release: Release | None = None) -> SetupCatalogue:
+    """A snapshot of the card slugs a setup may name (three queries, whatever the setup); with `release`, the
+    cards as that release froze them."""
+
+    def rows(model: type[Card]) -> QuerySet:
+        return model._default_manager.all() if release is None else release_rows(release, model)
+
     return SetupCatalogue(
-        spirits=frozenset(Spirit.objects.values_list("slug", flat=True)),
-        protectors=dict(Protector.objects.values_list("slug", "duel_legal")),
-        defenses=frozenset(DefenseCard.objects.values_list("slug", flat=True)),
+        spirits=frozenset(rows(Spirit).values_list("slug", flat=True)),
+        protectors=dict(rows(Protector).values_list("slug", "duel_legal")),
+        defenses=frozenset(rows(DefenseCard).values_list("slug", flat=True)),
     )
 
 

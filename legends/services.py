@@ -3,17 +3,19 @@
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from cardsdb.models import Release
 from legends import selectors, setup_codes
 from legends.engine.setup import SetupCatalogue, Team, validate_setup
 
 
 def setup_validate(*, mode: str, teams: Sequence[Team], catalogue: SetupCatalogue | None = None,
-                   card_codes: dict[str, str] | None = None) -> dict:
+                   card_codes: dict[str, str] | None = None, release: Release | None = None) -> dict:
     """Check a team setup against the catalogue: `valid`, every violation, and what is left to draw.
 
-    Pass `catalogue` (a selectors.setup_catalogue() snapshot) to check many setups with one read.
+    Pass `catalogue` (a selectors.setup_catalogue() snapshot) to check many setups with one read, or `release`
+    to check against the cards as that release froze them.
     """
-    report = validate_setup(mode, teams, catalogue or selectors.setup_catalogue())
+    report = validate_setup(mode, teams, catalogue or selectors.setup_catalogue(release))
     return {
         "valid": report.valid,
         "violations": list(report.violations),

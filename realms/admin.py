@@ -1,8 +1,10 @@
 """Admin for the Echo Realms catalogue; model validation (R3, ability specs) applies here too, and the
-ability texts are generated from the specs (`Character.generate_ability_texts`)."""
+ability texts are generated from the specs (`Character.generate_ability_texts`). A character's History
+button lists its versions and reverts to one (django-simple-history)."""
 
 from django.contrib import admin
 from django.utils.html import format_html
+from simple_history.admin import SimpleHistoryAdmin
 
 from cardsdb.admin import CardImagePreviewMixin, ProtectedCardAdminMixin
 from realms.models import GENERATED_TEXT_HELP, Army, Character, Race
@@ -16,7 +18,7 @@ class RaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Character)
-class CharacterAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, admin.ModelAdmin):
+class CharacterAdmin(ProtectedCardAdminMixin, CardImagePreviewMixin, SimpleHistoryAdmin):
     list_display = [
         "thumbnail_preview", "code", "name", "character_class", "faction", "rarity", "position",
         "attack", "defense", "speed", "health", "cooldown",

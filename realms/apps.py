@@ -7,10 +7,13 @@ class RealmsConfig(AppConfig):
 
     def ready(self) -> None:
         """Echo Realms matches become playable through the simulate services and its studies in the balance lab,
-        with their match and study pages; a card a saved army names cannot be deleted."""
+        with their match and study pages; a card a saved army names cannot be deleted; every character's
+        saves are versions."""
+        from cardsdb.card_history import register_card_models
         from cardsdb.card_uses import register_card_users
+        from cardsdb.choices import Game
         from realms.matches import RealmsMatches
-        from realms.models import armies_using_card
+        from realms.models import Character, armies_using_card
         from realms.pages.simulate import RealmsPages
         from realms.studies import RealmsStudies
         from simulate.pages.games import register_game_pages
@@ -19,4 +22,6 @@ class RealmsConfig(AppConfig):
         register_game_matches(RealmsMatches())
         register_game_studies(RealmsStudies())
         register_game_pages(RealmsPages())
+        register_card_models(Game.REALMS, [Character],
+                             field_labels={"attack": "ATK", "defense": "DEF", "speed": "SPD", "health": "HP"})
         register_card_users("saved_armies", "saved army", "saved armies", armies_using_card)

@@ -10,7 +10,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from cardsdb.choices import Game
-from cardsdb.models import Card, Collection, Faction, TimestampedModel
+from cardsdb.models import Card, Collection, Faction, TimestampedModel, card_history_records
 from realms.choices import CLASS_POSITIONS, CharacterClass, Line, Position
 from realms.engine.spec import (
     FactionAbility,
@@ -65,6 +65,9 @@ class Character(Card):
     cooldown = stat_field(1, 3, "Rounds before the main ability is ready again (R13).")
     faction_ability = models.JSONField(help_text="Faction ability spec (docs/abilities.md).")
     main_ability = models.JSONField(help_text="Main ability spec (docs/abilities.md).")
+
+    # Every save is a version (cardsdb/card_history.py): the errata, restores and releases read them.
+    history = card_history_records()
 
     class Meta:
         ordering = ["name"]

@@ -6,7 +6,8 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
 
-from cardsdb.models import Collection, CollectionEntry
+from cardsdb.card_history import release_rows
+from cardsdb.models import Collection, CollectionEntry, Release
 from realms.engine.army import ArmyCard
 from realms.engine.army_stats import StatCard
 from realms.models import Army, Character
@@ -16,9 +17,15 @@ def character_list() -> QuerySet[Character]:
     return Character.objects.select_related("card_set", "rarity", "race", "faction")
 
 
-def army_cards(*, slugs=None, ids=None, codes=None) -> dict[str, ArmyCard]:
-    """What the army rules need of the named characters, keyed by slug (one query)."""
-    rows = Character.objects.all()
+def characters_as_of(release: Release | None) -> QuerySet:
+    """The characters now, or as a release froze them (their versions there: every field as it was)."""
+    return Character.objects.all() if release is None else release_rows(release, Character)
+
+
+def army_cards(*, slugs=None, ids=None, codes=None, release: Release | None = None) -> dict[str, ArmyCard]:
+    """What the army rules need of the named characters, keyed by slug (one query); with `release`, as that
+    release froze them."""
+    rows = characters_as_of(release)
     if codes is not None:
         rows = rows.filter(code__in=set(codes))
     if slugs is not None:
@@ -26,15 +33,16 @@ def army_cards(*, slugs=None, ids=None, codes=None) -> dict[str, ArmyCard]:
     if ids is not None:
         rows = rows.filter(pk__in=set(ids))
     return {
-        row["slug"]: ArmyCard(id=row["pk"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"],
+        row["slug"]: ArmyCard(id=row["id"], slug=row["slug"], rarity=row["rarity__slug"], position=row["position"],
                               code=row["code"])
-        for row in rows.values("pk", "slug", "rarity__slug", "position", "code")
+        for row in rows.values("id", "slug", "rarity__slug", "position", "code")
     }
 
 
-def stat_cards(*, slugs) -> dict[str, StatCard]:
-    """The printed values army statistics need of the named characters, keyed by slug (one query)."""
-    rows = Character.objects.filter(slug__in=set(slugs)).values(
+def stat_cards(*, slugs, release: Release | None = None) -> dict[str, StatCard]:
+    """The printed values army statistics need of the named characters, keyed by slug (one query); with
+    `release`, as that release froze them."""
+    rows = characters_as_of(release).filter(slug__in=set(slugs)).values(
         "slug", "faction__slug", "character_class", "attack", "defense", "speed", "health")
     return {
         row["slug"]: StatCard(slug=row["slug"], faction=row["faction__slug"], character_class=row["character_class"],

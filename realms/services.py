@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from cardsdb.models import Collection
+from cardsdb.models import Collection, Release
 from realms import selectors
 from realms.decklists import DecklistCard, read_decklist, write_decklist
 from realms.engine.army import (
@@ -41,10 +41,13 @@ def army_report(
     }
 
 
-def army_validate(*, slots: list[Slot], collection: Collection | None = None) -> dict:
-    """Check an army against R1–R5 (and R4 when a collection is given)."""
-    cards = selectors.army_cards(slugs=[s.card for s in slots])
-    return army_report(slots=slots, cards=cards, owned=selectors.owned_quantities(collection))
+def army_validate(*, slots: list[Slot], collection: Collection | None = None, release: Release | None = None) -> dict:
+    """Check an army against R1–R5 (and R4 when a collection is given); with `release`, each card as that
+    release froze it (a card it did not hold is unknown)."""
+    slugs = [s.card for s in slots]
+    cards = selectors.army_cards(slugs=slugs, release=release)
+    stat_cards = selectors.stat_cards(slugs=slugs, release=release) if release is not None else None
+    return army_report(slots=slots, cards=cards, owned=selectors.owned_quantities(collection), stat_cards=stat_cards)
 
 
 def _army_code(slots: list[Slot], cards: dict[str, ArmyCard]) -> str:

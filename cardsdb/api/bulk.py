@@ -1,6 +1,6 @@
 """Bulk data views: the list of bulk files and one game's file (cardsdb/bulk.py builds them)."""
 
-from django.http import FileResponse
+from django.http import FileResponse, HttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
@@ -14,7 +14,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cardsdb import bulk
+from cardsdb.api.history import release_in_query
+from cardsdb.card_history import UnknownRelease
 from cardsdb.choices import Game
+from cardsdb.models import Release
 
 # Clients may keep a file five minutes, then revalidate (a 304 costs a few aggregate queries).
 CACHE_SECONDS = 300
@@ -75,7 +78,12 @@ class BulkFileView(APIView):
 
     @extend_schema(
         operation_id="bulk_file_retrieve",
-        parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(bulk.CATALOGUES))],
+        parameters=[
+            OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(bulk.CATALOGUES)),
+            OpenApiParameter("release", str, description=(
+                "The slug of a release of this game: its file as the release froze it. Left out: the catalogue "
+                "as it is now. An unknown release answers 404.")),
+        ],
         responses={
             (200, bulk.MEDIA_TYPE): OpenApiTypes.BINARY,
             304: OpenApiResponse(description="Not modified: the If-None-Match or If-Modified-Since matched."),
@@ -84,6 +92,12 @@ class BulkFileView(APIView):
     def get(self, request, game):
         if game not in bulk.CATALOGUES:
             raise NotFound(f"No bulk file for {game!r}: choose one of {', '.join(bulk.CATALOGUES)}.")
+        try:
+            release = release_in_query(request, game)
+        except UnknownRelease as exc:  # a file that does not exist, as a game with none
+            raise NotFound(str(exc)) from exc
+        if release is not None:
+            return _release_file(request, release)
         found, handle = bulk.open_bulk_file(game)
         last_modified = int(found.updated_at.timestamp())
         # Django's own evaluation of If-None-Match (lists, weak tags, *) and If-Modified-Since.
@@ -98,3 +112,17 @@ class BulkFileView(APIView):
         response["Last-Modified"] = http_date(last_modified)
         patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
         return response
+
+
+def _release_file(request, release: Release) -> HttpResponseBase:
+    """A release's bulk file, as frozen when it was made: it never changes, so it may be kept for good."""
+    etag = f'"{release.bulk_sha256}"'
+    last_modified = int(release.created_at.timestamp())
+    response = get_conditional_response(request, etag=etag, last_modified=last_modified)
+    if response is None:
+        response = HttpResponse(bytes(release.bulk_file), content_type=bulk.MEDIA_TYPE)
+        response["Content-Disposition"] = f'attachment; filename="{release.game}-{release.slug}.json.gz"'
+    response["ETag"] = etag
+    response["Last-Modified"] = http_date(last_modified)
+    patch_cache_control(response, public=True, max_age=CACHE_SECONDS)
+    return response

@@ -4,7 +4,8 @@
 
 - adds the `Error` component (cardsdb.api.errors) and, to every operation, the error answers it can
   give: 400 (a body or query parameters), 401 (a bad token, anywhere), 403 (unsafe methods, staff-only
-  operations), 404 (path parameters, pages past the end), 406, 409 (deletes of rows others protect),
+  operations), 404 (path parameters, pages past the end), 406, 409 (deletes of rows others protect, and the
+  actions a view names in `may_conflict`),
   413 and 415 (bodies), 429 (throttling);
 - lets anonymous clients in (`{}` in `security`) where the view's permissions let them in;
 - closes the request bodies of serializers that refuse unknown keys (`additionalProperties: false`), and
@@ -69,8 +70,9 @@ DESCRIPTIONS = {
            "(`csrf_failed`, with Django's `reason`).",
     "404": "No such row, or not yours; or a page past the last (`not_found`).",
     "406": "No answer in a media type the Accept header allows (`not_acceptable`).",
-    "409": "The row is still in use by others (`protected`, a card with `uses`), or a study cannot be published "
-           "or played again as it stands (`not_publishable`, with `cards`; `not_replayable`).",
+    "409": "The row is still in use by others (`protected`, a card with `uses`), another change took one of its "
+           "unique values meanwhile (`conflict`), or a study cannot be published or played again as it stands "
+           "(`not_publishable`, with `cards`; `not_replayable`).",
     "413": "The body is larger than the service takes (`too_large`).",
     "415": "A body media type this operation does not take (`unsupported_media_type`).",
     "429": "Too many requests (`throttled`, with `retry_after`).",
@@ -119,6 +121,11 @@ def _protected(view) -> bool:
     return False
 
 
+def _may_conflict(method: str, view) -> bool:
+    """A delete of a row others protect, or an action the view names in `may_conflict`."""
+    return (method == "delete" and _protected(view)) or getattr(view, "action", None) in getattr(view, "may_conflict", ())
+
+
 def _error_statuses(operation: dict[str, Any], method: str, view) -> list[str]:
     parameters = operation.get("parameters", [])
     has_body = "requestBody" in operation or method in BODY_METHODS
@@ -133,7 +140,7 @@ def _error_statuses(operation: dict[str, Any], method: str, view) -> list[str]:
         statuses.append("403")
     if path_params or paged:
         statuses.append("404")
-    if method == "delete" and _protected(view):
+    if _may_conflict(method, view):
         statuses.append("409")
     if has_body:
         statuses += ["413", "415"]

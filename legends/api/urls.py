@@ -10,6 +10,7 @@ router.register("protectors", views.ProtectorViewSet, basename="legends-protecto
 router.register("defenses", views.DefenseCardViewSet, basename="legends-defense")
 router.register("summoning-cards", views.SummoningCardViewSet, basename="legends-summoning-card")
 router.register("setups", views.TeamSetupViewSet, basename="legends-setup")
+router.register("releases", views.LegendsReleaseViewSet, basename="legends-release")
 
 card_faces = [
     path(f"{prefix}/<slug:slug>/card.png", views.card_face_view(viewset), name=f"{basename}-card-face")

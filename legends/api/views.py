@@ -11,8 +11,10 @@ from rest_framework.response import Response
 from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin
+from cardsdb.api.history import RELEASE_PARAMETER, CardHistoryMixin, ReleaseViewSet, release_in_query
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
+from cardsdb.choices import Game
 from legends import selectors, services
 from legends.api.serializers import (
     DefenseCardSerializer,
@@ -54,8 +56,9 @@ class ElementViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewS
     ordering_fields = ["order", "name"]
 
 
-class LegendsCardViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
-    """Read for all, write for staff; each card also has its face at `{slug}/card.png`."""
+class LegendsCardViewSet(CardHistoryMixin, CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
+    """Read for all, write for staff; each card also has its face at `{slug}/card.png` and its versions at
+    `{slug}/history/`."""
 
     lookup_field = "slug"
     search_fields = CARD_SEARCH
@@ -118,13 +121,15 @@ class TeamSetupViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelVie
     def get_queryset(self):
         return selectors.team_setup_list(user=self.request.user)
 
-    @extend_schema(request=SetupInputSerializer, responses=SetupValidationSerializer)
+    @extend_schema(request=SetupInputSerializer, responses=SetupValidationSerializer, parameters=[RELEASE_PARAMETER])
     @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
     def validate(self, request):
-        """Check a team setup (rulings L4-L6, L13): every violation at once, and what is left to draw."""
+        """Check a team setup (rulings L4-L6, L13): every violation at once, and what is left to draw; with
+        `release`, against the cards as that release froze them."""
+        release = release_in_query(request, Game.LEGENDS)
         data = SetupInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        report = services.setup_validate(**data.validated_data)
+        report = services.setup_validate(**data.validated_data, release=release)
         return Response({**report, "share_url": setup_share_url(request, report["code"])})
 
     @extend_schema(request=SetupExportInputSerializer, responses=SetupExportSerializer)
@@ -165,6 +170,12 @@ class TeamSetupViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelVie
         except SetupCodeError as exc:
             return bad_setup_code(str(exc))
         return Response({**answer, "share_url": setup_share_url(request, answer["code"])})
+
+
+class LegendsReleaseViewSet(ReleaseViewSet):
+    """Akin Legends releases: named, frozen states of the catalogue (docs/api.md, "Card history and releases")."""
+
+    game = Game.LEGENDS
 
 
 def bad_setup_code(reason: str):

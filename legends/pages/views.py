@@ -31,6 +31,7 @@ from rest_framework.serializers import Serializer
 from cardsdb.api.errors import field_errors
 from cardsdb.api.filters import query_parameter_errors
 from cardsdb.api.serializers import share_url
+from cardsdb.card_history import card_errata
 from cardsdb.choices import Game
 from cardsdb.models import Card
 from cardsdb.pages.wording import named_violations
@@ -61,6 +62,7 @@ class Kind:
     slug: str  # the API's prefix: spirits, protectors, defenses, summoning-cards
     viewset: type[LegendsCardViewSet]
     face_route: str
+    history_route: str
 
     @property
     def model(self):
@@ -80,9 +82,13 @@ class Kind:
     def face_url(self, slug: str, size: str) -> str:
         return f"{reverse(self.face_route, kwargs={'slug': slug})}?size={size}"
 
+    def history_url(self, slug: str) -> str:
+        """The API's list of the card's versions."""
+        return reverse(self.history_route, kwargs={"slug": slug})
+
 
 KINDS: dict[str, Kind] = {
-    prefix: Kind(prefix, viewset, f"{basename}-card-face")
+    prefix: Kind(prefix, viewset, f"{basename}-card-face", f"{basename}-history")
     for prefix, viewset, basename in router.registry
     if issubclass(viewset, LegendsCardViewSet)
 }
@@ -353,7 +359,8 @@ def find_card(slug: str) -> tuple[Kind, Any]:
 
 
 def card_page(request, slug: str):
-    """A card's face, every field its API shows, its simulated win rate, and the user's setups using it."""
+    """A card's face, every field its API shows, its errata, its simulated win rate, and the user's setups
+    using it."""
     kind, card = find_card(slug)
     serializer_class = cast(type[Serializer], kind.viewset.serializer_class)  # each kind's viewset names its own
     data = serializer_class(card, context={"request": request}).data
@@ -372,6 +379,8 @@ def card_page(request, slug: str):
         "in_setups": kind.slug in ("spirits", "protectors", "defenses"),
         "setups": selectors.setups_using(user=request.user, slug=card.slug, limit=MAX_SETUPS_SHOWN),
         "admin_url": admin_url,
+        "errata": card_errata(card),
+        "history_url": kind.history_url(card.slug),
     }
     return render(request, "legends/pages/card.html", context)
 

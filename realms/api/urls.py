@@ -7,6 +7,7 @@ router = AppRouter("realms")
 router.register("races", views.RaceViewSet)
 router.register("characters", views.CharacterViewSet)
 router.register("armies", views.ArmyViewSet, basename="army")
+router.register("releases", views.RealmsReleaseViewSet, basename="realms-release")
 
 urlpatterns = [
     path("characters/<slug:slug>/card.png", views.CARD_FACE, name="character-card-face"),

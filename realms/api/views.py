@@ -11,8 +11,10 @@ from rest_framework.views import APIView
 from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
+from cardsdb.api.history import RELEASE_PARAMETER, CardHistoryMixin, ReleaseViewSet, release_in_query
 from cardsdb.api.renderers import PNGRenderer
 from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
+from cardsdb.choices import Game
 from realms import selectors, services
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
@@ -45,7 +47,7 @@ class RaceViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
     ordering_fields = ["name"]
 
 
-class CharacterViewSet(CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
+class CharacterViewSet(CardHistoryMixin, CardDeleteMixin, AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet):
     """Echo Realms characters: read for all, write for staff. `q` takes the query language."""
 
     queryset = selectors.character_list()
@@ -97,10 +99,12 @@ class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
     def get_queryset(self):
         return selectors.army_list(user=self.request.user)
 
-    @extend_schema(request=ArmyInputSerializer, responses=ArmyValidationSerializer)
+    @extend_schema(request=ArmyInputSerializer, responses=ArmyValidationSerializer, parameters=[RELEASE_PARAMETER])
     @action(detail=False, methods=["post"], permission_classes=[permissions.AllowAny])
     def validate(self, request):
-        """Check an army (slots or code, optionally against your collection): every violation at once."""
+        """Check an army (slots or code, optionally against your collection): every violation at once; with
+        `release`, each card as that release froze it."""
+        release = release_in_query(request, Game.REALMS)
         data = ArmyInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         slots, error = _slots_or_error(data.validated_data)
@@ -109,7 +113,7 @@ class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
         collection, error = _collection_or_error(request, data.validated_data.get("collection"))
         if error:
             return error
-        report = services.army_validate(slots=slots, collection=collection)
+        report = services.army_validate(slots=slots, collection=collection, release=release)
         return Response({**report, "share_url": army_share_url(request, report["code"])})
 
     @extend_schema(request=ArmyImportInputSerializer, responses=ArmyImportSerializer)
@@ -188,6 +192,12 @@ class FormationValidateView(APIView):
         return Response(services.formation_validate(
             first=data.validated_data["first"], deployments=deployments, collections=collections
         ))
+
+
+class RealmsReleaseViewSet(ReleaseViewSet):
+    """Echo Realms releases: named, frozen states of the catalogue (docs/api.md, "Card history and releases")."""
+
+    game = Game.REALMS
 
 
 CARD_FACE = CharacterViewSet.as_view(

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.exceptions import ValidationError
 
 from cardsdb.api.filters import query_parameter_errors
+from cardsdb.card_history import card_errata
 from cardsdb.choices import Game
 from cardsdb.models import CardSet, Faction, Rarity
 from cardsdb.pages.wording import named_violations
@@ -172,7 +173,8 @@ def gallery(request):
 
 @require_http_methods(["GET", "HEAD"])
 def card(request, slug: str):
-    """Every field of a character, its abilities in words, its simulated win rate and your armies with it."""
+    """Every field of a character, its abilities in words, its errata, its simulated win rate and your armies
+    with it."""
     character = selectors.character_list().filter(slug=slug).first()
     if character is None:
         raise Http404("There is no Echo Realms card with this slug.")
@@ -181,6 +183,8 @@ def card(request, slug: str):
     context = {
         "nav": "realms-gallery", "character": character, "study": card_study(simulated), "armies": armies,
         "admin_url": reverse("admin:realms_character_change", args=[character.pk]) if request.user.is_staff else None,
+        "errata": card_errata(character),
+        "history_url": reverse("character-history", kwargs={"slug": character.slug}),
     }
     return render(request, "realms/pages/card.html", context)
 
