@@ -37,7 +37,8 @@ ELEMENT_FIELDS = ("attack_1", "attack_2", "effect_element")  # given as element 
 
 
 # The catalogue's kinds of card, as a raw catalogue lists them, and the model label their versions are kept under.
-CARD_MODELS = {"protectors": "legends.protector", "defenses": "legends.defense", "deck": "legends.summoningcard"}
+CARD_MODELS = {"spirits": "legends.spirit", "protectors": "legends.protector", "defenses": "legends.defensecard",
+               "deck": "legends.summoningcard"}
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ class LegendsStudies:
                            tuple(data["defenses"]), (first, second))
 
     def frozen_cards(self, value: Mapping[str, Any]) -> dict[str, list[str]]:
-        """A frozen plan's values are catalogues: every protector, defense and summoning card in them."""
+        """A frozen plan's values are catalogues: every spirit, protector, defense and summoning card in them."""
         return {model: [card["slug"] for card in value[key]] for key, model in CARD_MODELS.items()}
 
     # ----------------------------------------------------------------------------- decisiveness

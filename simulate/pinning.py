@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from cardsdb.card_history import card_versions, edited_since, release_matching
 from simulate.services import PreparedMatch, game_studies
 from simulate.study_kinds.base import Pairing, Study
 
@@ -120,15 +121,25 @@ def cards_played(data: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def catalogue_state(data: Mapping[str, Any]) -> dict[str, Any]:
-    """What a study records of the catalogue it froze: the cards it plays, by card model."""
-    return {"cards": cards_played(data)}
+    """What a study records of the catalogue it froze: the cards it plays, by card model; each one's version
+    in the card history; and the release those versions are, if they are exactly a release's."""
+    game = data["game"]
+    cards = cards_played(data)
+    current = card_versions(game)
+    versions = {model: {slug: current[model][slug] for slug in slugs if slug in current.get(model, {})}
+                for model, slugs in cards.items()}
+    release = release_matching(game, versions)
+    return {"cards": cards, "versions": versions, "release": None if release is None else release.name}
 
 
 def catalogue_report(batch: Batch) -> dict[str, Any] | None:
-    """What a study played, as its report names it, and the cards edited since (None: stored before studies
-    kept what they played)."""
+    """What a study played, as its report names it, and the cards it played that were edited or deleted since
+    (None: stored before studies kept what they played)."""
     if batch.frozen_id is None:
         return None
     state = batch.catalogue or {}
+    versions = state.get("versions", {})
+    edited = [card for card in edited_since(batch.game, versions)
+              if card["slug"] in versions.get(card["model"], {})]
     return {"release": state.get("release"), "frozen_at": batch.created_at, "cards": state.get("cards", {}),
-            "versions": state.get("versions", {}), "edited_since": []}
+            "versions": versions, "edited_since": edited}

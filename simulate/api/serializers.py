@@ -183,7 +183,8 @@ class EditedCardSerializer(serializers.Serializer):
     model = serializers.CharField(help_text="The card's kind, as a model label (realms.character...).")
     slug = serializers.CharField()
     name = serializers.CharField(allow_blank=True)
-    version = serializers.IntegerField(allow_null=True, help_text="Its version now (null: deleted since).")
+    status = serializers.ChoiceField(choices=["changed", "deleted"], help_text="Edited, or deleted since.")
+    version = serializers.IntegerField(help_text="Its version now (its deletion, for a deleted card).")
     changed_at = serializers.DateTimeField(allow_null=True)
     changes = serializers.ListField(child=serializers.DictField(), help_text="{field, before, after} since.")
 

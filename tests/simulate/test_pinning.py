@@ -136,3 +136,22 @@ def test_a_private_study_cannot_be_rerun_by_others(client, user, other_user, arm
     batch = batches.create_batch(game="realms", inputs={"armies": armies}, count=2, seed=1, user=user)
     client.force_login(other_user)
     assert_error_shape(client.post(f"/api/simulate/batches/{batch.pk}/rerun/"), 404, "not_found")
+
+
+def test_a_study_names_the_release_it_played_and_the_cards_edited_since(anon_client, staff_client, armies,
+                                                                        django_capture_on_commit_callbacks):
+    assert staff_client.post("/api/realms/releases/", {"name": "Core 1.1"}, format="json").status_code == 201
+    with django_capture_on_commit_callbacks(execute=True):
+        first = anon_client.post(REALMS, {"armies": armies, "count": 2, "seed": 1}, format="json").json()
+    assert first["catalogue"]["release"] == "Core 1.1" and first["catalogue"]["edited_since"] == []
+    slug = armies["a"]["slots"][0]["card"]
+    before = Character.objects.get(slug=slug).attack
+    assert staff_client.patch(f"/api/realms/characters/{slug}/", {"atk": before + 2}, format="json").status_code == 200
+    edited = anon_client.get(first["url"]).json()["catalogue"]["edited_since"]
+    assert [(card["model"], card["slug"], card["status"]) for card in edited] == [("realms.character", slug, "changed")]
+    assert {"field": "attack", "before": before, "after": before + 2} in edited[0]["changes"]
+    # A study created now plays the edited card: the working catalogue, no release, nothing edited since.
+    with django_capture_on_commit_callbacks(execute=True):
+        second = anon_client.post(REALMS, {"armies": armies, "count": 2, "seed": 1}, format="json").json()
+    assert second["catalogue"]["release"] is None and second["catalogue"]["edited_since"] == []
+    assert second["catalogue"]["versions"]["realms.character"][slug] == edited[0]["version"]
