@@ -41,7 +41,7 @@ from simulate.api.figures import (
 from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
 from simulate.models import Batch as BatchModel
-from simulate.services import game_matches
+from simulate.services import game_matches, game_studies
 from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_label, kind_names, study_kind
 
 # ------------------------------------------------------------------------------------- requests
@@ -251,6 +251,16 @@ class BatchResultSerializer(serializers.ModelSerializer):
         return kind.about(batch) if kind else ""
 
 
+class MeasuredVersionSerializer(serializers.Serializer):
+    """The version of a card a published field study measured."""
+
+    release = serializers.CharField(allow_null=True, help_text="The release the study's cards were, if one.")
+    frozen_at = serializers.DateTimeField(help_text="When the study froze the cards it played.")
+    version = serializers.IntegerField(allow_null=True, help_text="The card's version it measured.")
+    edited_since = serializers.DictField(allow_null=True, help_text="null, or the card's `status` (changed or "
+                                                                    "deleted), `version` and `changed_at` since.")
+
+
 class SimulatedSerializer(serializers.Serializer):
     """How the armies (teams) fielding this card did in the latest field study of the official sets."""
 
@@ -265,10 +275,13 @@ class SimulatedSerializer(serializers.Serializer):
     delta = serializers.FloatField(allow_null=True)
     delta_ci = IntervalSerializer(help_text="Newcombe's 95% interval.")
     flag = one_of(["over", "under"], allow_null=True, help_text="over / under where delta_ci excludes 0.")
+    catalogue = MeasuredVersionSerializer(allow_null=True, help_text="The card's version the figures are for; "
+                                                                     "null for a study of before versions were kept.")
 
 
 def simulated_block(context: Mapping[str, Any], *, game: str, group: str, member: str) -> dict[str, Any] | None:
-    """A card's row of the published field study (read once per answer, whatever the number of cards)."""
+    """A card's row of the published field study, and the version of the card it measured (read once per
+    answer, whatever the number of cards)."""
     from simulate.selectors import published_field_study
 
     cache = cast(dict[str, Any], context).setdefault("simulated_rows", {})  # a serializer's context: a dict
@@ -276,14 +289,29 @@ def simulated_block(context: Mapping[str, Any], *, game: str, group: str, member
         batch = published_field_study(game=game)
         rows = {} if batch is None else {
             name: {row[key]: row for row in batch.results.get(name, [])} for name, (key, _) in FIELD_GROUPS.items()}
-        cache[game] = (batch, rows)
-    batch, rows = cache[game]
+        report = None if batch is None else pinning.catalogue_report(batch)
+        edited = {(card["model"], card["slug"]): card for card in (report or {}).get("edited_since", [])}
+        cache[game] = (batch, rows, report, edited)
+    batch, rows, report, edited = cache[game]
     row = rows.get(group, {}).get(member)
     if batch is None or row is None:
         return None
     key = FIELD_GROUPS[group][0]
     return {"batch": str(batch.pk), "finished_at": batch.finished_at, "played": batch.played,
+            "catalogue": card_state(report, edited, game_studies(game).card_groups.get(group, ""), member),
             **{name: value for name, value in row.items() if name != key}}
+
+
+def card_state(report: Mapping[str, Any] | None, edited: Mapping[tuple[str, str], Mapping[str, Any]], model: str,
+               slug: str) -> dict[str, Any] | None:
+    """Which version of a card a published study measured, and whether it was edited since (None for a study
+    stored before studies kept what they played)."""
+    if report is None:
+        return None
+    since = edited.get((model, slug))
+    return {"release": report["release"], "frozen_at": report["frozen_at"],
+            "version": report["versions"].get(model, {}).get(slug),
+            "edited_since": None if since is None else {key: since[key] for key in ("status", "version", "changed_at")}}
 
 
 def batch_figures(batch: Batch, sides: Iterable[str]) -> dict[str, Any]:

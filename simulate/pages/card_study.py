@@ -31,4 +31,20 @@ def card_study(simulated: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "played": simulated["played"],
         "finished_at": parse_datetime(finished) if isinstance(finished, str) else finished,
         "url": reverse("study-detail", args=[simulated["batch"]]),
+        "measured": measured(simulated.get("catalogue")),
+    }
+
+
+def measured(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Which version of the card the figures are for, and when it changed since (None: not recorded)."""
+    if not state:
+        return None
+    since = state.get("edited_since")
+    frozen = state["frozen_at"]
+    return {
+        "release": state.get("release"), "version": state.get("version"),
+        "frozen_at": parse_datetime(frozen) if isinstance(frozen, str) else frozen,
+        "changed_at": since and (parse_datetime(since["changed_at"]) if isinstance(since["changed_at"], str)
+                                 else since["changed_at"]),
+        "deleted": bool(since and since["status"] == "deleted"),
     }

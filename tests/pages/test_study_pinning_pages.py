@@ -75,3 +75,25 @@ def test_a_small_field_study_is_not_published_and_the_page_says_why(client, staf
     response = client.post(reverse("study-publish", args=[small.pk]))
     assert response.status_code == 409 and "within ±5 points" in text(response)
     assert Batch.objects.get(pk=small.pk).published_at is None
+
+
+def test_a_card_page_says_which_version_the_figures_are_for_and_when_it_changed(client, staff, catalogue, settings):
+    settings.SIMULATE_PUBLISH_POINTS = 100  # 100 matches measure every card within ±100 points
+    study = batches.play_here(batches.create_batch(game="realms", kind="field", inputs={}, count=100, seed=4,
+                                                   user=staff).pk)
+    client.force_login(staff)
+    assert client.post(reverse("study-publish", args=[study.pk])).status_code == 302
+    client.logout()
+    slug = study.results["cards"][0]["card"]
+    version = study.catalogue["versions"]["realms.character"][slug]
+    page = text(client.get(reverse("realms-card", args=[slug])))
+    assert "Card measured as it was on" in page and f"(version {version})" in page
+    assert "This card changed" not in page
+    card = Character.objects.get(slug=slug)
+    card.speed += 1
+    card.save()
+    page = text(client.get(reverse("realms-card", args=[slug])))
+    assert "This card changed on" in page and "these figures are for its earlier version" in page
+    api = client.get(f"/api/realms/characters/{slug}/").json()["simulated"]["catalogue"]
+    assert api["version"] == version and api["edited_since"]["status"] == "changed"
+    assert api["edited_since"]["version"] > version
