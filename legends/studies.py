@@ -28,6 +28,7 @@ from simulate.services import PreparedMatch, seat_agent_names
 if TYPE_CHECKING:
     from argparse import ArgumentParser
 
+    from cardsdb.models import Card
     from simulate.pinning import Interned, Thawing
 
 # What a patch may change of each kind of card: the fields its admin page edits.
@@ -177,6 +178,14 @@ class LegendsStudies:
         except SetupError as exc:
             raise patch_error(exc) from exc
         return LegendsPatch(raw, catalogue)
+
+    def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
+        """Each patched protector or summoning card (as its slug names it), its changes as given: the patch
+        names model fields, elements by slug."""
+        protectors = set(Protector.objects.filter(slug__in=[entry["card"] for entry in patch])
+                         .values_list("slug", flat=True))
+        return [(Protector if entry["card"] in protectors else SummoningCard, entry["card"], dict(entry["changes"]))
+                for entry in patch]
 
     def patched_pool(self, pool: LegendsPool, patch: LegendsPatch) -> LegendsPool:
         return drawable(replace(pool, catalogue=restricted(patch.raw, pool.protectors, pool.defenses)), "patch")

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 
-from cardsdb.models import CardSet, OfficialRecord
+from cardsdb.models import Card, CardSet, OfficialRecord
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.engine.formation import legal_deployments, random_army
+from realms.models import Character
 from realms.snapshot import DEFAULT_AGENTS, card_raw, character_card, character_snapshot
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
@@ -168,6 +169,11 @@ class RealmsStudies:
         if errors:
             raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
         return patched
+
+    def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
+        """Each patched character, its changes by model field (`atk` is `attack`...)."""
+        return [(Character, entry["card"], {PATCHABLE[key]: value for key, value in entry["changes"].items()})
+                for entry in patch]
 
     def patched_pool(self, pool: RealmsPool, patched: Mapping[str, CharacterCard]) -> RealmsPool:
         return RealmsPool(tuple(patched.get(card.slug, card) for card in pool.cards))

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from rest_framework.serializers import Serializer
 
+    from cardsdb.models import Card
     from simulate.pinning import Interned, Thawing
 
 SEED_LIMIT = 2**63 - 1  # seeds are 0 to 2^63 - 1, so that every seed fits a database's 64-bit integer
@@ -151,6 +152,9 @@ class GameStudies(Protocol):
 
     def kept_share(self, setup: Any, result: MatchResult, seat: str) -> float:
         """The share of its starting strength the winner in `seat` kept (0 to 1)."""
+
+    def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
+        """A what-if's patch as catalogue edits: each card's model, slug and changes by model field."""
 
     def freeze_setup(self, setup: Any, table: Interned) -> Any:
         """A prepared match's engine setup as plain JSON, each card or catalogue it holds in `table`."""

@@ -71,8 +71,8 @@ DESCRIPTIONS = {
     "404": "No such row, or not yours; or a page past the last (`not_found`).",
     "406": "No answer in a media type the Accept header allows (`not_acceptable`).",
     "409": "The row is still in use by others (`protected`, a card with `uses`), another change took one of its "
-           "unique values meanwhile (`conflict`), or a study cannot be published or played again as it stands "
-           "(`not_publishable`, with `cards`; `not_replayable`).",
+           "unique values meanwhile (`conflict`), or a study cannot be published, played again or "
+           "applied as it stands (`not_publishable`, with `cards`; `not_replayable`; `not_applicable`).",
     "413": "The body is larger than the service takes (`too_large`).",
     "415": "A body media type this operation does not take (`unsupported_media_type`).",
     "429": "Too many requests (`throttled`, with `retry_after`).",

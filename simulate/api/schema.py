@@ -11,6 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, Polymorphic
 
 from cardsdb.api.pagination import MAX_PAGE_SIZE, WARNINGS_SCHEMA
 from simulate import services
+from simulate.api.serializers import AppliedPatchSerializer
 from simulate.engine.games import get_game
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ STUDY_ACTIONS = {
     "rerun": (202, "A study stored before studies kept what they played (`not_replayable`)."),
     "publish": (200, "A study not finished, or a field study measuring some card less closely than ±5 points "
                      "(`not_publishable`, with `cards`)."),
+    "apply": (200, "Not a finished what-if, or a patched card edited or deleted since it measured it "
+                   "(`not_applicable`)."),
 }
 
 
@@ -112,7 +115,7 @@ class EveryGameSchema(AutoSchema):
     """A viewset reading rows of every game: each answers as its game does (`view.answer` names how)."""
 
     def get_request_serializer(self):
-        if getattr(self.view, "action", None) in ("cancel", "rerun", "publish"):
+        if getattr(self.view, "action", None) in ("cancel", "rerun", "publish", "apply"):
             return None  # they take no body
         return super().get_request_serializer()
 
@@ -124,8 +127,8 @@ class EveryGameSchema(AutoSchema):
         answer = by_game(name, view.answer, many=view.action == "list")
         if view.action in STUDY_ACTIONS:
             code, conflict = STUDY_ACTIONS[view.action]
-            return {code: answer, 409: OpenApiResponse(response={"$ref": "#/components/schemas/Error"},
-                                                       description=conflict)}
+            return {code: AppliedPatchSerializer if view.action == "apply" else answer,
+                    409: OpenApiResponse(response={"$ref": "#/components/schemas/Error"}, description=conflict)}
         return answer
 
     def get_override_parameters(self):

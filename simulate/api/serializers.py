@@ -202,6 +202,18 @@ class CatalogueStateSerializer(serializers.Serializer):
     edited_since = EditedCardSerializer(many=True, help_text="The cards it played that were edited since.")
 
 
+class AppliedEditSerializer(serializers.Serializer):
+    model = serializers.CharField(help_text="The card's kind, as a model label.")
+    slug = serializers.CharField()
+    version = serializers.IntegerField(help_text="Its new version (GET .../{slug}/history/).")
+
+
+class AppliedPatchSerializer(serializers.Serializer):
+    """A what-if's patch applied to the catalogue: each card's new version."""
+
+    applied = AppliedEditSerializer(many=True)
+
+
 class BatchResultSerializer(serializers.ModelSerializer):
     """A batch: the fields every game answers (each game's subclass types its summary and inputs)."""
 

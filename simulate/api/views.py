@@ -21,10 +21,10 @@ from rest_framework.views import APIView
 from cardsdb.api.filters import CheckedFiltersMixin, is_blank, query_parameter_errors
 from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
-from simulate import background, batches, comparison, publishing, selectors, services
+from simulate import applying, background, batches, comparison, publishing, selectors, services
 from simulate.api.comparison import ComparisonSerializer, comparison_data
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
-from simulate.api.serializers import BatchSerializer, MatchSerializer, study_inputs
+from simulate.api.serializers import AppliedPatchSerializer, BatchSerializer, MatchSerializer, study_inputs
 from simulate.filtersets import BatchFilter
 
 logger = logging.getLogger(__name__)
@@ -230,6 +230,14 @@ class BatchViewSet(EveryGameViewSet):
         else:
             batch = publishing.publish(batch, user=request.user)
         return Response(BatchSerializer(batch, context=self.get_serializer_context()).data)
+
+    @action(detail=True, methods=["post"], filter_backends=[], permission_classes=[permissions.IsAdminUser])
+    def apply(self, request, pk=None):
+        """Staff: apply a finished what-if's patch to the catalogue, each patched card a new version in its
+        history, all or none. 409 `not_applicable` for another kind, an unfinished study, or a card edited since
+        the what-if measured it (its patch would overwrite that edit); 400 if a card's rules refuse a change."""
+        applied = applying.apply_patch(self.get_object(), user=request.user)
+        return Response(AppliedPatchSerializer({"applied": applied}).data)
 
     @action(detail=True, methods=["post"], filter_backends=[])
     def cancel(self, request, pk=None):

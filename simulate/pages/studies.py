@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import InvalidPage, Paginator
 from django.db import transaction
 from django.http import Http404
@@ -20,7 +21,7 @@ from cardsdb.api.errors import exception_handler, page_error
 from cardsdb.api.filters import query_parameter_errors
 from cardsdb.pages.throttles import throttle_scope
 from cardsdb.pages.wording import named_violations
-from simulate import background, batches, comparison, pinning, publishing, selectors
+from simulate import applying, background, batches, comparison, pinning, publishing, selectors
 from simulate.api.views import client_ident, hand_over, start_batch
 from simulate.engine.errors import InputError
 from simulate.filtersets import BatchFilter
@@ -200,6 +201,23 @@ def study_publish(request, batch_id):
     except publishing.NotPublishable as exc:
         return page_error(request, exc.status, str(exc), heading="Not published")
     return redirect("study-detail", batch_id=batch_id)
+
+
+@require_POST
+def study_apply(request, batch_id):
+    """Staff: apply a what-if's patch to the catalogue, as .../apply/ does; then the first patched card's page,
+    whose errata show the new version."""
+    if not request.user.is_staff:
+        return page_error(request, 403, "Only staff edit the catalogue.")
+    try:
+        applied = applying.apply_patch(visible_batch(request, batch_id), user=request.user)
+    except applying.NotApplicable as exc:
+        return page_error(request, exc.status, str(exc), heading="Not applied")
+    except DjangoValidationError as exc:
+        return page_error(request, 400, "A change breaks the card's rules: " + "; ".join(exc.messages),
+                          heading="Not applied")
+    first = applied[0]  # its app is its game, and each game's card page is named "<game>-card"
+    return redirect(f"{first['model'].split('.')[0]}-card", slug=first["slug"])
 
 
 def state_context(batch: Batch, sort: str, user) -> dict[str, Any]:

@@ -11,4 +11,5 @@ urlpatterns = [
     path("<uuid:batch_id>/cancel/", studies.study_cancel, name="study-cancel"),
     path("<uuid:batch_id>/rerun/", studies.study_rerun, name="study-rerun"),
     path("<uuid:batch_id>/publish/", studies.study_publish, name="study-publish"),
+    path("<uuid:batch_id>/apply/", studies.study_apply, name="study-apply"),
 ]
