@@ -19,7 +19,7 @@ from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard
 from realms.engine.formation import legal_deployments, random_army
-from realms.snapshot import DEFAULT_AGENTS, character_card, character_snapshot
+from realms.snapshot import STUDY_AGENT, character_card, character_snapshot
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
 
@@ -36,6 +36,7 @@ class RealmsStudies:
 
     game = "realms"
     plays_features = False  # a side's features are what it fielded
+    study_agent = STUDY_AGENT
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
     pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side
@@ -124,7 +125,7 @@ class RealmsStudies:
         except ValueError as exc:
             message = "These cards cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary, lines ≤ 5)."
             raise InputError(message, [("pool", message)]) from exc
-        prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or DEFAULT_AGENTS),
+        prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or {"a": STUDY_AGENT, "b": STUDY_AGENT}),
                                  options=validate_options("realms", inputs.get("options")), stored_setup={})
         return RealmsPool(tuple(cards)), prepared
 

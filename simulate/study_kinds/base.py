@@ -98,8 +98,13 @@ class PlanRequest:
     studies: GameStudies
 
     def prepare(self, inputs: Mapping[str, Any]) -> PreparedMatch:
-        """The match of a request of the game (the study's agents), checked as a match is."""
-        return services.prepare_match(game=self.game, inputs=inputs, agents=self.inputs.get("agents"), user=self.user)
+        """The match of a request of the game (the study's agents, else the game's study agent in every seat),
+        checked as a match is."""
+        agents = self.inputs.get("agents")
+        prepared = services.prepare_match(game=self.game, inputs=inputs, agents=agents, user=self.user)
+        if agents is None:
+            prepared = replace(prepared, agents=self.studies.level_agents(prepared, self.studies.study_agent))
+        return prepared
 
     def prepare_pair(self, first: Any, second: Any, paths: tuple[str, str]) -> PreparedMatch:
         """The match of entrant `first` (first side) against `second`, a refusal naming the entrants' `paths`."""
