@@ -67,6 +67,8 @@ class LegendsStudies:
     game = "legends"
     plays_features = True  # the summoning cards a team played count with what it fielded
     study_agent = STUDY_AGENT
+    field_draw = ("Two random teams a match, protecting two different spirits. Each protector (duel-legal ones in a "
+                  "duel) and each defense card equally likely, drawn without replacement as L6 draws them.")
 
     field_groups = {"protectors": "protector", "defenses": "defense", "summoning_cards": "summoning_card"}
     # Where pair_inputs puts each entrant, as the setup's errors name it, and its side (a violation's team).

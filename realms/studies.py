@@ -18,7 +18,7 @@ from cardsdb.models import CardSet, OfficialRecord
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard
-from realms.engine.formation import legal_deployments, random_army
+from realms.engine.formation import RANDOM_ARMY_DRAW, legal_deployments, random_army
 from realms.snapshot import STUDY_AGENT, character_card, character_snapshot
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
@@ -37,6 +37,7 @@ class RealmsStudies:
     game = "realms"
     plays_features = False  # a side's features are what it fielded
     study_agent = STUDY_AGENT
+    field_draw = f"Two random legal armies a match. {RANDOM_ARMY_DRAW}."
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
     pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side

@@ -27,6 +27,7 @@ from simulate.engine.tally import (
     count_appearances,
     count_match,
     figures,
+    fingerprint,
     merge,
     new_tally,
 )
@@ -299,8 +300,12 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     winner = result.winner if not swapped or result.winner is None else second if result.winner == first else first
     outcome = DRAW if winner is None else WIN if winner == first else LOSS
     share = studies.kept_share(played.setup, result, result.winner) if result.winner is not None else 0.0
-    count_match(leg, outcome=outcome, first="b" if swapped else "a", rounds=result.rounds, reason=result.reason,
-                share=share)
+    first_seat = "b" if swapped else "a"
+    # Two matches are the same game when their pairing, first seat and whole result (but the log) are.
+    game = fingerprint(pairing.label, first_seat, result.winner, result.reason, result.rounds, result.actions,
+                       result.survivors)
+    count_match(leg, outcome=outcome, first=first_seat, rounds=result.rounds, reason=result.reason, share=share,
+                game=game)
     match = Played(outcome, (winner == first, winner == second))
     if features is not None:
         if studies.plays_features:

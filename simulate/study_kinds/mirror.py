@@ -69,7 +69,7 @@ class Kind(StudyKind):
             "agents": agents_text(batch.inputs.get("agents")), "played": batch.played,
             "first_seed": batch.seed, "last_seed": batch.seed + max(batch.played, 1) - 1,
             "win_rate": charts.pct(results.get("win_rate")), "ci": charts.interval(results.get("win_rate_ci")),
-            "draws": results.get("draws", 0), "decisive": first.get("decisive", 0),
+            "one_game_warning": results.get("one_game_warning"), "draws": results.get("draws", 0), "decisive": first.get("decisive", 0),
             "p_value": charts.probability(first.get("p_value")),
         }}
 

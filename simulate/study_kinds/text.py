@@ -56,15 +56,30 @@ def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
             ci(figures["win_rate_ci"])]
 
 
+ONE_GAME_MARK = "*"
+ONE_GAME_NOTE = (f"{ONE_GAME_MARK} effectively one game replayed: the interval says how this policy plays, not how "
+                 "the sides compare.")
+
+
+def games(figures: Mapping[str, Any]) -> str:
+    """The distinct games of a row (~ when estimated), marked when they were effectively one game."""
+    counted = figures.get("distinct_games")
+    if counted is None:
+        return "—"
+    mark = ONE_GAME_MARK if figures.get("one_game") else ""
+    return f"{'' if counted['exact'] else '~'}{counted['count']}{mark}"
+
+
 def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides: Sequence[str]) -> list[str]:
     """One row of outcomes per study part (opponent, agent, variant): its win rate by the side that held the
-    first seat, its mean rounds and decisiveness."""
-    return table((label, *OUTCOME_HEADERS, f"{sides[0]} first", f"{sides[1]} first", "rounds", "kept in wins",
-                  "in losses"), [
+    first seat, its mean rounds and decisiveness, its distinct games."""
+    lines = table((label, *OUTCOME_HEADERS, f"{sides[0]} first", f"{sides[1]} first", "rounds", "kept in wins",
+                   "in losses", "games"), [
         (name, *outcome_cells(f), pct(f["by_first"]["a"]["win_rate"]), pct(f["by_first"]["b"]["win_rate"]),
-         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]))
+         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]), games(f))
         for name, f in rows
     ])
+    return lines + ([ONE_GAME_NOTE] if any(f.get("one_game") for _, f in rows) else [])
 
 
 def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
@@ -77,6 +92,7 @@ def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
     return [
         f"Win rate of {side}: {pct(figures['win_rate'])} (95% CI {ci(figures['win_rate_ci'])}), "
         f"{figures['wins']} wins, {figures['draws']} draws, {figures['losses']} losses of {figures['played']}",
+        *([f"Warning: {figures['one_game_warning']}"] if figures.get("one_game_warning") else []),
         "",
         *table(("first seat", *OUTCOME_HEADERS),
                [(f"{seats[seat]} first", *outcome_cells(figures["by_first"][seat])) for seat in ("a", "b")]),
@@ -86,6 +102,7 @@ def headline(figures: Mapping[str, Any], seats: Mapping[str, str]) -> list[str]:
         f"Ends: {ends or '—'}",
         f"Decisiveness (share of its start the winner kept): in {side}'s wins {pct(decisive['wins'])}, "
         f"in its losses {pct(decisive['losses'])}",
+        f"Distinct games: {games(figures).rstrip(ONE_GAME_MARK)}",
     ]
 
 
