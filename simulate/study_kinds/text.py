@@ -57,8 +57,8 @@ def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
 
 
 ONE_GAME_MARK = "*"
-ONE_GAME_NOTE = (f"{ONE_GAME_MARK} effectively one game replayed: the interval says how this policy plays, not how "
-                 "the sides compare.")
+ONE_GAME_NOTE = (f"{ONE_GAME_MARK} effectively one game (or a few) replayed: the interval says how this policy plays, "
+                 "not how the sides compare.")
 
 
 def games(figures: Mapping[str, Any]) -> str:

@@ -128,7 +128,7 @@ def test_a_softmax_pairing_of_the_same_armies_is_many_games(study, fixed_armies)
 
 
 @pytest.mark.django_db
-def test_every_pairing_of_a_gauntlet_and_a_matrix_says_how_varied_it_was(study, fixed_armies):
+def test_every_pairing_of_a_gauntlet_and_a_matrix_says_how_varied_it_was(study, fixed_armies, client):
     gauntlet = study({"kind": "gauntlet", "subject": fixed_armies[0], "opponents": [fixed_armies[1], {"random": True}],
                       "agents": {"a": "greedy", "b": "greedy"}, "options": FIXED, "count": 10, "seed": 8})
     rows = gauntlet["results"]["opponents"]
@@ -140,6 +140,12 @@ def test_every_pairing_of_a_gauntlet_and_a_matrix_says_how_varied_it_was(study, 
     # Sides swap every second match, so each seat order is one game: two games over ten matches.
     assert cells[0][1]["distinct_games"] == cells[1][0]["distinct_games"] == {"count": 2, "exact": True}
     assert cells[0][1]["one_game"] is False
+    replayed = study({"kind": "matrix", "entrants": fixed_armies, "agents": {"a": "greedy", "b": "greedy"},
+                      "options": FIXED, "count": 20, "seed": 8})
+    assert replayed["results"]["matrix"]["cells"][0][1]["one_game"] is True  # two games over twenty matches
+    html = client.get(reverse("study-detail", args=[replayed["id"]])).content.decode()
+    assert html.count('aria-label="effectively one game (or a few) replayed">*</span>') == 2
+    assert "These cells' matches were effectively one game (or a few, one a seat when sides swap)" in html
 
 
 @pytest.mark.django_db
