@@ -1,5 +1,5 @@
 """Akin Legends catalogue rows as the engine's catalogue (plain data, then parsed once per match or study),
-and what an Akin Legends match seats when its request names no agents or players."""
+and what an Akin Legends match or study seats when its request names no agents or players."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from simulate.engine.errors import InputError
 
 TEAMS = tuple(range(TEAM_COUNT))  # team 0 first
 DEFAULT_AGENT = "greedy"
+# A study's matches vary with their seed, so that a pairing is a spread of plausible games, not one game replayed.
+STUDY_AGENT = "softmax"
 
 
 def protector_entry(p: Protector) -> dict[str, Any]:

@@ -20,7 +20,14 @@ from legends.engine.cards import Catalogue, parse_catalogue
 from legends.engine.start import MatchStart, normalize_setup
 from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.models import Element, Protector, SummoningCard
-from legends.snapshot import catalogue_raw, design_entry, legal_players, protector_entry, seat_agents
+from legends.snapshot import (
+    STUDY_AGENT,
+    catalogue_raw,
+    design_entry,
+    legal_players,
+    protector_entry,
+    seat_agents,
+)
 from simulate.engine.errors import InputError, SetupError
 from simulate.engine.runner import validate_options
 from simulate.services import PreparedMatch, seat_agent_names
@@ -67,6 +74,9 @@ class LegendsStudies:
 
     game = "legends"
     plays_features = True  # the summoning cards a team played count with what it fielded
+    study_agent = STUDY_AGENT
+    field_draw = ("Two random teams a match, protecting two different spirits. Each protector (duel-legal ones in a "
+                  "duel) and each defense card equally likely, drawn without replacement as L6 draws them.")
 
     field_groups = {"protectors": "protector", "defenses": "defense", "summoning_cards": "summoning_card"}
     card_groups = {"protectors": CARD_MODELS["protectors"], "defenses": CARD_MODELS["defenses"],
@@ -125,7 +135,7 @@ class LegendsStudies:
         players = legal_players(mode)
         pool = drawable(LegendsPool(mode, restricted(raw, protectors, defenses), protectors, defenses,
                                     (players[0], players[1])), "pool")
-        prepared = PreparedMatch(setup=None, agents=seat_agents(inputs.get("agents"), MODES[mode].players),
+        prepared = PreparedMatch(setup=None, agents=seat_agents(inputs.get("agents") or STUDY_AGENT, MODES[mode].players),
                                  options=validate_options("legends", inputs.get("options")), stored_setup={})
         return pool, prepared
 

@@ -1,5 +1,5 @@
 """Echo Realms catalogue rows as the engine's frozen cards, read once per match or study, and what an
-Echo Realms match plays with when its request names no agents."""
+Echo Realms match or study plays with when its request names no agents."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from realms.engine.spec import faction_spec, main_spec
 from realms.models import Character
 
 DEFAULT_AGENTS = {"a": "greedy", "b": "greedy"}
+# A study's matches vary with their seed, so that a pairing is a spread of plausible games, not one game replayed.
+STUDY_AGENT = "softmax"
 
 
 def character_card(row: Character) -> CharacterCard:

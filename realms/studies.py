@@ -18,9 +18,9 @@ from cardsdb.models import Card, CardSet, OfficialRecord
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard, card_from_dict
-from realms.engine.formation import legal_deployments, random_army
+from realms.engine.formation import RANDOM_ARMY_DRAW, legal_deployments, random_army
 from realms.models import Character
-from realms.snapshot import DEFAULT_AGENTS, card_raw, character_card, character_snapshot
+from realms.snapshot import STUDY_AGENT, card_raw, character_card, character_snapshot
 from simulate.engine.errors import InputError
 from simulate.services import PreparedMatch
 
@@ -42,6 +42,8 @@ class RealmsStudies:
 
     game = "realms"
     plays_features = False  # a side's features are what it fielded
+    study_agent = STUDY_AGENT
+    field_draw = f"Two random legal armies a match. {RANDOM_ARMY_DRAW}."
 
     field_groups = {"cards": "card", "factions": "faction", "classes": "class"}
     card_groups = {"cards": CARD_MODEL}
@@ -131,7 +133,7 @@ class RealmsStudies:
         except ValueError as exc:
             message = "These cards cannot make a legal army (3 Common, 2 Uncommon, 1 Rare, 1 Legendary, lines ≤ 5)."
             raise InputError(message, [("pool", message)]) from exc
-        prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or DEFAULT_AGENTS),
+        prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or {"a": STUDY_AGENT, "b": STUDY_AGENT}),
                                  options=validate_options("realms", inputs.get("options")), stored_setup={})
         return RealmsPool(tuple(cards)), prepared
 

@@ -120,6 +120,8 @@ class GameStudies(Protocol):
     card_groups: dict[str, str]  # the field groups whose members are cards, and the cards' model label
     pair_paths: dict[str, str]  # where pair_inputs puts each entrant (a request path), and its side
     side_names: tuple[str, str]  # the two sides as the command's tables name them, first side first
+    study_agent: str  # the agent of every seat of a study whose request names none (a match's default differs)
+    field_draw: str  # how a field study draws its sides, in one sentence for its report and results
     # Optional capability: what each side did in a match adds to what it fielded (PlaysFeatures).
     plays_features: bool
 

@@ -99,7 +99,8 @@ class LegendsSetupSerializer(StrictSerializer):
         {"type": "array", "items": {"anyOf": [{"type": "string", "enum": list(AGENT_NAMES)}]}, "minItems": 1,
          "maxItems": len(SEATS)},
     ],
-    "description": "One agent name per player (team 0 first), or one name for every seat (default greedy).",
+    "description": "One agent name per player (team 0 first), or one name for every seat (default greedy in a "
+                   "match, softmax in a study).",
 })
 class AgentsField(serializers.Field):
     default_error_messages = {

@@ -1,6 +1,7 @@
-"""Akin Legends agents: `greedy` (a one-turn heuristic) and `search` (determinised Monte Carlo).
+"""Akin Legends agents: `greedy` (a one-turn heuristic), `softmax` (greedy's values, each action drawn with
+probability proportional to exp(value / T)) and `search` (determinised Monte Carlo).
 
-Both read the match only through the observation (G2) and draw randomness only from the
+All read the match only through the observation (G2) and draw randomness only from the
 generator they are handed (their seat's own, never the match's: G2). `random` comes from the
 shared core. Allocation (L10) by default maximises destroyed defenses, then markers placed
 (`default_allocation`); a healing choice (L9 step 1) by default cleans the defense closest to
@@ -22,7 +23,7 @@ from legends.engine.state import LegendsState
 from legends.engine.table import Action
 from legends.engine.views import DefenseView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
-from simulate.engine.agents import register_agent
+from simulate.engine.agents import register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
@@ -33,6 +34,9 @@ REDRAW_BASE: Final = 0.3
 # and for one seat over a whole match.
 DECISION_BUDGET: Final = 600
 MATCH_BUDGET: Final = 10_000
+# The softmax agent's temperature, in greedy's units (a defense destroyed is worth 3, a marker 1): chosen so that a
+# matchup of two fixed teams plays a spread of plausible matches (docs/simulate.md).
+SOFTMAX_TEMPERATURE: Final = 0.5
 
 
 def default_allocation(obs: LegendsObservation, legal: Sequence[Action]) -> Action:
@@ -514,6 +518,29 @@ class GreedyAgent:
         return REDRAW_BASE + 0.2 * max(0, REDRAW_SIZE - len(obs.hand))
 
 
+class SoftmaxAgent:
+    """Greedy's values, but each play drawn with probability proportional to exp(value / temperature) from the
+    seat's own generator (G1: the same seed plays the same match), so that the matches of one matchup differ.
+
+    Allocations (L10) and healing choices (L9) keep their default policies, as greedy does.
+    """
+
+    name = "softmax"
+
+    def __init__(self, temperature: float = SOFTMAX_TEMPERATURE) -> None:
+        """A softmax agent drawing at `temperature` (near 0: greedy; large: uniform over the scored plays)."""
+        self.temperature = temperature
+        self.greedy = GreedyAgent()
+
+    def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
+        """A legal play drawn by its greedy value (one redraw, the best discards, stands for all of them)."""
+        if observation.stage == "allocate":
+            return default_allocation(observation, legal_actions)
+        if observation.stage == "heal":
+            return default_heal(observation, legal_actions)
+        return softmax_choice(self.greedy.scores(observation, legal_actions), self.temperature, rng)
+
+
 class SearchAgent:
     """Determinised Monte Carlo: candidates (the best greedy actions) played out on sampled matches.
 
@@ -619,5 +646,8 @@ def evaluate(sim: LegendsState, team: int) -> float:
 
 register_agent("greedy", description="One-turn heuristic: break defenses soonest, defend shown elements, heal.",
                game="legends")(GreedyAgent)
+register_agent("softmax",
+               description="Greedy's values, each play drawn with probability proportional to exp(value / T).",
+               game="legends")(SoftmaxAgent)
 register_agent("search", description="Determinised Monte Carlo over hidden cards, greedy playouts.",
                game="legends")(SearchAgent)

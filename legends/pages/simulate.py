@@ -15,6 +15,7 @@ from legends.engine.vocabulary import MODES, TEAM_COUNT
 from legends.matches import setup_from_request
 from legends.services import setup_from_code
 from legends.setup_codes import SetupCodeError
+from legends.snapshot import STUDY_AGENT
 from simulate.engine.errors import InputError
 from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
@@ -184,7 +185,7 @@ class LegendsPages:
             body["entrants"] = teams
         if agents:
             per_team = MODES[mode].players_per_team
-            body["agents"] = [data["agent_a"] or "greedy"] * per_team + [data["agent_b"] or "greedy"] * per_team
+            body["agents"] = [data["agent_a"] or STUDY_AGENT] * per_team + [data["agent_b"] or STUDY_AGENT] * per_team
         return body
 
     def member_names(self, group: str, slugs: Sequence[str]) -> dict[str, str]:

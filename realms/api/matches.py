@@ -168,7 +168,8 @@ class RealmsOptionsSerializer(StrictSerializer):
 class RealmsRequestSerializer(StrictSerializer):
     """What every Echo Realms match body may hold besides its armies or formation."""
 
-    agents = RealmsAgentsSerializer(required=False, help_text="An agent per player (default greedy for both).")
+    agents = RealmsAgentsSerializer(required=False, help_text="An agent per player (default greedy for both in a "
+                                                              "match, softmax in a study).")
     seed = seed_field(required=False, help_text="0 to 2^63 - 1; generated and returned when absent.")
     options = RealmsOptionsSerializer(required=False)
 

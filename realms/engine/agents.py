@@ -1,6 +1,7 @@
-"""Echo Realms agents: `greedy` (a one-step heuristic) and `search` (Monte Carlo look-ahead).
+"""Echo Realms agents: `greedy` (a one-step heuristic), `softmax` (greedy's values, each action drawn with
+probability proportional to exp(value / T)) and `search` (Monte Carlo look-ahead).
 
-Both read the match only through the observation (G2) and draw randomness only from the
+All read the match only through the observation (G2) and draw randomness only from the
 generator they are handed (G1). `random` comes from the shared core.
 """
 
@@ -32,7 +33,7 @@ from realms.engine.selectors import (
 )
 from realms.engine.spec import MainAbility
 from realms.engine.units import scaled
-from simulate.engine.agents import register_agent
+from simulate.engine.agents import register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
@@ -43,6 +44,9 @@ PLAN_CACHE_SIZE = 4096
 # random legal armies, so that the budget binds only in matches that stall).
 DECISION_BUDGET: Final = 600
 MATCH_BUDGET: Final = 60_000
+# The softmax agent's temperature, in greedy's units (a blow is worth the target's ATK + 1 times the share of its HP
+# removed): chosen so that a matchup of two fixed armies plays a spread of plausible matches (docs/simulate.md).
+SOFTMAX_TEMPERATURE: Final = 1.0
 
 
 def card_value(card: CharacterCard) -> float:
@@ -93,13 +97,22 @@ class GreedyAgent:
         return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
-        """Deploy the strongest card still allowed, one or two tanks up front; flex cards go to the rearguard."""
+        """Deploy the strongest card still allowed (`deploy_scores`; the first one on ties)."""
+        best = legal[0]
+        best_value = float("-inf")
+        for value, action in self.deploy_scores(obs, legal):
+            if value > best_value:
+                best, best_value = action, value
+        return best
+
+    def deploy_scores(self, obs: RealmsObservation, legal: Sequence[Any]) -> list[tuple[float, Any]]:
+        """Every legal deployment with its value: the card's strength, one or two tanks up front, flex cards to
+        the rearguard."""
         cards = {c.slug: c for c in obs.collection()}
         mine = obs.deployed()
         tanks = sum(1 for c, _ in mine if c.character_class == "tank")
         front = sum(1 for _, line in mine if line == "vanguard")
-        best = legal[0]
-        best_value = float("-inf")
+        out: list[tuple[float, Any]] = []
         for action in legal:
             _, slug, line = action
             card = cards[slug]
@@ -110,9 +123,8 @@ class GreedyAgent:
                 value -= 4.0
             if card.position == "flex" and line == "rearguard":
                 value += 0.1
-            if value > best_value:
-                best, best_value = action, value
-        return best
+            out.append((value, action))
+        return out
 
     def flex(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
         """An Assassin moves back to the rearguard while another ally still holds the vanguard."""
@@ -154,6 +166,32 @@ class GreedyAgent:
                 value = plan.chosen(ctx, my_atk, enemies, static, obs.unit(x))
                 out.append((value, action))
         return out
+
+
+class SoftmaxAgent:
+    """Greedy's values, but each action drawn with probability proportional to exp(value / temperature) from the
+    seat's own generator (G1: the same seed plays the same match), so that the matches of one matchup differ.
+
+    Deployments and the turns of units are drawn so; the Flex phase keeps greedy's rule (it has no values).
+    """
+
+    name = "softmax"
+
+    def __init__(self, temperature: float = SOFTMAX_TEMPERATURE) -> None:
+        """A softmax agent drawing at `temperature` (near 0: greedy; large: uniform over the legal actions)."""
+        self.temperature = temperature
+        self.greedy = GreedyAgent()
+
+    def act(self, observation: RealmsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+        """A legal action drawn by its greedy value."""
+        kind = legal_actions[0][0]
+        if kind == "stay" or kind == "switch":
+            return self.greedy.flex(observation, legal_actions)
+        if kind == "deploy":
+            scored = self.greedy.deploy_scores(observation, legal_actions)
+        else:
+            scored = self.greedy.scores(observation, legal_actions)
+        return softmax_choice(scored, self.temperature, rng)
 
 
 # ---------------------------------------------------------------- ability valuation
@@ -481,6 +519,10 @@ def material(units: Sequence[UnitInfo]) -> float:
 register_agent("greedy", description="One-step heuristic: focus fire, abilities when worth it, heals.", game="realms")(
     GreedyAgent
 )
+register_agent(
+    "softmax", description="Greedy's values, each action drawn with probability proportional to exp(value / T).",
+    game="realms",
+)(SoftmaxAgent)
 register_agent(
     "search", description="Monte Carlo look-ahead over the best greedy candidates, greedy playouts.", game="realms"
 )(SearchAgent)

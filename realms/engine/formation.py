@@ -151,13 +151,26 @@ def legal_deployments(
     return actions
 
 
+RANDOM_ARMY_DRAW = ("Slot by slot, a card drawn uniformly among the cards with a legal deployment (so a Flex card is "
+                    "no likelier than another), then one of its legal lines uniformly")
+
+
 def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT, str]]:
-    """A random legal army (R1–R3) from `cards`, drawn with `rng`: the quotas, printed lines, ≤ 5 per line."""
+    """A random legal army (R1–R3) from `cards`, drawn with `rng`: the quotas, printed lines, ≤ 5 per line.
+
+    Slot by slot, a card is drawn uniformly among the cards with a legal deployment, then one of its legal lines
+    uniformly (RANDOM_ARMY_DRAW): a draw among the deployments themselves would field a Flex card, which has two,
+    twice as often as the others.
+    """
     army: list[tuple[CardT, str]] = []
     while len(army) < ARMY_SIZE:
-        options = legal_deployments(army, cards)
-        if not options:
+        lines_of: dict[str, list[str]] = {}  # each card with a legal deployment, in collection order: its lines
+        for _, slug, line in legal_deployments(army, cards):
+            lines_of.setdefault(slug, []).append(line)
+        if not lines_of:
             raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
-        _, slug, line = options[rng.randrange(len(options))]
-        army.append((next(c for c in cards if c.slug == slug), line))
+        slugs = list(lines_of)
+        slug = slugs[rng.randrange(len(slugs))]
+        lines = lines_of[slug]
+        army.append((next(c for c in cards if c.slug == slug), lines[rng.randrange(len(lines))]))
     return army

@@ -475,6 +475,7 @@ def _field(world: RealmsState, v: UnitInfo) -> None:
     so each gets its own id back)."""
     card = v.character
     u = world.add_unit(v.side, v.line, v.name, v.base_atk, v.base_def, v.base_spd, v.max_hp, card)
+    u.position = v.position  # a summon's is the line it arrived in, which a push or pull may since have left
     if card is not None:
         u.main_program = triggers.program(card.main.effects)
         u.faction_program = triggers.program(card.faction_ability.effects)

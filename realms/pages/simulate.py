@@ -11,7 +11,7 @@ from django import forms
 
 from realms import selectors
 from realms.api.matches import AGENT_NAMES, SIDES
-from realms.snapshot import DEFAULT_AGENTS
+from realms.snapshot import DEFAULT_AGENTS, STUDY_AGENT
 from realms.studies import command_army
 from simulate.engine.errors import InputError
 from simulate.pages.choices import Choice, Option
@@ -182,7 +182,7 @@ class RealmsPages:
         if "pool" in roles and data["sets"].strip():
             body["pool"] = {"sets": [code.strip() for code in data["sets"].split(",") if code.strip()]}
         if agents:
-            body["agents"] = {"a": data["agent_a"] or "greedy", "b": data["agent_b"] or "greedy"}
+            body["agents"] = {"a": data["agent_a"] or STUDY_AGENT, "b": data["agent_b"] or STUDY_AGENT}
         return body
 
     def member_names(self, group: str, slugs: Sequence[str]) -> dict[str, str]:

@@ -41,12 +41,31 @@ class StudyRoundsSerializer(serializers.Serializer):
     histogram = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by rounds played.")
 
 
+class DistinctGamesSerializer(serializers.Serializer):
+    count = serializers.IntegerField(min_value=0, help_text="Distinct games among the matches (two matches are one "
+                                                            "game when their first seat and whole result are).")
+    exact = serializers.BooleanField(help_text="Whether `count` is exact (fewer than 64 distinct games) or an "
+                                               "estimate from the 64 smallest fingerprints.")
+
+
+class VarietySerializer(serializers.Serializer):
+    """How varied the matches were: a policy that plays the same game every time makes every interval narrow."""
+
+    distinct_games = DistinctGamesSerializer(required=False, allow_null=True,
+                                             help_text="null for figures counted before games were.")
+    one_game = serializers.BooleanField(required=False, help_text=(
+        "At least 10 matches holding at most one distinct game per 10 matches: effectively one game (or a few) "
+        "replayed, so the interval says how the agents play, not how the sides compare."))
+    one_game_warning = serializers.CharField(required=False, allow_null=True,
+                                             help_text="What a reader is told when `one_game`; null otherwise.")
+
+
 class DecisivenessSerializer(serializers.Serializer):
     wins = serializers.FloatField(allow_null=True, help_text="Mean share of its starting strength (HP, or defense cards) side a kept in its wins.")
     losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
 
 
-class FiguresSerializer(OutcomeFiguresSerializer):
+class FiguresSerializer(VarietySerializer, OutcomeFiguresSerializer):
     by_first = ByFirstSerializer()
     rounds = StudyRoundsSerializer()
     reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")
@@ -91,3 +110,6 @@ def with_groups(name: str, base: type[serializers.Serializer]) -> type[serialize
 
 INTERVAL_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["low", "high"],
                    "properties": {"low": {"type": "number"}, "high": {"type": "number"}}}
+DISTINCT_GAMES_SCHEMA = {"type": "object", "nullable": True, "additionalProperties": False,
+                         "required": ["count", "exact"],
+                         "properties": {"count": {"type": "integer", "minimum": 0}, "exact": {"type": "boolean"}}}

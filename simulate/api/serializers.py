@@ -37,6 +37,7 @@ from simulate.api.figures import (
     DecisivenessSerializer,
     IntervalSerializer,
     StudyRoundsSerializer,
+    VarietySerializer,
 )
 from simulate.batches import MAX_BATCH, MAX_PER_PAIRING
 from simulate.models import Batch, Match
@@ -155,7 +156,7 @@ class BatchSummarySerializer(serializers.Serializer):
     rounds = RoundsSerializer()
 
 
-class ResultsSerializer(serializers.Serializer):
+class ResultsSerializer(VarietySerializer):
     """Everything a batch measured so far; which keys appear depends on its kind (docs/simulate.md)."""
 
     played = serializers.IntegerField(min_value=0, required=False)

@@ -7,15 +7,17 @@ their own agents with `register_agent`; `random` works for every game.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from simulate.engine.errors import UnknownAgentError
 from simulate.engine.games import get_game
 
 ANY_GAME = "*"
+ActionT = TypeVar("ActionT")
 
 
 @runtime_checkable
@@ -89,6 +91,19 @@ class RandomAgent:
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """A uniformly random legal action."""
         return legal_actions[rng.randrange(len(legal_actions))]
+
+
+def softmax_choice(scored: Sequence[tuple[float, ActionT]], temperature: float, rng: random.Random) -> ActionT:
+    """One of the scored actions, each drawn with probability proportional to exp(value / temperature), from the
+    agent's own generator (G1). The best value is subtracted first, so that no exponential overflows."""
+    best = max(value for value, _ in scored)
+    weights = [math.exp((value - best) / temperature) for value, _ in scored]
+    pick = rng.random() * sum(weights)
+    for weight, (_, action) in zip(weights, scored, strict=True):
+        pick -= weight
+        if pick < 0.0:
+            return action
+    return scored[-1][1]  # only when rounding leaves a sliver of `pick` past the last weight
 
 
 register_agent("random", description="Uniformly random legal actions.")(RandomAgent)

@@ -3,10 +3,17 @@ all chunks summed give the batch's. Every count is an integer (a surviving-HP sh
 millionths), so the sum is exact and the same however the matches were split into chunks.
 
 Outcomes are from side a's point of view (team 0 in Akin Legends): `WIN`, `DRAW` or `LOSS`.
+
+How varied the matches were is counted in a bounded sketch (`GAMES`): the SKETCH_SIZE smallest fingerprints of
+the matches' results (a k-minimum-values sketch), each with its matches. The sketch of a sum is the same however
+the matches were split: a fingerprint left out of a chunk's sketch had SKETCH_SIZE smaller ones there, so it is
+left out of the sum's too, and every fingerprint kept has all its matches.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -14,6 +21,13 @@ from simulate.engine.stats import difference_interval, mcnemar_p, paired_differe
 
 WIN, DRAW, LOSS = 1, 0, -1
 SHARE_UNIT = 1_000_000  # surviving-HP shares are counted in millionths
+GAMES = "games"  # a tally's sketch of distinct games: {fingerprint (16 hex digits): matches}
+SKETCH_SIZE = 64  # fingerprints a sketch keeps: exact below this many distinct games, an estimate from there
+HASH_SPACE = 2 ** 64
+# A pairing was effectively one game when at least ONE_GAME_MIN_MATCHES were played and they hold at most one
+# distinct game per ONE_GAME_MATCHES_PER_GAME matches (nine in ten or more replayed a game already played).
+ONE_GAME_MIN_MATCHES = 10
+ONE_GAME_MATCHES_PER_GAME = 10
 
 Tally = dict[str, Any]
 
@@ -27,12 +41,21 @@ def new_tally() -> Tally:
         "rounds": {}, "reasons": {},
         # [sum of the winner's surviving-HP share in millionths, matches] for side a's wins and its losses
         "margin": {"wins": [0, 0], "losses": [0, 0]},
+        GAMES: {},
     }
 
 
-def count_match(tally: Tally, *, outcome: int, first: str, rounds: int, reason: str, share: float) -> None:
-    """Count one match: its outcome for side a, who held the first seat, its rounds and end, and the share
-    of its starting HP (or defenses) the winner kept (ignored for a draw)."""
+def fingerprint(*parts: Any) -> str:
+    """A stable 64-bit hash (16 hex digits) of a match's result as JSON: the same on every machine and run,
+    unlike Python's `hash`. Parts that JSON cannot hold are written as their text."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def count_match(tally: Tally, *, outcome: int, first: str, rounds: int, reason: str, share: float,
+                game: str) -> None:
+    """Count one match: its outcome for side a, who held the first seat, its rounds and end, the share
+    of its starting HP (or defenses) the winner kept (ignored for a draw) and its result's `fingerprint`."""
     key = {WIN: "wins", DRAW: "draws", LOSS: "losses"}[outcome]
     tally["matches"] += 1
     tally[key] += 1
@@ -43,6 +66,20 @@ def count_match(tally: Tally, *, outcome: int, first: str, rounds: int, reason: 
         margin = tally["margin"]["wins" if outcome == WIN else "losses"]
         margin[0] += round(min(max(share, 0.0), 1.0) * SHARE_UNIT)
         margin[1] += 1
+    sketch = tally[GAMES]
+    sketch[game] = sketch.get(game, 0) + 1
+    if len(sketch) > SKETCH_SIZE:
+        del sketch[max(sketch)]
+
+
+def merge_sketches(into: dict[str, int], other: Mapping[str, int]) -> dict[str, int]:
+    """Two sketches of distinct games as one: their fingerprints' matches added, the SKETCH_SIZE smallest kept
+    (fixed-width hex digits sort as the numbers they write)."""
+    for key, matches in other.items():
+        into[key] = into.get(key, 0) + matches
+    for key in sorted(into)[SKETCH_SIZE:]:
+        del into[key]
+    return into
 
 
 def count_appearances(groups: dict[str, dict[str, list[int]]], features: Mapping[str, Iterable[str]],
@@ -65,7 +102,10 @@ def merge(into: Any, other: Any) -> Any:
     is the same in any order."""
     if isinstance(into, dict) and isinstance(other, dict):
         for key, value in other.items():
-            into[key] = merge(into[key], value) if key in into else _copy(value)
+            if key == GAMES:
+                into[key] = merge_sketches(into.get(key, {}), value)
+            else:
+                into[key] = merge(into[key], value) if key in into else _copy(value)
         return into
     if isinstance(into, list) and isinstance(other, list):
         if len(into) != len(other):
@@ -99,9 +139,36 @@ def outcome_figures(wins: int, draws: int, losses: int) -> dict[str, Any]:
     return {"wins": wins, "draws": draws, "losses": losses, **rate(wins, wins + draws + losses)}
 
 
+def distinct_games(sketch: Mapping[str, int]) -> dict[str, Any]:
+    """The distinct games a sketch saw: exact below SKETCH_SIZE of them, else the k-minimum-values estimate
+    (k − 1) / (the k-th smallest fingerprint as a share of the hash space), at least k."""
+    if len(sketch) < SKETCH_SIZE:
+        return {"count": len(sketch), "exact": True}
+    kth = (int(max(sketch), 16) + 1) / HASH_SPACE
+    return {"count": max(SKETCH_SIZE, round((SKETCH_SIZE - 1) / kth)), "exact": False}
+
+
+def variety(tally: Tally) -> dict[str, Any]:
+    """How varied the tally's matches were: `distinct_games` (null for a tally counted without a sketch),
+    `one_game` when they were effectively one game (or a few replayed), and the warning a reader is shown."""
+    sketch = tally.get(GAMES)
+    played = tally["matches"]
+    if sketch is None or (played and not sketch):  # matches counted before games were
+        return {"distinct_games": None, "one_game": False, "one_game_warning": None}
+    games = distinct_games(sketch)
+    one_game = (games["exact"] and played >= ONE_GAME_MIN_MATCHES
+                and games["count"] * ONE_GAME_MATCHES_PER_GAME <= played)
+    warning = None
+    if one_game:
+        what = "one game" if games["count"] == 1 else f"{games['count']} games replayed"
+        warning = (f"These {played:,} matches were effectively {what}: the interval says how this policy plays, "
+                   "not how the sides compare.")
+    return {"distinct_games": games, "one_game": one_game, "one_game_warning": warning}
+
+
 def figures(tally: Tally) -> dict[str, Any]:
     """What a designer reads of a tally: outcomes and win rate, the same by first seat, rounds (mean,
-    min, max, histogram), ends, and how decisive the wins and losses were."""
+    min, max, histogram), ends, how decisive the wins and losses were, and how varied the matches were."""
     histogram = {int(r): n for r, n in tally["rounds"].items()}
     played = tally["matches"]
     total_rounds = sum(r * n for r, n in histogram.items())
@@ -123,6 +190,7 @@ def figures(tally: Tally) -> dict[str, Any]:
             "losses": (round(margin["losses"][0] / margin["losses"][1] / SHARE_UNIT, 4)
                        if margin["losses"][1] else None),
         },
+        **variety(tally),
     }
 
 

@@ -40,6 +40,7 @@ def figures(row: Mapping[str, Any], label: str, *, axis: bool = True) -> dict[st
         "played": row.get("played", row.get("wins", 0) + row.get("draws", 0) + row.get("losses", 0)),
         "wins": row.get("wins", 0), "draws": row.get("draws", 0), "losses": row.get("losses", 0),
         "win_rate": charts.pct(row.get("win_rate")), "ci": charts.interval(row.get("win_rate_ci")),
+        "one_game_warning": row.get("one_game_warning"),
         "chart": charts.win_rate_chart(row.get("win_rate"), row.get("win_rate_ci"), label=label, axis=axis,
                                        width=charts.WIDTH if axis else 200),
     }
@@ -57,7 +58,7 @@ def headline(head: Headline) -> dict[str, Any]:
         "ranked_intervals": any(row.interval for row in head.ranked),
         "ranked": [{"name": row.name, "url": row.url, "value": ranked(row.value),
                     "interval": charts.interval(row.interval, ranked)} for row in head.ranked],
-        "note": head.note,
+        "note": head.note, "warning": head.warning,
     }
 
 
@@ -88,11 +89,13 @@ def field_groups(batch: Any, results: Mapping[str, Any], sort: str) -> list[dict
     groups = game_studies(batch.game).field_groups
     key, _ = SORTS[sort]
     descending = sort.startswith("-")
+    sides = 2 * results.get("played", 0)  # every match draws two sides
     tables = []
     for group, member_key in groups.items():
         rows = results.get(group) or []
         names = member_names(batch.game, group, [row[member_key] for row in rows])
-        shown = [field_row(batch.game, group, row, member_key, names) for row in rows]
+        shown = [{**field_row(batch.game, group, row, member_key, names),
+                  "share": charts.pct(row["appearances"] / sides if sides else None)} for row in rows]
         present = [row for row in shown if row[key] is not None]
         present.sort(key=lambda row: (row[key], row["name"]), reverse=descending)
         tables.append({"group": group, "title": GROUP_TITLES.get(group, group), "sort_key": key,

@@ -17,7 +17,7 @@ from simulate.batches import MAX_PER_PAIRING
 from simulate.engine.agents import agent_names
 from simulate.pages.choices import Choice, Option, prefill, settle
 from simulate.pages.games import GamePages, game_pages
-from simulate.services import SEED_LIMIT
+from simulate.services import SEED_LIMIT, game_studies
 from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_choices, study_kind
 from simulate.study_kinds.base import StudyKind
 from simulate.study_kinds.matchup import MIN_CI_WIDTH
@@ -81,7 +81,7 @@ class StudyForm(forms.Form):
         names = [(name, name) for name in agent_names(game)]
         for name, label in zip(("agent_a", "agent_b"), pages.study_agent_labels, strict=True):
             cast(forms.ChoiceField, self.fields[name]).choices = names
-            self.fields[name].initial = "greedy"
+            self.fields[name].initial = game_studies(game).study_agent
             self.fields[name].label = label
         for study in KINDS.values():  # picking an input of a variant (an agent of a what-if) chooses it
             for variant, base in study.form_variants().items():

@@ -27,6 +27,7 @@ from simulate.engine.tally import (
     count_appearances,
     count_match,
     figures,
+    fingerprint,
     merge,
     new_tally,
 )
@@ -98,8 +99,13 @@ class PlanRequest:
     studies: GameStudies
 
     def prepare(self, inputs: Mapping[str, Any]) -> PreparedMatch:
-        """The match of a request of the game (the study's agents), checked as a match is."""
-        return services.prepare_match(game=self.game, inputs=inputs, agents=self.inputs.get("agents"), user=self.user)
+        """The match of a request of the game (the study's agents, else the game's study agent in every seat),
+        checked as a match is."""
+        agents = self.inputs.get("agents")
+        prepared = services.prepare_match(game=self.game, inputs=inputs, agents=agents, user=self.user)
+        if agents is None:
+            prepared = replace(prepared, agents=self.studies.level_agents(prepared, self.studies.study_agent))
+        return prepared
 
     def prepare_pair(self, first: Any, second: Any, paths: tuple[str, str]) -> PreparedMatch:
         """The match of entrant `first` (first side) against `second`, a refusal naming the entrants' `paths`."""
@@ -166,6 +172,7 @@ class Headline:
     ranked: tuple[Ranked, ...] = ()
     ranked_difference: bool = False  # the ranking's figures are differences of rates
     note: str = ""
+    warning: str = ""  # said beside the interval: its matches were effectively one game (tally.variety)
 
 
 class StudyKind:
@@ -265,7 +272,8 @@ class StudyKind:
         """What it measures, first in its report: by default side a's (team 0's) win rate over every pairing
         with its wins, draws and losses."""
         return Headline(f"Win rate of {side}{self.overall_note}", results.get("win_rate"),
-                        results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),))
+                        results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),),
+                        warning=results.get("one_game_warning") or "")
 
     def compared(self, first: Batch, second: Batch) -> dict[str, Any]:
         """What a comparison of two of its finished studies of one game shows besides their headlines side by
@@ -362,8 +370,12 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     winner = result.winner if not swapped or result.winner is None else second if result.winner == first else first
     outcome = DRAW if winner is None else WIN if winner == first else LOSS
     share = studies.kept_share(played.setup, result, result.winner) if result.winner is not None else 0.0
-    count_match(leg, outcome=outcome, first="b" if swapped else "a", rounds=result.rounds, reason=result.reason,
-                share=share)
+    first_seat = "b" if swapped else "a"
+    # Two matches are the same game when their pairing, first seat and whole result (but the log) are.
+    game = fingerprint(pairing.label, first_seat, result.winner, result.reason, result.rounds, result.actions,
+                       result.survivors)
+    count_match(leg, outcome=outcome, first=first_seat, rounds=result.rounds, reason=result.reason, share=share,
+                game=game)
     match = Played(outcome, (winner == first, winner == second))
     if features is not None:
         if studies.plays_features:

@@ -47,12 +47,14 @@ class Kind(StudyKind):
         return [Pairing({}, prepared, False, pool=pool)]
 
     def result_fields(self) -> dict[str, serializers.Field]:
-        """A list of rows per group of every game, ranked by delta."""
-        return group_fields()
+        """A list of rows per group of every game, ranked by delta, and how the sides were drawn."""
+        return {**group_fields(),
+                "draw": serializers.CharField(required=False, help_text="field: how its sides were drawn.")}
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
-        """The overall figures and every group's rows."""
-        return {**figures(merge_all(total["pairings"])), **group_tables(studies, total["pairings"][0])}
+        """The overall figures, every group's rows and how the sides were drawn."""
+        return {**figures(merge_all(total["pairings"])), **group_tables(studies, total["pairings"][0]),
+                "draw": studies.field_draw}
 
     def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
         """Its first group's (cards', protectors') highest and lowest deltas with their intervals, and the
@@ -96,14 +98,16 @@ class Kind(StudyKind):
         return False
 
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
-        """A table per group, in the order asked for."""
-        return {"groups": field_groups(batch, results, sort)}
+        """A table per group, in the order asked for (each member's share of the sides: the field's
+        composition), and how the sides were drawn."""
+        return {"groups": field_groups(batch, results, sort), "draw": results.get("draw")}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
-        """Each group's top and bottom rows by delta."""
-        return [line for group, key in studies.field_groups.items()
-                for line in field_group_lines(group, key, results.get(group, []))]
+        """How the sides were drawn, then each group's top and bottom rows by delta."""
+        drawn = [f"Drawn: {results['draw']}"] if results.get("draw") else []
+        return [*drawn, *(line for group, key in studies.field_groups.items()
+                          for line in field_group_lines(group, key, results.get(group, [])))]
 
     def patched_rows(self, sides: list[dict[str, Any]], patched: frozenset[str],
                      studies: GameStudies) -> list[dict[str, Any]]:

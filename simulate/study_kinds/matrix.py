@@ -9,11 +9,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from simulate.api.fields import TrueFalseField
-from simulate.api.figures import INTERVAL_SCHEMA
-from simulate.engine.tally import Tally, figures, new_tally
+from simulate.api.figures import DISTINCT_GAMES_SCHEMA, INTERVAL_SCHEMA
+from simulate.engine.tally import GAMES, Tally, figures, new_tally
 from simulate.pages import charts
 from simulate.study_kinds.base import Headline, Outcomes, Pairing, PlanRequest, Ranked, StudyKind, merge_all
-from simulate.study_kinds.text import pct, table
+from simulate.study_kinds.text import ONE_GAME_MARK, ONE_GAME_NOTE, pct, table
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from simulate.services import GameStudies
 
 MAX_ENTRANTS = 8  # a matrix of 8 plays 28 pairings
-CELL_KEYS = ("played", "wins", "draws", "losses", "win_rate", "win_rate_ci")
+CELL_KEYS = ("played", "wins", "draws", "losses", "win_rate", "win_rate_ci", "distinct_games", "one_game")
 FACTIONS = "factions"  # the stored entrants of a matrix of factions until they are chosen
 
 
@@ -33,7 +33,8 @@ FACTIONS = "factions"  # the stored entrants of a matrix of factions until they 
         "required": ["played", "wins", "draws", "losses", "win_rate", "win_rate_ci"],
         "properties": {"played": {"type": "integer", "minimum": 0}, "wins": {"type": "integer", "minimum": 0},
                        "draws": {"type": "integer", "minimum": 0}, "losses": {"type": "integer", "minimum": 0},
-                       "win_rate": {"type": "number", "nullable": True}, "win_rate_ci": INTERVAL_SCHEMA},
+                       "win_rate": {"type": "number", "nullable": True}, "win_rate_ci": INTERVAL_SCHEMA,
+                       "distinct_games": DISTINCT_GAMES_SCHEMA, "one_game": {"type": "boolean"}},
     }},
 })
 class MatrixCellsField(serializers.JSONField):
@@ -145,7 +146,8 @@ class Kind(StudyKind):
         rows = [{"name": name, "cells": [heat_cell(cell, names[j]) for j, cell in enumerate(cells[i] if i < len(cells)
                                                                                             else [])]}
                 for i, name in enumerate(names)]
-        return {"matrix": {"cols": names, "rows": rows}}
+        one_game_cells = any(cell.get("one_game") for row in rows for cell in row["cells"])
+        return {"matrix": {"cols": names, "rows": rows, "one_game_cells": one_game_cells}}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
@@ -153,10 +155,13 @@ class Kind(StudyKind):
         given = labels.get("entrants", {})
         grid_ = results["matrix"]
         names = [given.get(i, name) for i, name in enumerate(grid_["rows"])]
-        rows = [(f"{i + 1} {name}", *("—" if cell is None else pct(cell["win_rate"]) for cell in grid_["cells"][i]))
+        rows = [(f"{i + 1} {name}", *("—" if cell is None else pct(cell["win_rate"]) + one_game_mark(cell)
+                                      for cell in grid_["cells"][i]))
                 for i, name in enumerate(names)]
+        marked = any(cell is not None and cell.get("one_game") for row in grid_["cells"] for cell in row)
         return ["", "Win rate of the row against the column (sides swapped every second match)",
-                *table(("", *(str(j + 1) for j in range(len(names)))), rows)]
+                *table(("", *(str(j + 1) for j in range(len(names)))), rows),
+                *([ONE_GAME_NOTE] if marked else [])]
 
 
 def grid(legs: Sequence[Tally], size: int) -> list[list[dict[str, Any] | None]]:
@@ -166,8 +171,17 @@ def grid(legs: Sequence[Tally], size: int) -> list[list[dict[str, Any] | None]]:
     for (i, j), leg in zip(pairs, legs, strict=True):
         mirrored = new_tally()
         mirrored.update(wins=leg["losses"], losses=leg["wins"], draws=leg["draws"], matches=leg["matches"])
+        if GAMES in leg:
+            mirrored[GAMES] = leg[GAMES]
+        else:
+            del mirrored[GAMES]
         cells[i][j], cells[j][i] = compact(figures(leg)), compact(figures(mirrored))
     return cells
+
+
+def one_game_mark(cell: Mapping[str, Any]) -> str:
+    """The mark of a cell whose matches were effectively one game."""
+    return ONE_GAME_MARK if cell.get("one_game") else ""
 
 
 def compact(cell: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,4 +206,5 @@ def heat_cell(cell: Mapping[str, Any] | None, against: str) -> dict[str, Any]:
         return {"self": True, "against": against}
     return {"against": against, "rate": charts.pct(cell["win_rate"], 0), "exact": charts.pct(cell["win_rate"]),
             "ci": charts.interval(cell["win_rate_ci"]), "colour": charts.heat_colour(cell["win_rate"]),
-            "wins": cell["wins"], "draws": cell["draws"], "losses": cell["losses"]}
+            "wins": cell["wins"], "draws": cell["draws"], "losses": cell["losses"],
+            "one_game": cell.get("one_game", False)}

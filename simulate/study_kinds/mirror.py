@@ -74,7 +74,8 @@ class Kind(StudyKind):
         return Headline(f"Win rate of the first seat ({side} in every match)", results.get("win_rate"),
                         results.get("win_rate_ci"), outcomes=(Outcomes.of(side, results),),
                         note=f"Exact binomial test of the first seat's wins over {first.get('decisive', 0)} decisive "
-                             f"matches against 50%: p = {charts.probability(first.get('p_value'))}.")
+                             f"matches against 50%: p = {charts.probability(first.get('p_value'))}.",
+                        warning=results.get("one_game_warning") or "")
 
     def report(self, batch: Batch, results: Mapping[str, Any], sort: str) -> dict[str, Any]:
         """What was played (agents, matches, seeds); its rate and test lead the report."""

@@ -60,17 +60,30 @@ def outcome_cells(figures: Mapping[str, Any]) -> list[Any]:
 
 
 SIDES = {"a": "as given", "b": "swapped"}  # the matches of each half of a study that swaps sides
+ONE_GAME_MARK = "*"
+ONE_GAME_NOTE = (f"{ONE_GAME_MARK} effectively one game (or a few) replayed: the interval says how this policy plays, "
+                 "not how the sides compare.")
+
+
+def games(figures: Mapping[str, Any]) -> str:
+    """The distinct games of a row (~ when estimated), marked when they were effectively one game."""
+    counted = figures.get("distinct_games")
+    if counted is None:
+        return "—"
+    mark = ONE_GAME_MARK if figures.get("one_game") else ""
+    return f"{'' if counted['exact'] else '~'}{counted['count']}{mark}"
 
 
 def figure_rows(label: str, rows: Sequence[tuple[str, Mapping[str, Any]]], sides: Sequence[str]) -> list[str]:
     """One row of outcomes per study part (opponent, agent, variant): side a's win rate with the sides as given
-    and swapped, its mean rounds and decisiveness."""
-    return table((label, *OUTCOME_HEADERS, f"{sides[0]} as given", f"{sides[0]} swapped", "rounds", "kept in wins",
-                  "in losses"), [
+    and swapped, its mean rounds and decisiveness, its distinct games."""
+    lines = table((label, *OUTCOME_HEADERS, f"{sides[0]} as given", f"{sides[0]} swapped", "rounds", "kept in wins",
+                   "in losses", "games"), [
         (name, *outcome_cells(f), pct(f["by_first"]["a"]["win_rate"]), pct(f["by_first"]["b"]["win_rate"]),
-         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]))
+         number(f["rounds"]["mean"]), pct(f["decisiveness"]["wins"]), pct(f["decisiveness"]["losses"]), games(f))
         for name, f in rows
     ])
+    return lines + ([ONE_GAME_NOTE] if any(f.get("one_game") for _, f in rows) else [])
 
 
 def outcomes_text(outcomes: Outcomes) -> str:
@@ -87,6 +100,7 @@ def headline_lines(head: Headline) -> list[str]:
     show = points if head.difference else pct
     lines = [f"{head.measures}: {show(head.value)} (95% CI {ci(head.interval, show)})"
              if head.value is not None or head.interval else head.measures,
+             *([f"Warning: {head.warning}"] if head.warning else []),
              *(outcomes_text(outcomes) for outcomes in head.outcomes)]
     if head.ranked:
         show = points if head.ranked_difference else pct
@@ -114,6 +128,7 @@ def details(figures: Mapping[str, Any], seats: Mapping[str, str], *, swapped: bo
         f"Ends: {ends or '—'}",
         f"Decisiveness (share of its start the winner kept): in {side}'s wins {pct(decisive['wins'])}, "
         f"in its losses {pct(decisive['losses'])}",
+        f"Distinct games: {games(figures).rstrip(ONE_GAME_MARK)}",
     ]
 
 

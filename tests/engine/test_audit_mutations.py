@@ -861,16 +861,20 @@ def _missing_expiry(events: Events) -> Events | None:
 
 @mutation("'every ally' leaving the unit itself out", "R19")
 def _every_ally(events: Events) -> Events | None:
+    # The unit's own effect must be the last of its use: left out earlier, the next ally's would come out of turn.
     for i, e, seen in walk(events):
         if e["type"] == "ability_used":
             effects = seen.units[e["unit"]]["main"]["effects"]
             if effects[0].get("target") == "all_allies" and effects[0]["kind"] in ("buff", "shield"):
+                own = None
                 for j in range(i + 1, len(events)):
                     x = events[j]
-                    if x["type"] == "effect_applied" and x["use"] == e["use"] and x["unit"] == e["unit"]:
-                        return events[:j] + events[j + 1:]
+                    if x["type"] == "effect_applied" and x["use"] == e["use"]:
+                        own = j if x["unit"] == e["unit"] else None
                     if x["type"] == "decision":
                         break
+                if own is not None:
+                    return events[:own] + events[own + 1:]
     return None
 
 

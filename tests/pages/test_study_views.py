@@ -23,8 +23,9 @@ NEW = reverse("study-new")
 
 
 def post(client, data, game="realms", **extra):
-    form = {"kind": "matchup", "count": "4", "army_a": "random", "army_b": "random", "agent_a": "greedy",
-            "agent_b": "greedy", "patch_field": "atk" if game == "realms" else "copies", "mode": "teams", **data}
+    # The agents as the form offers them (a study's default agent in both seats).
+    form = {"kind": "matchup", "count": "4", "army_a": "random", "army_b": "random", "agent_a": "softmax",
+            "agent_b": "softmax", "patch_field": "atk" if game == "realms" else "copies", "mode": "teams", **data}
     return client.post(f"{NEW}?game={game}", form, **extra)
 
 
@@ -57,7 +58,7 @@ def test_a_matchup_from_the_simple_fields_is_stored_as_the_api_stores_it(client,
     batch = Batch.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("study-detail", args=[batch.id])
     assert (batch.kind, batch.count, batch.seed, batch.swap_sides) == ("matchup", 6, 12, True)
-    assert batch.inputs["agents"] == {"a": "greedy", "b": "random"}
+    assert batch.inputs["agents"] == {"a": "softmax", "b": "random"}
     assert len(batch.inputs["armies"]["a"]["slots"]) == 7
     assert batch.client.startswith("address:") and handed_over == [batch.id]
 
@@ -319,7 +320,7 @@ def test_a_legends_study_plays_the_setup_code_given(client, catalogue, handed_ov
     response = post(client, {"kind": kind, "count": "2", "setup_code": code, "agent_b": "random"}, game="legends")
     assert response.status_code == 302, errors_of(response)
     inputs = Batch.objects.get().inputs
-    assert inputs["mode"] == "duel" and inputs["agents"] == ["greedy", "random"]
+    assert inputs["mode"] == "duel" and inputs["agents"] == ["softmax", "random"]
     played = {"matchup": lambda: inputs["setup"]["teams"], "gauntlet": lambda: [inputs["subject"], *inputs["opponents"]],
               "matrix": lambda: inputs["entrants"]}[kind]()
     assert [[p["name"] for p in team["players"]] for team in played] == [["Akin 0"], ["Yulin 0"]]

@@ -120,7 +120,7 @@ def test_a_field_counts_every_protector_defense_and_summoning_card_a_team_fielde
 
 
 def test_a_field_counts_the_summoning_cards_each_team_played(study, anon_client):
-    """One field match replayed as a plain match with the same cards and seed: its log tells which cards each
+    """One field match replayed as a plain match with the same cards, agents and seed: its log tells which cards each
     team played, and the field's rows count exactly those."""
     body = study({"kind": "field", "mode": "duel", "count": 1, "seed": 21})
     matches = LegendsStudies()
@@ -129,7 +129,8 @@ def test_a_field_counts_the_summoning_cards_each_team_played(study, anon_client)
     setup = {"mode": "duel", "teams": [
         {"spirit": team.spirit, "protector": team.protector.slug, "defenses": [d.slug for d in team.defenses],
          "players": [{"name": p.name, "counter": p.counter} for p in team.players]} for team in start.teams]}
-    match = anon_client.post(MATCHES, {"setup": setup, "seed": 21}, format="json").json()
+    # The study's matches are played by its default agent in every seat; the match replays them so.
+    match = anon_client.post(MATCHES, {"setup": setup, "seed": 21, "agents": matches.study_agent}, format="json").json()
     events: list[dict] = []
     page = match["log"] + "?page_size=200"
     while page:

@@ -63,8 +63,9 @@ class Command(BaseCommand):
                                  "set) and follow it, instead of playing it in this process.")
         parser.add_argument("--json", action="store_true", help="Print the batch as JSON instead of tables.")
         known = "; ".join(f"{game}: {', '.join(agent_names(game))}" for game in games)
+        study_agents = "; ".join(f"{game}: {services.game_studies(game).study_agent}" for game in games)
         parser.add_argument("--agents", nargs="+", default=None, metavar="NAME",
-                            help=f"One agent per player ({known}; default greedy).")
+                            help=f"One agent per player ({known}; default {study_agents}).")
         parser.add_argument("--max-rounds", type=int, default=None, help="Round cap (default: the game's).")
         study = parser.add_argument_group("Studies", "Set the inputs of a kind over the JSON.")
         for kind in KINDS.values():
