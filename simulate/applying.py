@@ -15,7 +15,7 @@ from cardsdb.card_history import apply_edit, latest_version, model_label
 from cardsdb.errors import DomainError
 from simulate.models import Batch
 from simulate.services import game_studies
-from simulate.study_kinds import whatif
+from simulate.study_kinds import study_kind
 
 
 class NotApplicable(DomainError):
@@ -29,7 +29,7 @@ def apply_patch(batch: Batch, *, user: Any) -> list[dict[str, Any]]:
     """Apply a finished what-if's patch to the catalogue, in one transaction: each card's new version
     (`{model, slug, version}`). NotApplicable for another kind, an unfinished study, or a card deleted or
     edited since the what-if froze it; a change the card's rules refuse raises ValidationError."""
-    if batch.kind != whatif.Kind.name:
+    if not study_kind(batch.kind).has_patch:
         raise NotApplicable("Only a what-if has a patch to apply.")
     if batch.status != Batch.Status.DONE:
         raise NotApplicable(f"The what-if is {batch.status}: apply its patch once it has measured it.")

@@ -86,5 +86,5 @@ def is_uuid(value: str) -> bool:
 
 
 def described(batch: Batch) -> str:
-    """`a field of Echo Realms`, as a sentence names a study."""
+    """`a field of <the game>`, as a sentence names a study."""
     return f"a {study_kind(batch.kind).label.lower()} of {batch.get_game_display()}"

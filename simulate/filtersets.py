@@ -12,7 +12,9 @@ class BatchFilter(FilterSet):
     game = django_filters.ChoiceFilter(choices=Game.choices, help_text="The game.")
     kind = django_filters.ChoiceFilter(choices=kind_choices(), help_text="The kind of study.")
     status = django_filters.ChoiceFilter(choices=Batch.Status.choices, help_text="Where it is: queued to cancelled.")
+    published = django_filters.BooleanFilter(field_name="published_at", lookup_expr="isnull", exclude=True,
+                                             help_text="Published by staff (true) or private (false).")
 
     class Meta:
         model = Batch
-        fields = ["game", "kind", "status"]
+        fields = ["game", "kind", "status", "published"]

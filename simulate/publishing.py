@@ -19,7 +19,7 @@ from cardsdb.errors import DomainError
 from simulate.conf import setting
 from simulate.models import Batch
 from simulate.services import game_studies
-from simulate.study_kinds import field
+from simulate.study_kinds import study_kind
 
 
 def max_half_width() -> float:
@@ -81,7 +81,7 @@ def publish(batch: Batch, *, user) -> Batch:
     measured within ±5 points. Publishing again keeps the first date."""
     if batch.status != Batch.Status.DONE:
         raise NotPublishable(f"Only a finished study can be published; this one is {batch.status}.")
-    if batch.kind == field.Kind.name:
+    if study_kind(batch.kind).measures_cards:
         wide = too_wide(batch)
         if wide:
             needed = needed_matches(batch, wide)

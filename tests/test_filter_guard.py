@@ -86,6 +86,8 @@ EXEMPT: dict[str, dict[str, str]] = {
                         "the runner's bookkeeping, not what a designer looks a study up by"),
         **dict.fromkeys(("count", "played", "per_pairing", "seed", "swap_sides", "until_ci_width"),
                         "a study's size and seeds: shown in each row of the list, which holds one account's studies"),
+        **dict.fromkeys(("frozen", "rerun_of"), "what it plays and what it reruns: read on the study, not looked up"),
+        "published_by": "staff publish: `published` filters by whether a study is published",
     },
 }
 

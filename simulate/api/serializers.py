@@ -181,7 +181,7 @@ class ResultsSerializer(VarietySerializer):
 class EditedCardSerializer(serializers.Serializer):
     """A card a study played that was edited since (or deleted, or added to what it drew from)."""
 
-    model = serializers.CharField(help_text="The card's kind, as a model label (realms.character...).")
+    model = serializers.CharField(help_text="The card's kind, as a model label (`<app>.<model>`).")
     slug = serializers.CharField()
     name = serializers.CharField(allow_blank=True)
     status = serializers.ChoiceField(choices=["changed", "deleted"], help_text="Edited, or deleted since.")

@@ -157,6 +157,7 @@ def study_detail(request, batch_id):
     return render(request, "simulate/pages/study_detail.html", {
         "nav": "studies", **state_context(batch, sort, request.user), "game_name": game_title(batch.game),
         "sides_swapped": study_kind(batch.kind).sides_swapped(batch), "played_as": pinning.catalogue_report(batch),
+        "kind": study_kind(batch.kind),
     })
 
 

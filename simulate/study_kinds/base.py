@@ -188,6 +188,8 @@ class StudyKind:
     form_reads: ClassVar[tuple[str, ...]] = ()  # the common form fields it reads (agents), besides its own
     game_roles: ClassVar[tuple[str, ...]] = ()  # the game's study form parts it reads (matchup, subject...)
     stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
+    measures_cards: ClassVar[bool] = False  # it measures every card it plays: published, it feeds card pages
+    has_patch: ClassVar[bool] = False  # it measured a patch, which staff may apply to the catalogue
     has_overall: ClassVar[bool] = True  # side a's win rate over every pairing says something: the report draws it
     overall_note: ClassVar[str] = " over every pairing"  # how the default headline titles that win rate
     details_note: ClassVar[str] = ""  # whose details the report shows, when not the overall figures'

@@ -37,6 +37,7 @@ class Kind(StudyKind):
     description = "Random legal armies (teams): how each card, faction or class does."
     template = "simulate/studies/field.html"
     keys = frozenset({"pool"})
+    measures_cards = True
     game_roles = ("pool",)
     has_overall = False  # its sides are drawn at random: side a's win rate says nothing
     details_note = " (of every match)"

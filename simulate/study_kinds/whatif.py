@@ -77,6 +77,7 @@ class Kind(StudyKind):
     label = "What-if"
     description = "A matchup or a field played with and without a patch of one card."
     template = "simulate/studies/whatif.html"
+    has_patch = True
     keys = frozenset({"patch", "base"})
     form_legend = "What-if patch"
     variant_field = "base"  # the form reads what its base reads, as a variant of the what-if
