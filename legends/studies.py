@@ -189,6 +189,14 @@ class LegendsStudies:
             raise patch_error(exc) from exc
         return LegendsPatch(raw, catalogue)
 
+    def drawn_setup(self, setup: MatchStart) -> dict[str, Any]:
+        """Two drawn teams, every card named, as a setup gives them."""
+        return {"mode": setup.mode, "teams": [
+            {"spirit": team.spirit, "protector": team.protector.slug,
+             "defenses": [card.slug for card in team.defenses],
+             "players": [{"name": player.name, "counter": player.counter} for player in team.players]}
+            for team in setup.teams]}
+
     def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
         """Each patched protector or summoning card (as its slug names it), its changes as given: the patch
         names model fields, elements by slug."""

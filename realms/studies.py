@@ -172,6 +172,11 @@ class RealmsStudies:
             raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
         return patched
 
+    def drawn_setup(self, setup: Mapping[str, Any]) -> dict[str, Any]:
+        """Two drawn armies as slots."""
+        return {"armies": {side: [{"card": card.slug, "line": line} for card, line in army]
+                           for side, army in setup["armies"].items()}}
+
     def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
         """Each patched character, its changes by model field (`atk` is `attack`...)."""
         return [(Character, entry["card"], {PATCHABLE[key]: value for key, value in entry["changes"].items()})

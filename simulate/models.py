@@ -32,12 +32,20 @@ class Match(TimestampedModel):
     schema_version = models.PositiveSmallIntegerField()
     # zlib-compressed compact JSON: a few KB a match instead of ~80 KB, so thousands fit easily.
     log = models.BinaryField(editable=False, default=bytes)
+    # A match of a study replayed with its log (simulate.replays): match `study_match` of pairing
+    # `study_pairing`, played once however often it is asked for.
+    study = models.ForeignKey("Batch", on_delete=models.CASCADE, null=True, blank=True, editable=False,
+                              related_name="replays")
+    study_pairing = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    study_match = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "matches"
         # A user's matches newest first, and the anonymous ones past their expiry (owner null).
         indexes = [models.Index(fields=["owner", "created_at"], name="simulate_match_owner_idx")]
+        constraints = [models.UniqueConstraint(fields=["study", "study_pairing", "study_match"],
+                                               name="simulate_match_replayed_once")]
 
     def __str__(self) -> str:
         return f"{self.get_game_display()} match {self.id}"

@@ -155,6 +155,9 @@ class GameStudies(Protocol):
     def kept_share(self, setup: Any, result: MatchResult, seat: str) -> float:
         """The share of its starting strength the winner in `seat` kept (0 to 1)."""
 
+    def drawn_setup(self, setup: Any) -> dict[str, Any]:
+        """A field match's drawn engine setup as a match row keeps its setup (plain JSON)."""
+
     def patch_edits(self, patch: Sequence[Mapping[str, Any]]) -> list[tuple[type[Card], str, dict[str, Any]]]:
         """A what-if's patch as catalogue edits: each card's model, slug and changes by model field."""
 

@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, Polymorphic
 
 from cardsdb.api.pagination import MAX_PAGE_SIZE, WARNINGS_SCHEMA
 from simulate import services
-from simulate.api.serializers import AppliedPatchSerializer
+from simulate.api.serializers import AppliedPatchSerializer, ReplayRequestSerializer, SampleSerializer
 from simulate.engine.games import get_game
 
 if TYPE_CHECKING:
@@ -115,14 +115,23 @@ class EveryGameSchema(AutoSchema):
     """A viewset reading rows of every game: each answers as its game does (`view.answer` names how)."""
 
     def get_request_serializer(self):
-        if getattr(self.view, "action", None) in ("cancel", "rerun", "publish", "apply"):
+        action = getattr(self.view, "action", None)
+        if action in ("cancel", "rerun", "publish", "apply", "samples"):
             return None  # they take no body
+        if action == "replay":
+            return ReplayRequestSerializer
         return super().get_request_serializer()
 
     def get_response_serializers(self):
         if getattr(self.view, "action", None) == "log":
             return {200: log_page_schema()}
         view = cast("EveryGameViewSet", self.view)
+        if view.action == "samples":
+            return {200: SampleSerializer(many=True)}
+        if view.action == "replay":
+            return {201: by_game("Match", "match_result"), 409: OpenApiResponse(
+                response={"$ref": "#/components/schemas/Error"},
+                description="A study stored before studies kept what they played (`not_replayable`).")}
         name = "Match" if view.answer == "match_result" else "Batch"
         answer = by_game(name, view.answer, many=view.action == "list")
         if view.action in STUDY_ACTIONS:

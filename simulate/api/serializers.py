@@ -17,6 +17,7 @@ from typing import Any, cast
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from cardsdb.api.serializers import StrictSerializer
 from simulate import pinning
 from simulate.api.fields import (
     NumberField,
@@ -201,6 +202,24 @@ class CatalogueStateSerializer(serializers.Serializer):
     versions = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
                                      help_text="Each card's version it played, by model label and slug.")
     edited_since = EditedCardSerializer(many=True, help_text="The cards it played that were edited since.")
+
+
+class SampleSerializer(serializers.Serializer):
+    """A sample match a study kept: replay it with POST .../replay/."""
+
+    pairing = serializers.IntegerField(min_value=0, help_text="Its pairing, in the study's order.")
+    pairing_label = serializers.DictField(help_text="The pairing as the study labels it (an opponent, a cell, a variant).")
+    outcome = one_of(["win", "draw", "loss"], help_text="For side a (team 0).")
+    match = serializers.IntegerField(min_value=0, help_text="Its index in the pairing: played with seed + match.")
+    seed = seed_field()
+
+
+class ReplayRequestSerializer(StrictSerializer):
+    """Which match of the study to play again with its log."""
+
+    pairing = WholeNumberField(min_value=0, max_value=MAX_PER_PAIRING, help_text="The pairing (0 for one pairing).")
+    match = WholeNumberField(min_value=0, max_value=MAX_PER_PAIRING,
+                             help_text="The match of the pairing: the one played with seed + match.")
 
 
 class AppliedEditSerializer(serializers.Serializer):

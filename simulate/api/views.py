@@ -21,10 +21,17 @@ from rest_framework.views import APIView
 from cardsdb.api.filters import CheckedFiltersMixin, is_blank, query_parameter_errors
 from cardsdb.api.throttling import ScopedThrottle
 from cardsdb.filtersets import FilterSet
-from simulate import applying, background, batches, comparison, publishing, selectors, services
+from simulate import applying, background, batches, comparison, publishing, replays, selectors, services
 from simulate.api.comparison import ComparisonSerializer, comparison_data
 from simulate.api.schema import EveryGameSchema, GameRequestSchema
-from simulate.api.serializers import AppliedPatchSerializer, BatchSerializer, MatchSerializer, study_inputs
+from simulate.api.serializers import (
+    AppliedPatchSerializer,
+    BatchSerializer,
+    MatchSerializer,
+    ReplayRequestSerializer,
+    SampleSerializer,
+    study_inputs,
+)
 from simulate.filtersets import BatchFilter
 
 logger = logging.getLogger(__name__)
@@ -238,6 +245,24 @@ class BatchViewSet(EveryGameViewSet):
         the what-if measured it (its patch would overwrite that edit); 400 if a card's rules refuse a change."""
         applied = applying.apply_patch(self.get_object(), user=request.user)
         return Response(AppliedPatchSerializer({"applied": applied}).data)
+
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def samples(self, request, pk=None):
+        """The sample matches the study kept: per pairing, its first three matches of each outcome of side a
+        (team 0), each with its seed."""
+        return Response(SampleSerializer(replays.samples_of(self.get_object()), many=True).data)
+
+    @action(detail=True, methods=["post"], filter_backends=[], throttle_scope="simulate")
+    def replay(self, request, pk=None):
+        """Play one of the study's matches again with its log, from what the study froze (`pairing`, `match`: the
+        one played with seed + match): 201 with the match, an ordinary anonymous match (the same one again when
+        asked again). 409 `not_replayable` for a study stored before studies kept what they played."""
+        batch = self.get_object()
+        data = ReplayRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        match = replays.replay(batch, **data.validated_data)
+        return Response(MatchSerializer(match, context=self.get_serializer_context()).data,
+                        status=status.HTTP_201_CREATED)
 
     @action(detail=True, methods=["post"], filter_backends=[])
     def cancel(self, request, pk=None):

@@ -22,6 +22,8 @@ from simulate.engine.stats import difference_interval, mcnemar_p, paired_differe
 WIN, DRAW, LOSS = 1, 0, -1
 SHARE_UNIT = 1_000_000  # surviving-HP shares are counted in millionths
 GAMES = "games"  # a tally's sketch of distinct games: {fingerprint (16 hex digits): matches}
+SAMPLES = "samples"  # a tally's sample matches by outcome: the indexes of its first matches of each
+SAMPLES_KEPT = 3
 SKETCH_SIZE = 64  # fingerprints a sketch keeps: exact below this many distinct games, an estimate from there
 HASH_SPACE = 2 ** 64
 # A pairing was effectively one game when at least ONE_GAME_MIN_MATCHES were played and they hold at most one
@@ -42,6 +44,8 @@ def new_tally() -> Tally:
         # [sum of the winner's surviving-HP share in millionths, matches] for side a's wins and its losses
         "margin": {"wins": [0, 0], "losses": [0, 0]},
         GAMES: {},
+        # The first SAMPLES_KEPT matches (by index in their pairing) of each outcome: replayed on request
+        SAMPLES: {"wins": [], "draws": [], "losses": []},
     }
 
 
@@ -82,6 +86,20 @@ def merge_sketches(into: dict[str, int], other: Mapping[str, int]) -> dict[str, 
     return into
 
 
+def keep_sample(tally: Tally, *, outcome: int, index: int) -> None:
+    """Keep match `index` as a sample of its outcome if it is among the first SAMPLES_KEPT of it."""
+    kept = tally.setdefault(SAMPLES, {}).setdefault({WIN: "wins", DRAW: "draws", LOSS: "losses"}[outcome], [])
+    if len(kept) < SAMPLES_KEPT or index < kept[-1]:
+        kept[:] = sorted({*kept, index})[:SAMPLES_KEPT]
+
+
+def merge_samples(into: dict[str, list[int]], other: Mapping[str, list[int]]) -> dict[str, list[int]]:
+    """Two tallies' samples as one: the first SAMPLES_KEPT matches of each outcome of both, whatever the split."""
+    for outcome, indexes in other.items():
+        into[outcome] = sorted({*into.get(outcome, []), *indexes})[:SAMPLES_KEPT]
+    return into
+
+
 def count_appearances(groups: dict[str, dict[str, list[int]]], features: Mapping[str, Iterable[str]],
                       *, won: bool) -> None:
     """Count one army (or team) of a field study: for each group (cards, factions...), each of its members
@@ -104,6 +122,8 @@ def merge(into: Any, other: Any) -> Any:
         for key, value in other.items():
             if key == GAMES:
                 into[key] = merge_sketches(into.get(key, {}), value)
+            elif key == SAMPLES:
+                into[key] = merge_samples(into.get(key, {}), value)
             else:
                 into[key] = merge(into[key], value) if key in into else _copy(value)
         return into

@@ -21,7 +21,7 @@ from cardsdb.api.errors import exception_handler, page_error
 from cardsdb.api.filters import query_parameter_errors
 from cardsdb.pages.throttles import throttle_scope
 from cardsdb.pages.wording import named_violations
-from simulate import applying, background, batches, comparison, pinning, publishing, selectors
+from simulate import applying, background, batches, comparison, pinning, publishing, replays, selectors
 from simulate.api.views import client_ident, hand_over, start_batch
 from simulate.engine.errors import InputError
 from simulate.filtersets import BatchFilter
@@ -157,7 +157,7 @@ def study_detail(request, batch_id):
     return render(request, "simulate/pages/study_detail.html", {
         "nav": "studies", **state_context(batch, sort, request.user), "game_name": game_title(batch.game),
         "sides_swapped": study_kind(batch.kind).sides_swapped(batch), "played_as": pinning.catalogue_report(batch),
-        "kind": study_kind(batch.kind),
+        "kind": study_kind(batch.kind), "samples": sample_rows(batch),
     })
 
 
@@ -219,6 +219,37 @@ def study_apply(request, batch_id):
                           heading="Not applied")
     first = applied[0]  # its app is its game, and each game's card page is named "<game>-card"
     return redirect(f"{first['model'].split('.')[0]}-card", slug=first["slug"])
+
+
+SAMPLE_PAIRINGS = 12  # pairings whose sample matches the study page lists (every one through the API)
+
+
+def sample_rows(batch: Batch) -> list[dict[str, Any]]:
+    """The sample matches a finished study kept, grouped by pairing, for its page."""
+    if batch.status != Batch.Status.DONE or batch.frozen_id is None:
+        return []
+    rows: dict[int, dict[str, Any]] = {}
+    for sample in replays.samples_of(batch):
+        label = ", ".join(f"{key} {value}" for key, value in sample["pairing_label"].items())
+        row = rows.setdefault(sample["pairing"], {"pairing": sample["pairing"], "label": label, "samples": []})
+        row["samples"].append(sample)
+    return list(rows.values())[:SAMPLE_PAIRINGS]
+
+
+@require_POST
+def study_replay(request, batch_id):
+    """Play one of the study's matches again with its log (as .../replay/ does), then open it in the viewer."""
+    batch = visible_batch(request, batch_id)
+    try:
+        pairing, index = int(request.POST.get("pairing", "")), int(request.POST.get("match", ""))
+        match = replays.replay(batch, pairing=pairing, match=index)
+    except ValueError:
+        return page_error(request, 400, "Give the pairing and the match to replay, as whole numbers.")
+    except InputError as exc:
+        return page_error(request, 400, str(exc))
+    except batches.NotReplayable as exc:
+        return page_error(request, exc.status, str(exc))
+    return redirect("match-replay", match_id=match.pk)
 
 
 def state_context(batch: Batch, sort: str, user) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from simulate.engine.tally import (
     count_match,
     figures,
     fingerprint,
+    keep_sample,
     merge,
     new_tally,
 )
@@ -361,12 +362,7 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     swaps) and count it in `leg`."""
     studies = services.game_studies(study.game)
     first, second = services.game_matches(study.game).sides
-    prepared, features = pairing.prepared, None
-    if pairing.pool is not None:
-        setup, features = studies.field_match(pairing.pool, random.Random(f"field:{seed + index}"))
-        prepared = replace(prepared, setup=setup)
-    swapped = pairing.swap and index % 2 == 1
-    played = services.game_matches(study.game).swapped(prepared) if swapped else prepared
+    played, swapped, features = match_of(pairing, index, seed, study.game)
     result = runner.play_match(study.game, setup=played.setup, agents=played.agents, seed=seed + index,
                                options=played.options, keep_log=False)
     winner = result.winner if not swapped or result.winner is None else second if result.winner == first else first
@@ -378,12 +374,25 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
                        result.survivors)
     count_match(leg, outcome=outcome, first=first_seat, rounds=result.rounds, reason=result.reason, share=share,
                 game=game)
+    keep_sample(leg, outcome=outcome, index=index)
     match = Played(outcome, (winner == first, winner == second))
     if features is not None:
         if studies.plays_features:
             features = cast(PlaysFeatures, studies).played_features(features, result)
         count_drawn(studies, pairing, match, features, leg)
     return match
+
+
+def match_of(pairing: Pairing, index: int, seed: int, game: str) -> tuple[PreparedMatch, bool, Any]:
+    """Match `index` of a pairing as the study plays it (with `seed + index`): its sides drawn from the match's
+    own generator when the pairing has a pool, swapped in odd matches when it swaps; whether they were swapped,
+    and what each drawn side fields (None for given sides)."""
+    prepared, features = pairing.prepared, None
+    if pairing.pool is not None:
+        setup, features = services.game_studies(game).field_match(pairing.pool, random.Random(f"field:{seed + index}"))
+        prepared = replace(prepared, setup=setup)
+    swapped = pairing.swap and index % 2 == 1
+    return (services.game_matches(game).swapped(prepared) if swapped else prepared), swapped, features
 
 
 def count_drawn(studies: GameStudies, pairing: Pairing, match: Played,
