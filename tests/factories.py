@@ -149,3 +149,19 @@ def faction_army(faction: str) -> list[dict]:
     army = find_army(list(cards))
     assert army is not None, faction
     return [{"card": card.slug, "line": line} for card, line in army]
+
+
+def two_armies() -> dict[str, dict[str, list[dict]]]:
+    """Arcane's against Tribal's: a legal matchup of the official sets."""
+    return {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
+
+
+def finished_study(kind: str, inputs: dict, *, user=None, game: str = "realms", count: int = 4, seed: int = 5):
+    """A study of `kind` played to the end in this process."""
+    from simulate import batches
+    from simulate.models import Batch
+
+    batch = batches.play_here(batches.create_batch(game=game, kind=kind, inputs=inputs, count=count, seed=seed,
+                                                   user=user).id)
+    assert batch is not None and batch.status == Batch.Status.DONE, batch and batch.error
+    return batch

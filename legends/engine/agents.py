@@ -23,7 +23,7 @@ from legends.engine.state import LegendsState
 from legends.engine.table import Action
 from legends.engine.views import DefenseView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
-from simulate.engine.agents import register_agent, softmax_choice
+from simulate.engine.agents import best_scored, register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
@@ -392,12 +392,7 @@ class GreedyAgent:
             return default_allocation(observation, legal_actions)
         if observation.stage == "heal":
             return default_heal(observation, legal_actions)
-        best = legal_actions[0]
-        best_value = float("-inf")
-        for value, action in self.scores(observation, legal_actions):
-            if value > best_value:
-                best, best_value = action, value
-        return best
+        return best_scored(self.scores(observation, legal_actions), legal_actions[0])
 
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands

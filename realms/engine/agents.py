@@ -33,7 +33,7 @@ from realms.engine.selectors import (
 )
 from realms.engine.spec import MainAbility
 from realms.engine.units import scaled
-from simulate.engine.agents import register_agent, softmax_choice
+from simulate.engine.agents import best_scored, register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
@@ -98,12 +98,7 @@ class GreedyAgent:
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
         """Deploy the strongest card still allowed (`deploy_scores`; the first one on ties)."""
-        best = legal[0]
-        best_value = float("-inf")
-        for value, action in self.deploy_scores(obs, legal):
-            if value > best_value:
-                best, best_value = action, value
-        return best
+        return best_scored(self.deploy_scores(obs, legal), legal[0])
 
     def deploy_scores(self, obs: RealmsObservation, legal: Sequence[Any]) -> list[tuple[float, Any]]:
         """Every legal deployment with its value: the card's strength, one or two tanks up front, flex cards to

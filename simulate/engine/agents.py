@@ -93,6 +93,16 @@ class RandomAgent:
         return legal_actions[rng.randrange(len(legal_actions))]
 
 
+def best_scored(scored: Sequence[tuple[float, ActionT]], first: ActionT) -> ActionT:
+    """The scored action of the highest value, the first one on ties; `first` when none is scored. Greedy's
+    choice, where softmax draws among the same values."""
+    best, best_value = first, float("-inf")
+    for value, action in scored:
+        if value > best_value:
+            best, best_value = action, value
+    return best
+
+
 def softmax_choice(scored: Sequence[tuple[float, ActionT]], temperature: float, rng: random.Random) -> ActionT:
     """One of the scored actions, each drawn with probability proportional to exp(value / temperature), from the
     agent's own generator (G1). The best value is subtracted first, so that no exponential overflows."""

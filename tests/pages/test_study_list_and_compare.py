@@ -7,10 +7,8 @@ import pytest
 from django.urls import reverse
 
 from realms.models import Character
-from simulate import batches
-from simulate.models import Batch
 from simulate.pages import charts
-from tests.factories import faction_army
+from tests.factories import faction_army, finished_study, two_armies
 
 pytestmark = pytest.mark.django_db
 
@@ -18,15 +16,6 @@ LIST = reverse("study-list")
 COMPARE = reverse("study-compare")
 
 
-def armies():
-    return {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
-
-
-def finished(kind, inputs, *, user=None, game="realms", count=4, seed=5):
-    batch = batches.create_batch(game=game, kind=kind, inputs=inputs, count=count, seed=seed, user=user)
-    batch = batches.play_here(batch.id)
-    assert batch.status == Batch.Status.DONE, batch.error
-    return batch
 
 
 def text_of(html: str) -> str:
@@ -41,9 +30,9 @@ def rows_of(html: str) -> list[str]:
 
 def test_the_list_names_each_study_and_filters_them(client, catalogue, user):
     card = faction_army("arcane")[0]["card"]
-    whatif = finished("whatif", {"armies": armies(), "patch": [{"card": card, "changes": {"atk": 9}}]}, user=user,
+    whatif = finished_study("whatif", {"armies": two_armies(), "patch": [{"card": card, "changes": {"atk": 9}}]}, user=user,
                       count=2, seed=11)
-    field = finished("field", {}, user=user, count=2, seed=12)
+    field = finished_study("field", {}, user=user, count=2, seed=12)
     client.force_login(user)
     html = client.get(LIST).content.decode()
     assert '<label for="id_kind">' in html and '<label for="id_status">' in html and '<label for="id_game">' in html
@@ -72,7 +61,7 @@ def test_an_anonymous_visitor_is_asked_to_sign_in(client):
 
 
 def test_the_new_study_page_lists_recent_studies_by_what_they_are(client, catalogue, user):
-    batch = finished("gauntlet", {"subject": armies()["a"], "opponents": [armies()["b"]]}, user=user, count=2)
+    batch = finished_study("gauntlet", {"subject": two_armies()["a"], "opponents": [two_armies()["b"]]}, user=user, count=2)
     client.force_login(user)
     html = client.get(reverse("study-new")).content.decode()
     assert "Gauntlet" in html and "1 opponent, agents the default" in html and str(batch.id)[:8] not in text_of(html)
@@ -80,9 +69,9 @@ def test_the_new_study_page_lists_recent_studies_by_what_they_are(client, catalo
 
 
 def test_a_report_offers_the_users_other_studies_of_its_kind_to_compare(client, catalogue, user):
-    first = finished("field", {}, user=user, count=2, seed=1)
-    second = finished("field", {}, user=user, count=2, seed=2)
-    finished("matchup", {"armies": armies()}, user=user)
+    first = finished_study("field", {}, user=user, count=2, seed=1)
+    second = finished_study("field", {}, user=user, count=2, seed=2)
+    finished_study("matchup", {"armies": two_armies()}, user=user)
     client.force_login(user)
     html = client.get(reverse("study-detail", args=[first.id])).content.decode()
     form = html.split('class="compare-form"', 1)[1].split("</form>", 1)[0]
@@ -92,8 +81,8 @@ def test_a_report_offers_the_users_other_studies_of_its_kind_to_compare(client, 
 
 
 def test_two_field_studies_side_by_side(client, catalogue, user):
-    first = finished("field", {}, user=user, count=20, seed=1)
-    second = finished("field", {}, user=user, count=20, seed=2)
+    first = finished_study("field", {}, user=user, count=20, seed=1)
+    second = finished_study("field", {}, user=user, count=20, seed=2)
     client.force_login(user)
     response = client.get(COMPARE, {"a": str(first.id), "b": str(second.id)})
     assert response.status_code == 200
@@ -116,9 +105,9 @@ def test_two_field_studies_side_by_side(client, catalogue, user):
 
 
 def test_what_cannot_be_compared_is_a_readable_page(client, catalogue, user, other_user):
-    field = finished("field", {}, user=user, count=2)
-    matchup = finished("matchup", {"armies": armies()}, user=user)
-    theirs = finished("matchup", {"armies": armies()}, user=other_user)
+    field = finished_study("field", {}, user=user, count=2)
+    matchup = finished_study("matchup", {"armies": two_armies()}, user=user)
+    theirs = finished_study("matchup", {"armies": two_armies()}, user=other_user)
     client.force_login(user)
     cases = [
         ({"a": field.id, "b": matchup.id}, 400, "only studies of one kind and one game are compared"),

@@ -35,3 +35,19 @@ def local_runner(monkeypatch):
     monkeypatch.setattr(background, "local_runner", runner)
     monkeypatch.setattr(background, "_resumed_at", None)
     return runner
+
+
+@pytest.fixture
+def study(anon_client, local_runner, django_capture_on_commit_callbacks, catalogue):
+    """Post a study, play it in the background, read it back done."""
+
+    def post(url, payload):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = anon_client.post(url, payload, format="json")
+        assert response.status_code == 202, response.content
+        local_runner.run_all()
+        body = anon_client.get(response.json()["url"]).json()
+        assert body["status"] == "done", body["error"]
+        return body
+
+    return post

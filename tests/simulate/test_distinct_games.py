@@ -94,23 +94,10 @@ def fixed_armies(catalogue):
     return [{"slots": [{"card": card.slug, "line": line} for card, line in army]} for army in (first, second)]
 
 
-@pytest.fixture
-def study(anon_client, local_runner, django_capture_on_commit_callbacks, catalogue):
-    def post(payload):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = anon_client.post(REALMS, payload, format="json")
-        assert response.status_code == 202, response.content
-        local_runner.run_all()
-        body = anon_client.get(response.json()["url"]).json()
-        assert body["status"] == "done", body["error"]
-        return body
-
-    return post
-
 
 @pytest.mark.django_db
 def test_a_greedy_pairing_that_replays_one_match_is_flagged_one_game(study, fixed_armies):
-    body = study({"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "agents": {"a": "greedy", "b": "greedy"},
+    body = study(REALMS, {"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "agents": {"a": "greedy", "b": "greedy"},
                   "options": FIXED, "count": 20, "seed": 3})
     results = body["results"]
     assert results["distinct_games"] == {"count": 1, "exact": True}
@@ -121,7 +108,7 @@ def test_a_greedy_pairing_that_replays_one_match_is_flagged_one_game(study, fixe
 
 @pytest.mark.django_db
 def test_a_softmax_pairing_of_the_same_armies_is_many_games(study, fixed_armies):
-    body = study({"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "options": FIXED, "count": 20, "seed": 3})
+    body = study(REALMS, {"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "options": FIXED, "count": 20, "seed": 3})
     results = body["results"]
     assert results["distinct_games"]["count"] >= 15 and results["distinct_games"]["exact"]
     assert (results["one_game"], results["one_game_warning"]) == (False, None)
@@ -129,18 +116,18 @@ def test_a_softmax_pairing_of_the_same_armies_is_many_games(study, fixed_armies)
 
 @pytest.mark.django_db
 def test_every_pairing_of_a_gauntlet_and_a_matrix_says_how_varied_it_was(study, fixed_armies, client):
-    gauntlet = study({"kind": "gauntlet", "subject": fixed_armies[0], "opponents": [fixed_armies[1], {"random": True}],
+    gauntlet = study(REALMS, {"kind": "gauntlet", "subject": fixed_armies[0], "opponents": [fixed_armies[1], {"random": True}],
                       "agents": {"a": "greedy", "b": "greedy"}, "options": FIXED, "count": 10, "seed": 8})
     rows = gauntlet["results"]["opponents"]
     assert rows[0]["one_game"] is True and rows[0]["distinct_games"] == {"count": 1, "exact": True}
     assert all("distinct_games" in row and "one_game_warning" in row for row in rows)
-    matrix = study({"kind": "matrix", "entrants": fixed_armies, "agents": {"a": "greedy", "b": "greedy"},
+    matrix = study(REALMS, {"kind": "matrix", "entrants": fixed_armies, "agents": {"a": "greedy", "b": "greedy"},
                     "options": FIXED, "count": 10, "seed": 8})
     cells = matrix["results"]["matrix"]["cells"]
     # Sides swap every second match, so each seat order is one game: two games over ten matches.
     assert cells[0][1]["distinct_games"] == cells[1][0]["distinct_games"] == {"count": 2, "exact": True}
     assert cells[0][1]["one_game"] is False
-    replayed = study({"kind": "matrix", "entrants": fixed_armies, "agents": {"a": "greedy", "b": "greedy"},
+    replayed = study(REALMS, {"kind": "matrix", "entrants": fixed_armies, "agents": {"a": "greedy", "b": "greedy"},
                       "options": FIXED, "count": 20, "seed": 8})
     assert replayed["results"]["matrix"]["cells"][0][1]["one_game"] is True  # two games over twenty matches
     html = client.get(reverse("study-detail", args=[replayed["id"]])).content.decode()
@@ -150,7 +137,7 @@ def test_every_pairing_of_a_gauntlet_and_a_matrix_says_how_varied_it_was(study, 
 
 @pytest.mark.django_db
 def test_the_report_and_the_command_line_show_the_warning_by_the_interval(study, fixed_armies, client, capsys):
-    body = study({"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "agents": {"a": "greedy", "b": "greedy"},
+    body = study(REALMS, {"armies": {"a": fixed_armies[0], "b": fixed_armies[1]}, "agents": {"a": "greedy", "b": "greedy"},
                   "options": FIXED, "count": 12, "seed": 5})
     html = client.get(reverse("study-detail", args=[body["id"]])).content.decode()
     assert f"These 12 matches were {WARNING}" in html
@@ -164,7 +151,7 @@ def test_the_report_and_the_command_line_show_the_warning_by_the_interval(study,
 
 @pytest.mark.django_db
 def test_a_field_says_how_it_was_drawn_and_what_share_of_sides_fielded_each_member(study, client):
-    body = study({"kind": "field", "count": 20, "seed": 2})
+    body = study(REALMS, {"kind": "field", "count": 20, "seed": 2})
     assert body["results"]["draw"].startswith("Two random legal armies a match.")
     html = client.get(reverse("study-detail", args=[body["id"]])).content.decode()
     assert "How the field was drawn: Two random legal armies a match." in html

@@ -24,22 +24,6 @@ LEGENDS = "/api/simulate/legends/batches/"
 DUEL_TEAM = {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}]}
 
 
-@pytest.fixture
-def study(anon_client, local_runner, django_capture_on_commit_callbacks, catalogue):
-    """Post a study, play it in the background, read it back done."""
-
-    def post(url, payload):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = anon_client.post(url, payload, format="json")
-        assert response.status_code == 202, response.content
-        local_runner.run_all()
-        body = anon_client.get(response.json()["url"]).json()
-        assert body["status"] == "done", body["error"]
-        return body
-
-    return post
-
-
 def first_seat_figures_hold(results: dict, count: int) -> None:
     """The counts add up, the rate and its Wilson interval are those of the counts, the test is that of the
     decisive matches, and side a held the first seat in every match."""

@@ -6,9 +6,8 @@ import pytest
 
 from simulate import batches
 from simulate.engine.stats import independent_difference
-from simulate.models import Batch
 from tests.conftest import assert_error_shape
-from tests.factories import faction_army
+from tests.factories import finished_study, two_armies
 
 pytestmark = pytest.mark.django_db
 
@@ -16,19 +15,10 @@ LIST = "/api/simulate/batches/"
 COMPARE = "/api/simulate/batches/compare/"
 
 
-def armies():
-    return {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("tribal")}}
-
-
-def finished(kind, inputs, *, user=None, game="realms", count=4, seed=5):
-    batch = batches.create_batch(game=game, kind=kind, inputs=inputs, count=count, seed=seed, user=user)
-    batch = batches.play_here(batch.id)
-    assert batch.status == Batch.Status.DONE, batch.error
-    return batch
 
 
 def a_patch(atk=29):
-    return [{"card": armies()["a"]["slots"][0]["card"], "changes": {"atk": atk}}]
+    return [{"card": two_armies()["a"]["slots"][0]["card"], "changes": {"atk": atk}}]
 
 
 def test_two_independent_deltas_combine_their_standard_errors():
@@ -39,12 +29,12 @@ def test_two_independent_deltas_combine_their_standard_errors():
 
 
 def test_the_list_says_what_each_study_is_and_filters_by_kind_status_and_game(catalogue, user, user_client):
-    whatif = finished("whatif", {"armies": armies(), "patch": a_patch()}, user=user, count=2)
-    gauntlet = finished("gauntlet", {"subject": armies()["a"], "opponents": [armies()["b"], armies()["b"]]}, user=user,
+    whatif = finished_study("whatif", {"armies": two_armies(), "patch": a_patch()}, user=user, count=2)
+    gauntlet = finished_study("gauntlet", {"subject": two_armies()["a"], "opponents": [two_armies()["b"], two_armies()["b"]]}, user=user,
                         count=2)
     queued = batches.create_batch(game="legends", kind="matchup", inputs={"mode": "duel"}, count=2, seed=1, user=user)
     listed = {row["id"]: row for row in user_client.get(LIST).json()["results"]}
-    card = armies()["a"]["slots"][0]["card"]
+    card = two_armies()["a"]["slots"][0]["card"]
     assert (listed[str(whatif.id)]["kind_label"], listed[str(whatif.id)]["about"]) == ("What-if", f"{card} atk → 29")
     assert listed[str(gauntlet.id)]["about"] == "2 opponents, agents the default"
     assert listed[str(whatif.id)]["finished_at"] and listed[str(queued.id)]["finished_at"] is None
@@ -63,8 +53,8 @@ def test_the_list_says_what_each_study_is_and_filters_by_kind_status_and_game(ca
 
 
 def test_two_field_studies_compare_every_cards_delta(catalogue, user, user_client):
-    first = finished("field", {}, user=user, count=20, seed=1)
-    second = finished("field", {}, user=user, count=20, seed=2)
+    first = finished_study("field", {}, user=user, count=20, seed=1)
+    second = finished_study("field", {}, user=user, count=20, seed=2)
     response = user_client.get(COMPARE, {"a": str(first.id), "b": str(second.id)})
     assert response.status_code == 200, response.content
     body = response.json()
@@ -93,8 +83,8 @@ def assert_a_cards_difference(row, first, second):
 
 
 def test_two_whatifs_of_a_field_compare_their_patched_cards(catalogue, user, user_client):
-    first = finished("whatif", {"base": "field", "patch": a_patch(29)}, user=user, count=6)
-    second = finished("whatif", {"base": "field", "patch": a_patch(5)}, user=user, count=6)
+    first = finished_study("whatif", {"base": "field", "patch": a_patch(29)}, user=user, count=6)
+    second = finished_study("whatif", {"base": "field", "patch": a_patch(5)}, user=user, count=6)
     body = user_client.get(COMPARE, {"a": str(first.id), "b": str(second.id)}).json()
     assert body["headlines"]["a"]["difference"] is True
     assert body["headlines"]["a"]["value"] == first.results["difference"]["win_rate"]
@@ -111,8 +101,8 @@ def test_two_whatifs_of_a_field_compare_their_patched_cards(catalogue, user, use
 
 
 def test_two_matchups_compare_their_headlines(catalogue, user, user_client):
-    first = finished("matchup", {"armies": armies()}, user=user, count=6, seed=1)
-    second = finished("matchup", {"armies": armies()}, user=user, count=6, seed=50)
+    first = finished_study("matchup", {"armies": two_armies()}, user=user, count=6, seed=1)
+    second = finished_study("matchup", {"armies": two_armies()}, user=user, count=6, seed=50)
     body = user_client.get(COMPARE, {"a": str(first.id), "b": str(second.id)}).json()
     for name, batch in (("a", first), ("b", second)):
         headline = body["headlines"][name]
@@ -123,11 +113,11 @@ def test_two_matchups_compare_their_headlines(catalogue, user, user_client):
 
 
 def test_what_cannot_be_compared_is_refused(catalogue, user, user_client, other_user):
-    field = finished("field", {}, user=user, count=4)
-    matchup = finished("matchup", {"armies": armies()}, user=user)
-    legends = finished("matchup", {"mode": "duel"}, user=user, game="legends", count=2)
-    queued = batches.create_batch(game="realms", kind="matchup", inputs={"armies": armies()}, count=2, seed=1, user=user)
-    theirs = finished("matchup", {"armies": armies()}, user=other_user)
+    field = finished_study("field", {}, user=user, count=4)
+    matchup = finished_study("matchup", {"armies": two_armies()}, user=user)
+    legends = finished_study("matchup", {"mode": "duel"}, user=user, game="legends", count=2)
+    queued = batches.create_batch(game="realms", kind="matchup", inputs={"armies": two_armies()}, count=2, seed=1, user=user)
+    theirs = finished_study("matchup", {"armies": two_armies()}, user=other_user)
 
     def compare(a, b):
         return user_client.get(COMPARE, {"a": str(a), "b": str(b)})
