@@ -176,6 +176,8 @@ def variety(tally: Tally) -> dict[str, Any]:
     if sketch is None or (played and not sketch):  # matches counted before games were
         return {"distinct_games": None, "one_game": False, "one_game_warning": None}
     games = distinct_games(sketch)
+    if not games["exact"]:  # an estimate past the matches played says only that every match differed
+        games["count"] = min(games["count"], played)
     one_game = (games["exact"] and played >= ONE_GAME_MIN_MATCHES
                 and games["count"] * ONE_GAME_MATCHES_PER_GAME <= played)
     warning = None
