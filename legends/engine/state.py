@@ -70,6 +70,7 @@ class LegendsState(Table):
         self.set_effects()
         self.defenses = [[Defense(card, t.index) for card in t.defenses] for t in start.teams]
         self.seat_players([Seat(i, p.pid, p.team, p.name, p.counter, []) for i, p in enumerate(start.players)])
+        self.first_team = min(start.players, key=lambda player: player.counter).team  # turns go by counter (L7)
         self.agent_seeds = seat_seeds(self.rng, self.everyone)  # G2
         deck = self.catalogue.deck()
         if self.emit is not None:
@@ -200,7 +201,8 @@ class LegendsState(Table):
         }
         winner = None if self.winner is None else str(self.winner)
         played = {str(team): sorted(self.played[team]) for team in (0, 1)}
-        return Outcome(winner=winner, reason=self.reason, rounds=self.round, survivors=survivors, played=played)
+        return Outcome(winner=winner, reason=self.reason, rounds=self.round, survivors=survivors, played=played,
+                       first=None if self.first_team is None else str(self.first_team))
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (the runner's hard cap on actions)."""

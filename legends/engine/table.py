@@ -99,6 +99,7 @@ class Table:
         self.draw: list[SummoningCard] = []  # the draw pile, its top last
         self.discard: list[SummoningCard] = []
         self.round = 0
+        self.first_team: int | None = None  # the team of the player who acts first in the match (L5)
         self.order: list[int] = []  # the round's turn order (seat indexes, by counter)
         self.turn = 0  # the turns taken this round (the next turn's seq)
         self.plays: list[Play] = []

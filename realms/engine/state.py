@@ -250,7 +250,8 @@ class RealmsState(Battlefield):
             ]
             for side in PLAYERS
         }
-        return Outcome(winner=self.winner, reason=self.reason or "unfinished", rounds=self.round, survivors=survivors)
+        return Outcome(winner=self.winner, reason=self.reason or "unfinished", rounds=self.round, survivors=survivors,
+                       first=self.first)
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (the runner's hard cap on actions)."""

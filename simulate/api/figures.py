@@ -27,7 +27,7 @@ class OutcomeFiguresSerializer(serializers.Serializer):
 
 class ByFirstSerializer(serializers.Serializer):
     """Side a's outcomes split by the halves of a study that swaps sides (the key is kept from when the split
-    was named for the first seat; who acted first in a match is not measured)."""
+    was named for the first seat; who acted first is `by_acted_first`)."""
 
     a = OutcomeFiguresSerializer(help_text="The matches played with the sides as given.")
     b = OutcomeFiguresSerializer(help_text="The matches played with the two sides swapped (every second match of "
@@ -65,8 +65,24 @@ class DecisivenessSerializer(serializers.Serializer):
     losses = serializers.FloatField(allow_null=True, help_text="The same of side b in side a's losses.")
 
 
+class ByActedFirstSerializer(serializers.Serializer):
+    """Side a's outcomes split by the side whose player acted first in the match."""
+
+    a = OutcomeFiguresSerializer(help_text="The matches in which side a (team 0) acted first.")
+    b = OutcomeFiguresSerializer(help_text="The matches in which side b (team 1) acted first.")
+
+
+FIRST_ACTOR_HELP = ("The outcomes of the side that acted first, whichever side it was: how much acting first is "
+                    "worth; null for figures counted before it was.")
+
+
 class FiguresSerializer(VarietySerializer, OutcomeFiguresSerializer):
     by_first = ByFirstSerializer()
+    by_acted_first = ByActedFirstSerializer(
+        required=False, allow_null=True,
+        help_text="Side a's outcomes by who acted first (Echo Realms' first player, Akin Legends' team holding "
+                  "turn counter 1); null for figures counted before it was.")
+    first_actor = OutcomeFiguresSerializer(required=False, allow_null=True, help_text=FIRST_ACTOR_HELP)
     rounds = StudyRoundsSerializer()
     reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")
     decisiveness = DecisivenessSerializer()

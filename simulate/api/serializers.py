@@ -34,9 +34,12 @@ from simulate.api.fields import (
 )
 from simulate.api.figures import (
     FIELD_GROUPS,
+    FIRST_ACTOR_HELP,
+    ByActedFirstSerializer,
     ByFirstSerializer,
     DecisivenessSerializer,
     IntervalSerializer,
+    OutcomeFiguresSerializer,
     StudyRoundsSerializer,
     VarietySerializer,
 )
@@ -167,6 +170,10 @@ class ResultsSerializer(VarietySerializer):
     win_rate = serializers.FloatField(allow_null=True, required=False)
     win_rate_ci = IntervalSerializer(required=False)
     by_first = ByFirstSerializer(required=False)
+    by_acted_first = ByActedFirstSerializer(required=False, allow_null=True,
+                                            help_text="Side a's outcomes by who acted first; null for figures "
+                                                      "counted before it was.")
+    first_actor = OutcomeFiguresSerializer(required=False, allow_null=True, help_text=FIRST_ACTOR_HELP)
     rounds = StudyRoundsSerializer(required=False)
     reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), required=False)
     decisiveness = DecisivenessSerializer(required=False)

@@ -33,6 +33,7 @@ class MatchResult:
     options: dict[str, Any]
     agents: dict[str, str]
     played: dict[str, list[str]] | None = None  # Outcome.played; not part of to_dict (nor of any answer)
+    first: str | None = None  # Outcome.first: the side that acted first; not part of to_dict
 
     @property
     def is_draw(self) -> bool:
@@ -158,6 +159,7 @@ def play_match(
         options=opts,
         agents=names,
         played=outcome.played,
+        first=outcome.first,
     )
 
 

@@ -22,6 +22,7 @@ from simulate.engine.stats import difference_interval, mcnemar_p, paired_differe
 WIN, DRAW, LOSS = 1, 0, -1
 SHARE_UNIT = 1_000_000  # surviving-HP shares are counted in millionths
 GAMES = "games"  # a tally's sketch of distinct games: {fingerprint (16 hex digits): matches}
+ACTED_FIRST = "acted_first"  # a tally's outcomes of side a by the side that acted first
 SAMPLES = "samples"  # a tally's sample matches by outcome: the indexes of its first matches of each
 SAMPLES_KEPT = 3
 SKETCH_SIZE = 64  # fingerprints a sketch keeps: exact below this many distinct games, an estimate from there
@@ -38,8 +39,10 @@ def new_tally() -> Tally:
     """The tally of no match."""
     return {
         "matches": 0, "wins": 0, "draws": 0, "losses": 0,
-        # [wins, draws, losses] of side a by the side that held the first seat
+        # [wins, draws, losses] of side a by the side that held the first seat (the halves of a study that
+        # swaps sides), and by the side that acted first in the match (where the game has one)
         "first": {"a": [0, 0, 0], "b": [0, 0, 0]},
+        ACTED_FIRST: {"a": [0, 0, 0], "b": [0, 0, 0]},
         "rounds": {}, "reasons": {},
         # [sum of the winner's surviving-HP share in millionths, matches] for side a's wins and its losses
         "margin": {"wins": [0, 0], "losses": [0, 0]},
@@ -74,6 +77,11 @@ def count_match(tally: Tally, *, outcome: int, first: str, rounds: int, reason: 
     sketch[game] = sketch.get(game, 0) + 1
     if len(sketch) > SKETCH_SIZE:
         del sketch[max(sketch)]
+
+
+def count_acted_first(tally: Tally, *, outcome: int, side: str) -> None:
+    """Count a match's outcome for side a by `side`, the side (as given) that acted first in it."""
+    tally.setdefault(ACTED_FIRST, {"a": [0, 0, 0], "b": [0, 0, 0]})[side][(WIN, DRAW, LOSS).index(outcome)] += 1
 
 
 def merge_sketches(into: dict[str, int], other: Mapping[str, int]) -> dict[str, int]:
@@ -195,11 +203,20 @@ def figures(tally: Tally) -> dict[str, Any]:
     played = tally["matches"]
     total_rounds = sum(r * n for r, n in histogram.items())
     by_first = {side: outcome_figures(*counts) for side, counts in tally["first"].items()}
+    acted = tally.get(ACTED_FIRST)
+    # Tallies counted before who acted first was, or of a game without a first player, leave it out.
+    by_acted_first = {side: outcome_figures(*counts) for side, counts in acted.items()} \
+        if acted and sum(map(sum, acted.values())) == played else None
+    # The side that acted first, whichever it was: its wins are side a's when a acted first, b's otherwise.
+    first_actor = None if acted is None or by_acted_first is None else outcome_figures(
+        acted["a"][0] + acted["b"][2], acted["a"][1] + acted["b"][1], acted["a"][2] + acted["b"][0])
     margin = tally["margin"]
     return {
         "played": played,
         **outcome_figures(tally["wins"], tally["draws"], tally["losses"]),
         "by_first": by_first,
+        "by_acted_first": by_acted_first,
+        "first_actor": first_actor,
         "rounds": {
             "mean": round(total_rounds / played, 3) if played else None,
             "min": min(histogram) if histogram else None,

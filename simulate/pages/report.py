@@ -29,6 +29,7 @@ SORTS = {
 }
 DEFAULT_SORT = "-delta"
 SIDES = {"a": "As given", "b": "Swapped"}  # the matches of each half of a study that swaps sides
+ACTED_FIRST = {"a": "{side} acted first", "b": "The other side acted first"}  # by_acted_first's halves
 GROUP_TITLES = {"cards": "Cards", "factions": "Factions", "classes": "Classes", "protectors": "Protectors",
                 "defenses": "Defense cards", "summoning_cards": "Summoning cards"}
 
@@ -67,15 +68,21 @@ def outcomes_shown(outcomes: Outcomes) -> dict[str, Any]:
             "draws": outcomes.draws, "losses": outcomes.losses, "draw_share": charts.pct(outcomes.draw_share)}
 
 
-def details(results: Mapping[str, Any], side: str, *, swapped: bool) -> dict[str, Any]:
+def details(results: Mapping[str, Any], side: str, *, swapped: bool, sided: bool = True) -> dict[str, Any]:
     """Side a's outcomes with the sides as given and swapped (when some matches swapped them), rounds (with
     their histogram), how matches ended, how decisive the wins were."""
     rounds = results.get("rounds") or {}
     decisive = results.get("decisiveness") or {}
     halves = results.get("by_first") or {}
+    acted = results.get("by_acted_first") or {}
     return {
         "sides": [{"half": SIDES[half], **figures(halves[half], f"{side}, sides {SIDES[half].lower()}", axis=False)}
                   for half in SIDES if half in halves] if swapped else [],
+        "first_actor": results.get("first_actor") and figures(results["first_actor"], "The side that acted first",
+                                                             axis=False),
+        "acted_first": [{"who": ACTED_FIRST[half].format(side=side).capitalize(),
+                         **figures(acted[half], ACTED_FIRST[half].format(side=side), axis=False)}
+                        for half in ACTED_FIRST if half in acted] if sided else [],
         "rounds": {"mean": rounds.get("mean"), "min": rounds.get("min"), "max": rounds.get("max"),
                    "chart": charts.histogram_chart(rounds.get("histogram"), label="Matches by rounds played")},
         "reasons": sorted((results.get("reasons") or {}).items(), key=lambda pair: (-pair[1], pair[0])),

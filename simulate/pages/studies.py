@@ -304,7 +304,8 @@ def report(batch: Batch, sort: str) -> dict[str, Any]:
     answer: dict[str, Any] = {"side": side, "other": other, "kind": batch.kind, "template": kind.template,
                               "headline": headline(kind.headline(batch, results, side)),
                               "details_note": kind.details_note,
-                              "details": details(kind.details_of(results), side, swapped=kind.sides_swapped(batch))}
+                              "details": details(kind.details_of(results), side, swapped=kind.sides_swapped(batch),
+                                                 sided=kind.has_overall)}
     if kind.has_overall:
         answer["overall"] = figures(results, f"Win rate of {side}")
     return {**answer, **kind.report(batch, results, sort)}

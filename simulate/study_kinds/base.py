@@ -24,6 +24,7 @@ from simulate.engine.tally import (
     LOSS,
     WIN,
     Tally,
+    count_acted_first,
     count_appearances,
     count_match,
     figures,
@@ -375,6 +376,9 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     count_match(leg, outcome=outcome, first=first_seat, rounds=result.rounds, reason=result.reason, share=share,
                 game=game)
     keep_sample(leg, outcome=outcome, index=index)
+    if result.first is not None:  # the side as given whose player acted first
+        acted = result.first if not swapped else second if result.first == first else first
+        count_acted_first(leg, outcome=outcome, side="a" if acted == first else "b")
     match = Played(outcome, (winner == first, winner == second))
     if features is not None:
         if studies.plays_features:

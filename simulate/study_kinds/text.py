@@ -121,6 +121,14 @@ def details(figures: Mapping[str, Any], seats: Mapping[str, str], *, swapped: bo
     sides = [*table((f"{side}, sides", *OUTCOME_HEADERS),
                     [(SIDES[half], *outcome_cells(figures["by_first"][half])) for half in ("a", "b")]), ""] \
         if swapped else []
+    if figures.get("first_actor"):
+        first = figures["first_actor"]
+        sides += [f"The side that acted first: {pct(first['win_rate'])} (95% CI {ci(first['win_rate_ci'])}), "
+                  f"W {first['wins']} · D {first['draws']} · L {first['losses']}", ""]
+    acted = figures.get("by_acted_first")
+    if acted:
+        sides += [*table((f"{side}, who acted first", *OUTCOME_HEADERS),
+                         [(f"{seats[half]} first", *outcome_cells(acted[half])) for half in ("a", "b")]), ""]
     return [
         *sides,
         f"Rounds: mean {number(rounds['mean'])}, min {rounds['min'] if rounds['min'] is not None else '—'}, "
