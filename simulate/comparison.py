@@ -26,7 +26,7 @@ NO_SUCH_STUDY = "There is no study {name} = {value}, or it is private: a study s
 class NotComparable(DomainError):
     """Two studies that cannot be compared: of different kinds or games, the same one twice, or unfinished."""
 
-    status = 400
+    status = 409  # the studies exist and are well named; what they are makes them not comparable
     code = "not_comparable"
 
 
@@ -49,8 +49,6 @@ def comparable(*, user, a: str | None, b: str | None) -> tuple[Batch, Batch]:
     if errors:
         raise InputError("Give two study ids: ?a=<id>&b=<id>.", errors)
     ids = {name: uuid.UUID(value) for name, value in given.items() if value}
-    if ids["a"] == ids["b"]:
-        raise NotComparable("Give two different studies.")
     found = {batch.pk: batch for batch in selectors.batch_visible(user=user).filter(pk__in=ids.values()).defer("tally")}
     studies = {}
     for name, value in given.items():
@@ -58,6 +56,8 @@ def comparable(*, user, a: str | None, b: str | None) -> tuple[Batch, Batch]:
         if batch is None:
             raise Http404(NO_SUCH_STUDY.format(name=name, value=value))
         studies[name] = batch
+    if ids["a"] == ids["b"]:
+        raise NotComparable("Give two different studies.")
     first, second = studies["a"], studies["b"]
     if (first.game, first.kind) != (second.game, second.kind):
         raise NotComparable(f"Study a is {described(first)} and study b {described(second)}: only studies of one "

@@ -42,8 +42,10 @@ class CardVersionSerializer(serializers.Serializer):
 
 
 PAGE_PARAMETERS = [
-    OpenApiParameter("page", OpenApiTypes.INT, description="A page number from 1; past the last page answers 404."),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description=f"Results per page, 1 to {MAX_PAGE_SIZE} (default 50)."),
+    OpenApiParameter("page", {"type": "integer", "minimum": 1}, OpenApiParameter.QUERY,
+                     description="A page number from 1; past the last page answers 404."),
+    OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE}, OpenApiParameter.QUERY,
+                     description=f"Results per page, 1 to {MAX_PAGE_SIZE} (default 50)."),
 ]
 VERSION_PARAMETER = OpenApiParameter("version_id", OpenApiTypes.INT, OpenApiParameter.PATH,
                                      description="The id of one of the card's versions.")

@@ -72,7 +72,8 @@ DESCRIPTIONS = {
     "406": "No answer in a media type the Accept header allows (`not_acceptable`).",
     "409": "The row is still in use by others (`protected`, a card with `uses`), another change took one of its "
            "unique values meanwhile (`conflict`), or a study cannot be published, played again or "
-           "applied as it stands (`not_publishable`, with `cards`; `not_replayable`; `not_applicable`).",
+           "applied as it stands (`not_publishable`, with `cards`; `not_replayable`; `not_applicable`), or two studies cannot be "
+           "compared (`not_comparable`).",
     "413": "The body is larger than the service takes (`too_large`).",
     "415": "A body media type this operation does not take (`unsupported_media_type`).",
     "429": "Too many requests (`throttled`, with `retry_after`).",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, filters, mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.metadata import SimpleMetadata
@@ -302,12 +302,16 @@ class BatchCompareView(ResumesBatches, APIView):
         operation_id="simulate_batches_compare",
         parameters=[OpenApiParameter(name, OpenApiTypes.UUID, OpenApiParameter.QUERY, required=True,
                                      description=f"Study {name}: yours, or an anonymous one.") for name in ("a", "b")],
-        responses=ComparisonSerializer,
+        responses={200: ComparisonSerializer, 404: OpenApiResponse(
+            response={"$ref": "#/components/schemas/Error"}, description="A study you may not read, or none."),
+            409: OpenApiResponse(response={"$ref": "#/components/schemas/Error"},
+                                 description="Studies of different kinds or games, the same study twice, or an "
+                                             "unfinished one (`not_comparable`).")},
     )
     def get(self, request):
         """Studies a and b side by side: their headlines, and for field studies every member's delta in each
         with the difference (a less b) and its interval; for what-ifs of a field, each patched card's rows.
-        400 `not_comparable` for studies of different kinds or games, the same study twice or an unfinished
+        409 `not_comparable` for studies of different kinds or games, the same study twice or an unfinished
         one; 404 for one you may not read."""
         errors = query_parameter_errors(request.query_params)
         if errors:

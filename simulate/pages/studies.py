@@ -284,7 +284,7 @@ def study_compare(request):
     except InputError as exc:
         return page_error(request, 400, f"{exc} " + " ".join(f"{path}: {reason}" for path, reason in exc.errors))
     except comparison.NotComparable as exc:
-        return page_error(request, 400, str(exc))
+        return page_error(request, exc.status, str(exc))
     except Http404 as exc:
         return page_error(request, 404, str(exc))
     return render(request, "simulate/pages/study_compare.html", {

@@ -110,7 +110,7 @@ def test_what_cannot_be_compared_is_a_readable_page(client, catalogue, user, oth
     theirs = finished_study("matchup", {"armies": two_armies()}, user=other_user)
     client.force_login(user)
     cases = [
-        ({"a": field.id, "b": matchup.id}, 400, "only studies of one kind and one game are compared"),
+        ({"a": field.id, "b": matchup.id}, 409, "only studies of one kind and one game are compared"),
         ({"a": matchup.id, "b": theirs.id}, 404, "There is no study b"),
         ({"a": matchup.id, "b": "not-a-uuid"}, 400, "b: Not a study id"),
         ({"a": matchup.id}, 400, "b: Give the id of a study."),

@@ -122,12 +122,12 @@ def test_what_cannot_be_compared_is_refused(catalogue, user, user_client, other_
     def compare(a, b):
         return user_client.get(COMPARE, {"a": str(a), "b": str(b)})
 
-    assert "only studies of one kind and one game" in assert_error_shape(compare(field.id, matchup.id), 400,
+    assert "only studies of one kind and one game" in assert_error_shape(compare(field.id, matchup.id), 409,
                                                                          "not_comparable")["message"]
-    assert "Akin Legends" in assert_error_shape(compare(matchup.id, legends.id), 400, "not_comparable")["message"]
-    assert "queued" in assert_error_shape(compare(matchup.id, queued.id), 400, "not_comparable")["message"]
-    assert_error_shape(compare(matchup.id, matchup.id), 400, "not_comparable")
-    assert_error_shape(compare(matchup.id, str(matchup.id).upper()), 400, "not_comparable")
+    assert "Akin Legends" in assert_error_shape(compare(matchup.id, legends.id), 409, "not_comparable")["message"]
+    assert "queued" in assert_error_shape(compare(matchup.id, queued.id), 409, "not_comparable")["message"]
+    assert_error_shape(compare(matchup.id, matchup.id), 409, "not_comparable")
+    assert_error_shape(compare(matchup.id, str(matchup.id).upper()), 409, "not_comparable")
     assert_error_shape(compare(matchup.id, theirs.id), 404)
     assert_error_shape(compare(matchup.id, "00000000-0000-0000-0000-000000000000"), 404)
     assert set(assert_error_shape(compare(matchup.id, "not-a-uuid"), 400, "invalid")["fields"]) == {"b"}
