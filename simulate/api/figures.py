@@ -80,8 +80,8 @@ class FiguresSerializer(VarietySerializer, OutcomeFiguresSerializer):
     by_first = ByFirstSerializer()
     by_acted_first = ByActedFirstSerializer(
         required=False, allow_null=True,
-        help_text="Side a's outcomes by who acted first (Echo Realms' first player, Akin Legends' team holding "
-                  "turn counter 1); null for figures counted before it was.")
+        help_text="Side a's outcomes by who acted first (the game's first player, or the team whose turn comes "
+                  "first); null for figures counted before it was.")
     first_actor = OutcomeFiguresSerializer(required=False, allow_null=True, help_text=FIRST_ACTOR_HELP)
     rounds = StudyRoundsSerializer()
     reasons = serializers.DictField(child=serializers.IntegerField(min_value=0), help_text="Matches by how they ended.")

@@ -36,8 +36,8 @@ class Outcome:
     # What each side played, by side, where the game tells it (the cards each side played, say), so that a
     # study can count it without keeping the log.
     played: dict[str, list[str]] | None = None
-    # The side of the player who acts first in the match, where the game has one (Echo Realms' first player,
-    # R6; Akin Legends' team holding turn counter 1): studies split their figures by it.
+    # The side of the player who acts first in the match, where the game's rules name one (a first player, or
+    # the team whose turn comes first): studies split their figures by it.
     first: str | None = None
 
 
