@@ -35,7 +35,14 @@ from simulate import pinning, studies
 from simulate.conf import setting
 from simulate.engine.errors import InputError
 from simulate.models import Batch, BatchChunk, ChunkClaim, FrozenPlan, StudyClient
-from simulate.services import SEED_LIMIT, game_studies, new_runner_name, new_seed, seat_agent_names
+from simulate.services import (
+    SEED_LIMIT,
+    account_of,
+    game_studies,
+    new_runner_name,
+    new_seed,
+    seat_agent_names,
+)
 from simulate.study_kinds import DEFAULT_KIND, study_kind
 
 logger = logging.getLogger(__name__)
@@ -151,9 +158,8 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = D
                               f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
     size = studies.chunk_units(study)
     frozen = pinning.freeze(study)
-    return store_batch(client, game=game, kind=kind, owner=user if user is not None and user.is_authenticated else None,
-                       inputs=inputs, count=study.count, per_pairing=count, seed=seed, swap_sides=swap_sides,
-                       until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
+    return store_batch(client, game=game, kind=kind, owner=account_of(user), inputs=inputs, count=study.count,
+                       per_pairing=count, seed=seed, swap_sides=swap_sides, until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),
                        plan={"units": study.units, "matches_per_unit": study.matches_per_unit,
                              "pairings": len(study.pairings), "names": names},
                        frozen=frozen, catalogue=pinning.catalogue_state(frozen))
@@ -188,7 +194,7 @@ def rerun_batch(batch: Batch, *, user=None, client: str = "") -> Batch:
                             "played again exactly. Queue a new study instead.")
     return store_batch(
         client, frozen=batch.frozen.data, game=batch.game, kind=batch.kind, rerun_of=batch,
-        owner=user if user is not None and user.is_authenticated else None, inputs=batch.inputs, count=batch.count,
+        owner=account_of(user), inputs=batch.inputs, count=batch.count,
         per_pairing=batch.per_pairing, seed=batch.seed, swap_sides=batch.swap_sides,
         until_ci_width=batch.until_ci_width, chunk_size=batch.chunk_size, chunks=batch.chunks, plan=batch.plan,
         catalogue=batch.catalogue)

@@ -132,14 +132,18 @@ def catalogue_state(data: Mapping[str, Any]) -> dict[str, Any]:
     return {"cards": cards, "versions": versions, "release": None if release is None else release.name}
 
 
-def catalogue_report(batch: Batch) -> dict[str, Any] | None:
+def catalogue_report(batch: Batch, current: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any] | None:
     """What a study played, as its report names it, and the cards it played that were edited or deleted since
-    (None: stored before studies kept what they played)."""
+    (None: stored before studies kept what they played). `current` is the game's `card_versions`, when the
+    caller reads it once for many studies: only a study one of whose cards moved then looks up what changed."""
     if batch.frozen_id is None:
         return None
     state = batch.catalogue or {}
     versions = state.get("versions", {})
+    current = card_versions(batch.game) if current is None else current
+    moved = any(current.get(model, {}).get(slug) != version
+                for model, by_slug in versions.items() for slug, version in by_slug.items())
     edited = [card for card in edited_since(batch.game, versions)
-              if card["slug"] in versions.get(card["model"], {})]
+              if card["slug"] in versions.get(card["model"], {})] if moved else []
     return {"release": state.get("release"), "frozen_at": batch.created_at, "cards": state.get("cards", {}),
             "versions": versions, "edited_since": edited}

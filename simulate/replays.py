@@ -16,7 +16,7 @@ from simulate.engine import runner
 from simulate.engine.errors import InputError
 from simulate.engine.tally import SAMPLES
 from simulate.models import Batch, Match
-from simulate.services import game_studies
+from simulate.services import game_studies, match_row
 from simulate.study_kinds.base import match_of
 
 OUTCOMES = {"wins": "win", "draws": "draw", "losses": "loss"}  # of side a (team 0)
@@ -51,11 +51,7 @@ def replay(batch: Batch, *, pairing: int, match: int) -> Match:
     result = runner.play_match(batch.game, setup=played.setup, agents=played.agents, seed=batch.seed + match,
                                options=played.options)
     setup = game_studies(batch.game).drawn_setup(played.setup) if features is not None else played.stored_setup
-    row = Match(game=batch.game, inputs={}, setup=setup, agents=result.agents, options=result.options,
-                seed=batch.seed + match, winner=result.winner, reason=result.reason, rounds=result.rounds,
-                actions=result.actions, survivors=result.survivors, schema_version=result.schema_version,
-                study=batch, study_pairing=pairing, study_match=match)
-    row.events = result.events or []
+    row = match_row(result, inputs={}, setup=setup, study=batch, study_pairing=pairing, study_match=match)
     try:
         with transaction.atomic():
             row.save()

@@ -256,25 +256,25 @@ def play_match(
     seed = new_seed() if seed is None else seed
     result = runner.play_match(game, setup=prepared.setup, agents=prepared.agents, seed=seed,
                                options=prepared.options)
-    match = Match(
-        game=game,
-        owner=user if user is not None and user.is_authenticated else None,
-        inputs=inputs,
-        setup=prepared.stored_setup,
-        agents=result.agents,
-        options=result.options,
-        seed=seed,
-        winner=result.winner,
-        reason=result.reason,
-        rounds=result.rounds,
-        actions=result.actions,
-        survivors=result.survivors,
-        schema_version=result.schema_version,
-    )
-    match.events = result.events or []
+    match = match_row(result, inputs=inputs, setup=prepared.stored_setup, owner=account_of(user))
     if save:
         match.save()
     return match, result
+
+
+def account_of(user) -> Any:
+    """The account a row is stored for: the user signed in, else None (anonymous)."""
+    return user if user is not None and user.is_authenticated else None
+
+
+def match_row(result: MatchResult, *, inputs: dict[str, Any], setup: dict[str, Any], **fields: Any) -> Match:
+    """A played match as the row that keeps it (unsaved), its log included; `fields` adds the owner or the
+    study it comes from."""
+    match = Match(game=result.game, inputs=inputs, setup=setup, agents=result.agents, options=result.options,
+                  seed=result.seed, winner=result.winner, reason=result.reason, rounds=result.rounds,
+                  actions=result.actions, survivors=result.survivors, schema_version=result.schema_version, **fields)
+    match.events = result.events or []
+    return match
 
 
 def new_runner_name() -> str:

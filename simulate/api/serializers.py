@@ -18,6 +18,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from cardsdb.api.serializers import StrictSerializer
+from cardsdb.card_history import card_versions
 from simulate import pinning
 from simulate.api.fields import (
     NumberField,
@@ -277,7 +278,11 @@ class BatchResultSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(CatalogueStateSerializer(allow_null=True))
     def get_catalogue(self, batch: Batch) -> dict[str, Any] | None:
-        return pinning.catalogue_report(batch)
+        # The catalogue's versions are read once per answer, however many studies a list page holds.
+        current = cast(dict[str, Any], self.context).setdefault("card_versions", {})
+        if batch.game not in current:
+            current[batch.game] = card_versions(batch.game)
+        return pinning.catalogue_report(batch, current[batch.game])
 
     def get_replayable(self, batch: Batch) -> bool:
         return batch.frozen_id is not None
