@@ -45,7 +45,7 @@ from legends.engine.table import (
 from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction
-from simulate.engine.events import Event
+from simulate.engine.events import Event, EventLog
 from simulate.engine.games import Decider, Outcome
 from simulate.engine.rng import seat_seeds
 
@@ -188,6 +188,10 @@ class LegendsState(Table):
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
         return self.log.to_list() if self.log is not None else None
+
+    def event_log(self) -> EventLog | None:
+        """The log as recorded (its events are made into dicts when read), or None when it is off."""
+        return self.log
 
     def outcome(self) -> Outcome:
         """Winner ('0', '1' or None), reason, rounds played, each team's standing defenses and the summoning

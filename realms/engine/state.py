@@ -56,6 +56,7 @@ from realms.engine.vocabulary import (
 )
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction, SetupError
+from simulate.engine.events import EventLog
 from simulate.engine.games import Outcome
 
 STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
@@ -233,6 +234,10 @@ class RealmsState(Battlefield):
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
         return self.log.to_list() if self.log is not None else None
+
+    def event_log(self) -> EventLog | None:
+        """The log as recorded (its events are made into dicts when read), or None when it is off."""
+        return self.log
 
     def outcome(self) -> Outcome:
         """Winner ('a', 'b' or None), reason, rounds played and the survivors of each side."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from simulate.engine.errors import UnknownGameError
+from simulate.engine.events import EventLog
 
 GAMES: dict[str, str] = {
     "realms": "realms.engine.game",
@@ -81,6 +82,9 @@ class GameState(Protocol):
 
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
+
+    def event_log(self) -> EventLog | None:
+        """The log itself, as recorded (its events are made into dicts when read), or None when it is off."""
 
     def clone(self, seed: int) -> GameState:
         """An independent copy of the whole state, without log, with a generator seeded from `seed`

@@ -11,6 +11,7 @@ from typing import Any
 from simulate.engine.agents import Agent, get_agent
 from simulate.engine.deciders import SeatDecider, observes
 from simulate.engine.errors import InputError, OptionsError
+from simulate.engine.events import EventLog
 from simulate.engine.games import GameRules, get_game
 
 # No game may run past this many applied actions, whatever its options say.
@@ -28,12 +29,18 @@ class MatchResult:
     rounds: int
     actions: int
     survivors: dict[str, list[dict[str, Any]]]
-    events: list[dict[str, Any]] | None
+    log: EventLog | None  # the log as the engine recorded it; `events` reads it
     schema_version: int
     options: dict[str, Any]
     agents: dict[str, str]
     played: dict[str, list[str]] | None = None  # Outcome.played; not part of to_dict (nor of any answer)
     first: str | None = None  # Outcome.first: the side that acted first; not part of to_dict
+
+    @property
+    def events(self) -> list[dict[str, Any]] | None:
+        """The event log as documented dicts (made when first read: a match whose log nobody reads pays only
+        for its compact records), or None when it was not kept."""
+        return self.log.to_list() if self.log is not None else None
 
     @property
     def is_draw(self) -> bool:
@@ -154,7 +161,7 @@ def play_match(
         rounds=outcome.rounds,
         actions=applied,
         survivors=outcome.survivors,
-        events=state.events(),
+        log=state.event_log(),
         schema_version=rules.schema_version,
         options=opts,
         agents=names,
