@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import runpy
 import signal
 import socket
 import statistics
@@ -45,28 +46,9 @@ LOCK_KEY = "cardsdb-bench-lock"
 PG_URL = "postgres://postgres@127.0.0.1:5432/test"
 ENGINES = ("realms.engine", "legends.engine", "simulate.engine")
 
-# Loaded first in every process with --pure: the engine packages imported from their .py sources, never
-# from the C extensions that `make install` builds next to them.
-PURE_SITECUSTOMIZE = f"""
-import importlib.machinery as _m
-import sys as _sys
-
-
-class _PureEngines:
-    @classmethod
-    def find_spec(cls, name, path=None, target=None):
-        if not path or name.split(".")[0] not in ("realms", "legends", "simulate"):
-            return None
-        for folder in path:
-            if folder.startswith({str(ROOT)!r}):
-                spec = _m.FileFinder(folder, (_m.SourceFileLoader, _m.SOURCE_SUFFIXES)).find_spec(name)
-                if spec is not None:
-                    return spec
-        return None
-
-
-_sys.meta_path.insert(0, _PureEngines)
-"""
+# With --pure, every process loads this folder's sitecustomize first: the engine packages imported from their .py
+# sources, never from the C extensions that `make install` builds next to them.
+PURE_ENGINES = ROOT / ".ci" / "pure-engines"
 
 
 class Workers:
@@ -174,9 +156,8 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
                    else f"sqlite:///{folder / 'bench.sqlite3'}",
                    CELERY_BROKER_URL=f"redis://{args.redis}/{args.redis_db}")
         if args.pure:
-            (folder / "sitecustomize.py").write_text(PURE_SITECUSTOMIZE)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), env.get("PYTHONPATH", "")]))
-            exec(compile(PURE_SITECUSTOMIZE, "sitecustomize", "exec"), {})
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PURE_ENGINES), env.get("PYTHONPATH", "")]))
+            runpy.run_path(str(PURE_ENGINES / "sitecustomize.py"))
         for command in (["migrate", "--no-input"], ["createcachetable"], ["load_official"]):
             subprocess.run([sys.executable, "manage.py", *command, "--verbosity", "0"], cwd=ROOT, env=env,
                            check=True)

@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar
 
 from simulate.engine.errors import UnknownAgentError
 from simulate.engine.games import get_game
@@ -20,7 +20,6 @@ ANY_GAME = "*"
 ActionT = TypeVar("ActionT")
 
 
-@runtime_checkable
 class Agent(Protocol):
     """Chooses one legal action from an observation."""
 

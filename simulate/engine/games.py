@@ -12,7 +12,7 @@ import importlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from simulate.engine.errors import UnknownGameError
 from simulate.engine.events import EventLog
@@ -42,7 +42,6 @@ class Outcome:
     first: str | None = None
 
 
-@runtime_checkable
 class Observation(Protocol):
     """What one player may see of a match now (G2): built by the engine, never the state itself."""
 
@@ -52,7 +51,6 @@ class Observation(Protocol):
         card the player cannot see dealt at random from the cards it has not seen)."""
 
 
-@runtime_checkable
 class GameState(Protocol):
     """OpenSpiel-like match state: whose decision, its legal actions, apply, terminal, outcome."""
 
@@ -91,7 +89,6 @@ class GameState(Protocol):
         (look-ahead from a state that is already complete, such as a sandbox)."""
 
 
-@runtime_checkable
 class PlaysDecisions(Protocol):
     """A state may also take a whole decision in one call, which the runner then uses in its loop."""
 
@@ -99,7 +96,6 @@ class PlaysDecisions(Protocol):
         """Ask the current player's decider (unless one action is legal) and apply its action."""
 
 
-@runtime_checkable
 class GameRules(Protocol):
     """What a game plugs into the core (`RULES` in the module `GAMES` names)."""
 
@@ -122,12 +118,19 @@ class GameRules(Protocol):
         """The event log as a readable play-by-play."""
 
 
-@runtime_checkable
 class SeatsBySetup(Protocol):
     """Rules whose seats depend on the setup (fewer players in some modes) also say which a setup has."""
 
     def players_for(self, setup: Any) -> Sequence[str]:
         """The seats of this setup, in seat order, for the runner to fill (a subset of `players`)."""
+
+
+def missing_members(obj: object, protocol: type) -> list[str]:
+    """The members (methods and attributes) that `protocol` declares and `obj` lacks: the check `isinstance` makes
+    of a runtime-checkable protocol, which a compiled protocol class cannot be."""
+    declared = [name for name in vars(protocol) if not name.startswith("_")]
+    declared += [name for name in getattr(protocol, "__annotations__", {}) if name not in declared]
+    return [name for name in declared if not hasattr(obj, name)]
 
 
 def get_game(name: str) -> GameRules:

@@ -24,7 +24,7 @@ from simulate.engine.errors import (
     UnknownAgentError,
     UnknownGameError,
 )
-from simulate.engine.games import GameState, get_game
+from simulate.engine.games import GameState, get_game, missing_members
 from simulate.engine.runner import MatchResult, play_match, render_log, validate_options
 from tests.engine.cardset import CARD_DICTS, all_cards
 from tests.engine.helpers import STRIKE, card
@@ -139,7 +139,8 @@ def test_keep_log_false_gives_the_same_result_without_events() -> None:
 
 def test_the_state_implements_the_core_protocol() -> None:
     state = get_game("realms").new_state(small_setup(), validate_options("realms", {}), 1, True)
-    assert isinstance(state, GameState)
+    assert missing_members(state, GameState) == []
+    assert missing_members(object(), GameState) == [n for n in vars(GameState) if not n.startswith("_")]
 
 
 # ---------------------------------------------------------------- determinism (G1)

@@ -36,7 +36,7 @@ import pytest
 
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import schema_problems
-from simulate.engine.games import GAMES, GameRules, GameState, Observation, Outcome, get_game
+from simulate.engine.games import GAMES, GameRules, GameState, Observation, Outcome, get_game, missing_members
 from simulate.engine.runner import HARD_MAX_ACTIONS, _play_decision
 from tests.engine.game_modes import MODES, Mode
 from tests.engine.test_agent_isolation import attribute_names, is_live, leaks, referents, shared_objects
@@ -492,7 +492,7 @@ def check_isolation(state: Any, player: str, mode: Mode, rng: random.Random, at:
     """5: what the player to act is handed reaches nothing of the match nor anything it may not see, and stays
     the same when what it may not see changes; how many variants of the hidden information were compared."""
     observation = state.observation(player)
-    assert isinstance(observation, Observation), f"{at}: {player}'s observation has no sandbox (core protocol)"
+    assert missing_members(observation, Observation) == [], f"{at}: {player}'s observation has no sandbox (core protocol)"
     assert observation is not state, f"{at}: {player} is handed the match itself as its observation"
     hidden = mode.hidden(state, player)
     public = mode.public(observation)
@@ -528,9 +528,9 @@ def test_every_registered_game_has_its_modes_declared() -> None:
 @pytest.mark.parametrize("game, mode", cases())
 def test_each_game_speaks_the_core_protocol(game: str, mode: Mode) -> None:
     rules = get_game(game)
-    assert isinstance(rules, GameRules), f"{game}: its RULES lack part of the GameRules protocol"
+    assert missing_members(rules, GameRules) == [], f"{game}: its RULES lack part of the GameRules protocol"
     _, seats, _, state = begin(game, mode, 0)
-    assert isinstance(state, GameState), f"{game} {mode.name}: its state lacks part of the GameState protocol"
+    assert missing_members(state, GameState) == [], f"{game} {mode.name}: its state lacks part of the GameState protocol"
     assert set(seats) <= set(rules.players), f"{game} {mode.name}: seats {seats} are not all among {rules.players}"
     assert sorted(state.agent_seeds) == sorted(seats), (
         f"{game} {mode.name}: agent seeds for {sorted(state.agent_seeds)}, not for the seats {sorted(seats)}")
