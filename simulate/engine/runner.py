@@ -128,7 +128,7 @@ def play_match(
     *,
     setup: Any,
     agents: Mapping[str, str | Agent] | Sequence[str | Agent],
-    seed: int,
+    seed: object,  # checked below: a compiled function would refuse a non-integer before a clear message
     options: Mapping[str, Any] | None = None,
     keep_log: bool = True,
 ) -> MatchResult:
