@@ -18,6 +18,7 @@ Either way a chunk's counts are stored once (studies.store_chunk), so nothing is
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -25,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -358,6 +359,46 @@ def play_here(batch_id, *, runner_name: str | None = None,
         if progress is not None:
             progress(Batch.objects.get(pk=batch.pk))
     return Batch.objects.filter(pk=batch_id).first()
+
+
+def play_on_cores(batch_id, *, processes: int, progress: Callable[[Batch], None] | None = None) -> Batch | None:
+    """Play the batch's free chunks on `processes` processes of this machine: this one and processes forked from
+    it, each a runner taking chunks as `play_here` does (so no chunk is played twice, and the figures are the
+    same however the chunks fell). A forked process that dies leaves its chunk claimed: the claim is dropped
+    and the chunk played here. Inside a transaction it plays on this process alone: another process could not
+    see the batch. Returns the batch as it stands."""
+    if processes <= 1 or connections["default"].in_atomic_block:
+        return play_here(batch_id, progress=progress)
+    connections.close_all()  # each process opens its own: a connection must not cross a fork
+    context = multiprocessing.get_context("fork")  # no second start-up of Django per process
+    helpers = [context.Process(target=_play_forked, args=(batch_id,), daemon=True) for _ in range(processes - 1)]
+    for helper in helpers:
+        helper.start()
+    try:
+        play_here(batch_id, progress=progress)
+    except BaseException:  # interrupted or failed here: the others stop too (the caller says what became of it)
+        for helper in helpers:
+            helper.terminate()
+        raise
+    finally:
+        for helper in helpers:
+            helper.join()
+    gone = Q()
+    for helper in helpers:  # a runner's name holds its process id (services.new_runner_name)
+        gone |= Q(runner__contains=f":{helper.pid}:")
+    left = ChunkClaim.objects.filter(gone, batch_id=batch_id)
+    if left.exists():
+        logger.warning("Batch %s: %d chunks left by a process that ended; played here", batch_id, left.count())
+        left.delete()
+    return play_here(batch_id, progress=progress)
+
+
+def _play_forked(batch_id) -> None:
+    """A forked process's part of `play_on_cores`, as a runner of its own name."""
+    try:
+        play_here(batch_id)
+    finally:
+        connections.close_all()
 
 
 def cancel_batch(batch: Batch) -> Batch:

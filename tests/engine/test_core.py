@@ -140,7 +140,7 @@ def test_keep_log_false_gives_the_same_result_without_events() -> None:
 def test_the_state_implements_the_core_protocol() -> None:
     state = get_game("realms").new_state(small_setup(), validate_options("realms", {}), 1, True)
     assert missing_members(state, GameState) == []
-    assert missing_members(object(), GameState) == [n for n in vars(GameState) if not n.startswith("_")]
+    assert {"apply", "legal_actions", "events", "rng"} <= set(missing_members(object(), GameState))
 
 
 # ---------------------------------------------------------------- determinism (G1)

@@ -3,13 +3,18 @@ played with a progress bar, its figures printed as the stored batch holds them."
 
 import io
 import json
+import multiprocessing
+import os
 import re
+import signal
+import time
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from realms.models import Character
-from simulate.models import Batch, Match
+from simulate import batches, studies
+from simulate.models import Batch, ChunkClaim, Match
 from simulate.pages.charts import probability
 from simulate.study_kinds.whatif import patch_entry
 from tests.factories import faction_army
@@ -320,3 +325,69 @@ def test_an_akin_legends_whatif_takes_the_patch_flag(catalogue):
     assert batch.status == "done" and batch.inputs["mode"] == "duel"
     assert batch.inputs["patch"] == [{"card": "ember-surge-of-torrent", "changes": {"copies": 4}}]
     assert row(out.getvalue(), "ember-surge-of-torrent", after="Patched cards")
+
+
+@pytest.mark.django_db(transaction=True)  # the forked process reads the batch from the database
+def test_processes_share_the_chunks_and_the_figures_are_those_of_one_process(catalogue, monkeypatch):
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 10)  # (the forked process inherits it)
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("shadow")}}
+
+    def new_batch() -> Batch:
+        return batches.create_batch(game="realms", inputs={"armies": armies}, count=80, seed=8, swap_sides=True)
+
+    alone = batches.play_on_cores(new_batch().pk, processes=1)
+    shared = new_batch()
+    parent = []
+
+    def wait_for_the_other(row: Batch) -> None:
+        """After this process's first chunk, wait until the other has stored one too (so that both played)."""
+        parent.append(row.pk)
+        for _ in range(600):
+            if row.chunk_rows.exclude(runner__contains=f":{os.getpid()}:").exists() or row.played == 80:
+                return
+            time.sleep(0.1)
+
+    shared = batches.play_on_cores(shared.pk, processes=2, progress=wait_for_the_other)
+    assert (shared.status, shared.played) == ("done", 80)
+    assert shared.results == alone.results
+    runners = list(shared.chunk_rows.values_list("runner", flat=True))
+    assert len(runners) == 8 and len({runner.split(":")[1] for runner in runners}) == 2
+    assert f":{os.getpid()}:" in " ".join(runners) and parent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_killed_holding_a_chunk_loses_none_of_the_batch(catalogue, monkeypatch):
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 10)
+    armies = {"a": {"slots": faction_army("tribal")}, "b": {"slots": faction_army("shadow")}}
+
+    def new_batch() -> Batch:
+        return batches.create_batch(game="realms", inputs={"armies": armies}, count=80, seed=2)
+
+    alone = batches.play_on_cores(new_batch().pk, processes=1)
+    killed = []
+
+    def kill_the_other_while_it_holds_a_chunk(row: Batch) -> None:
+        for _ in range(600):
+            if killed or row.status == "done":
+                return
+            for child in multiprocessing.active_children():
+                if ChunkClaim.objects.filter(batch=row, runner__contains=f":{child.pid}:").exists():
+                    os.kill(child.pid, signal.SIGKILL)
+                    killed.append(child.pid)
+                    return
+            time.sleep(0.05)
+
+    shared = batches.play_on_cores(new_batch().pk, processes=2, progress=kill_the_other_while_it_holds_a_chunk)
+    assert killed and (shared.status, shared.played) == ("done", 80)
+    assert shared.results == alone.results
+    assert not ChunkClaim.objects.filter(batch=shared).exists()
+
+
+def test_the_command_line_plays_on_every_core_by_default(catalogue):
+    text, _ = run("--count", "6", "--seed", "5", "--json", "--processes", "2")
+    assert json.loads(text)["played"] == 6  # (inside a test's transaction, on this process alone)
+
+
+def test_processes_must_be_at_least_one(catalogue):
+    with pytest.raises(CommandError, match="--processes: 0 is less than 1"):
+        run("--count", "2", "--processes", "0")

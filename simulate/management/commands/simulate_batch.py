@@ -2,14 +2,16 @@
 
 The request is the JSON that POST /api/simulate/<game>/batches/ takes (`--input FILE`, `--inputs '<json>'`),
 completed by flags for the common cases, and checked by the same serializer, so that a refusal reads like
-the API's. The batch is stored like the API's, then played here in chunks with a progress bar on stderr
-(or, with `--queue`, handed to the background and followed), and its figures printed as tables (or JSON).
+the API's. The batch is stored like the API's, then played here in chunks on one process per core (`--processes`)
+with a progress bar on stderr (or, with `--queue`, handed to the background and followed), and its figures
+printed as tables (or JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -61,6 +63,9 @@ class Command(BaseCommand):
         parser.add_argument("--queue", action="store_true",
                             help="Hand the batch to the background (Celery workers when CELERY_BROKER_URL is "
                                  "set) and follow it, instead of playing it in this process.")
+        parser.add_argument("--processes", type=positive, default=os.cpu_count() or 1, metavar="N",
+                            help="Play here on N processes, each taking chunks in turn (default: one per core, "
+                                 f"{os.cpu_count() or 1} here).")
         parser.add_argument("--json", action="store_true", help="Print the batch as JSON instead of tables.")
         known = "; ".join(f"{game}: {', '.join(agent_names(game))}" for game in games)
         study_agents = "; ".join(f"{game}: {services.game_studies(game).study_agent}" for game in games)
@@ -78,7 +83,7 @@ class Command(BaseCommand):
         game = opts["game"]
         body, labels = request_body(game, opts)
         batch = store(game, body)
-        batch = self.play(batch, queue=opts["queue"], quiet=opts["verbosity"] == 0)
+        batch = self.play(batch, queue=opts["queue"], quiet=opts["verbosity"] == 0, processes=opts["processes"])
         if opts["json"]:
             self.stdout.write(json.dumps(batch_json(batch), indent=2))
         else:
@@ -87,8 +92,9 @@ class Command(BaseCommand):
             raise CommandError(f"Batch {batch.id} is {batch.status} after {batch.played} of {batch.count} matches"
                                + (f": {batch.error}" if batch.error else "."))
 
-    def play(self, batch: Batch, *, queue: bool, quiet: bool) -> Batch:
-        """Play the batch here (or follow it in the background) with a bar of matches played on stderr."""
+    def play(self, batch: Batch, *, queue: bool, quiet: bool, processes: int) -> Batch:
+        """Play the batch here on `processes` processes (or follow it in the background) with a bar of matches
+        played on stderr."""
         bar = tqdm(total=batch.count, unit="match", desc=f"{batch.kind} {str(batch.id)[:8]}",
                    file=RawStream(self.stderr), disable=quiet, dynamic_ncols=True)
 
@@ -101,7 +107,7 @@ class Command(BaseCommand):
             if queue:
                 background.queue_batch(batch.id)
                 return follow(batch.id, progress)
-            return batches.play_here(batch.id, progress=progress) or batch
+            return batches.play_on_cores(batch.id, processes=processes, progress=progress) or batch
         except Over as over:
             return over.batch
         except KeyboardInterrupt:
@@ -118,6 +124,17 @@ class Command(BaseCommand):
 
 
 # ------------------------------------------------------------------------------------- request
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
 
 
 def request_body(game: str, opts: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[int, str]]]:
