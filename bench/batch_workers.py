@@ -1,6 +1,6 @@
 """Batch throughput from the bare engine loop to two Celery workers, as ratios measured in one run.
 
-    .venv/bin/python bench/batch_workers.py [--rounds 3] [--matches 6000] [--redis-db 14] [--pure] [--postgres]
+    .venv/bin/python bench/batch_workers.py [--rounds 3] [--matches 20000] [--redis-db 14] [--pure] [--postgres]
 
 Every variant plays the same matches: one matchup of two official armies (the strongest legal armies of
 the first two factions, greedy against greedy, the sides swapped in every odd match), match i with seed + i:
@@ -12,6 +12,10 @@ the first two factions, greedy against greedy, the sides swapped in every odd ma
   1 / 2 workers      `celery -A cardsdb worker --pool solo` processes on Redis: a batch stored and
                      dispatched as the API does (`create_batch`, then `background.queue_batch`), timed
                      from the request to `done`
+  command line 1 / all cores
+                     `manage.py simulate_batch` run as a new process, as a user types it: Django's start-up,
+                     the batch stored, played here on one process (`--processes 1`) or on one per core
+                     (the default), its figures printed; timed from the command to its exit
 
 One round runs every variant once, in turn, so that a change in the machine's load falls on all of them
 alike; the figures are medians over the rounds. The second worker sits out the one-worker runs (its
@@ -25,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
+import resource
 import runpy
 import signal
 import socket
@@ -130,7 +136,7 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
     """Set up the database, the broker and the workers; run the interleaved rounds; print rates and ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are reported)")
-    parser.add_argument("--matches", type=int, default=6000, help="matches per variant per round")
+    parser.add_argument("--matches", type=int, default=20000, help="matches per variant per round")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--redis-db", type=int, default=14, help="Redis database number (flushed at the end)")
     parser.add_argument("--redis", default="127.0.0.1:6379", help="Redis host:port")
@@ -218,7 +224,18 @@ class Bench:
     def variants(self) -> dict[str, Callable[[], None]]:
         """Each measured variant, by the name the figures give it."""
         return {"bare loop": self.bare, "play_chunk": self.chunks, "run_chunk": self.run_chunks,
-                "1 worker": self.celery(1), "2 workers": self.celery(2)}
+                "1 worker": self.celery(1), "2 workers": self.celery(2),
+                "command line 1": self.command_line(1), "command line all": self.command_line(os.cpu_count() or 1)}
+
+    def command_line(self, processes: int) -> Callable[[], None]:
+        """`manage.py simulate_batch` as a new process, playing the batch on `processes` processes."""
+        body = {"kind": "matchup", **self.inputs, "count": self.count, "seed": self.seed, "swap_sides": True}
+
+        def typed() -> None:
+            subprocess.run([sys.executable, "manage.py", "simulate_batch", "realms", "--inputs", json.dumps(body),
+                            "--processes", str(processes), "--json", "--verbosity", "0"], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, check=True)
+        return typed
 
     def bare(self) -> None:
         """`play_match` over the prepared setups, nothing else in the loop."""
@@ -321,12 +338,18 @@ def measure(runs: dict[str, Callable[[], None]], rounds: int, count: int,
     cpu: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
         for name, variant in runs.items():
-            cpu_start = time.process_time() + workers.cpu_seconds()
+            cpu_start = time.process_time() + workers.cpu_seconds() + children_cpu()
             start = time.perf_counter()
             variant()
             rates[name].append(count / (time.perf_counter() - start))
-            cpu[name].append(time.process_time() + workers.cpu_seconds() - cpu_start)
+            cpu[name].append(time.process_time() + workers.cpu_seconds() + children_cpu() - cpu_start)
     return rates, cpu
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (the command lines and the processes they forked)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def report(bench: Bench, rounds: int, rates: dict[str, list[float]], cpu: dict[str, list[float]],
@@ -365,6 +388,12 @@ def report(bench: Bench, rounds: int, rates: dict[str, list[float]], cpu: dict[s
     print(f"  two workers / one worker: {scale:.2f}x (target at least 1.7x); CPU per chunk {cpu_ms['2 workers']:.1f} "
           f"ms with two, {cpu_ms['1 worker']:.1f} ms with one; chunks per worker: "
           f"{', '.join(f'{a}/{b}' for a, b in bench.per_worker)}")
+    print(f"  one worker / bare loop: {median['1 worker'] / median['bare loop']:.2f}x (target at least 0.9x)")
+    cores = os.cpu_count() or 1
+    one, every = median["command line 1"], median["command line all"]
+    print(f"  command line: {one / median['bare loop']:.2f}x the bare loop on one process, "
+          f"{every / median['bare loop']:.2f}x on {cores} ({every / one:.2f}x one process), Django's start-up "
+          "and the batch's storing included")
 
 
 def breakdown(batch, batches, studies) -> dict[str, tuple[float, float, float]]:
