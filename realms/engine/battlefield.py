@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine import trigger_kinds
+from realms.engine.events import EVENT_FIELDS
 from realms.engine.units import Active, Standing, Unit
 from realms.engine.vocabulary import PLAYERS, VANGUARD
-from simulate.engine.events import Event, EventLog
+from simulate.engine.events import EventLog
 from simulate.engine.rng import seat_seeds
 
 if TYPE_CHECKING:
@@ -41,13 +42,15 @@ VIA_FLEX: Final = "flex"
 # former, on the latter (these two None until first needed)].
 TargetLists = list[Any]
 Action = tuple[Any, ...]
+# An event as the log records it: (type, value, ...) in the order of the type's fields (events.EVENT_FIELDS).
+Record = tuple[Any, ...]
 
 
 class Battlefield:
     """The match's data and its elementary steps; `fire` (a faction ability) is the match's own."""
 
     __slots__ = (
-        "options", "seed", "rng", "log", "emit", "tie_random", "max_rounds", "first", "alternate_lead",
+        "options", "seed", "rng", "log", "record", "tie_random", "max_rounds", "first", "alternate_lead",
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_queue", "flex_index", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
         "armed", "ongoing", "flex_units", "factions", "collections", "deployed", "deploying", "target_cache",
@@ -62,8 +65,10 @@ class Battlefield:
         self.options = dict(options)
         self.seed = seed
         self.rng = random.Random(seed)
-        self.log: EventLog | None = EventLog() if keep_log else None
-        self.emit: Callable[[Event], None] | None = self.log.append if self.log is not None else None
+        self.log: EventLog | None = EventLog(EVENT_FIELDS) if keep_log else None
+        # The log's way in for compact records (None: no log): one tuple per event, its type then the values
+        # of its documented fields in order (events.EVENT_FIELDS), made into the dict only when read.
+        self.record: Callable[[Record], None] | None = self.log.record if self.log is not None else None
         self.tie_random = options["tie_break"] == "random"
         self.max_rounds: int = options["max_rounds"]
         first = options["first_player"]
@@ -180,9 +185,8 @@ class Battlefield:
         u.line = dest
         u.snapshot = None
         self.target_cache[u.side] = None
-        if self.emit is not None:
-            self.emit({"type": "move", "unit": u.uid, "from": origin, "to": dest, "via": via, "src": src.uid,
-                       "use": self.use})
+        if self.record is not None:
+            self.record(("move", u.uid, origin, dest, via, src.uid, self.use))
 
     # ------------------------------------------------------------ lasting effects
 
@@ -193,7 +197,7 @@ class Battlefield:
         self.eid += 1
         a = Active(self.eid, impl, stat, amount, duration, src.uid, self.round, persists)
         self.stand(u, a)
-        if self.emit is not None:
+        if self.record is not None:
             self.log_effect(src, u, a, via)
         return a
 
@@ -217,21 +221,9 @@ class Battlefield:
         """Log a lasting effect just put on `u` with the last round it is active (R14): applied in round r
         (0 before round 1), an ongoing effect ticks in rounds r+1 … r+N; any other lasts until the end
         phase of round r + d − 1, counting from round 1 when applied before it."""
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "effect_applied",
-                "eid": a.eid,
-                "unit": u.uid,
-                "kind": a.kind,
-                "stat": a.stat or None,
-                "amount": a.amount if a.impl.has_amount else None,
-                "duration": a.left,
-                "until": a.until,
-                "persists": a.persists,
-                "src": src.uid,
-                "via": via,
-                "use": self.use,
-            }
+        self.record(  # type: ignore[misc]
+            ("effect_applied", a.eid, u.uid, a.kind, a.stat or None, a.amount if a.impl.has_amount else None, a.left,
+             a.until, a.persists, src.uid, via, self.use)
         )
 
     def drop_effect(self, u: Unit, a: Active, reason: str, by: Unit | None = None, via: str | None = None) -> None:
@@ -252,18 +244,10 @@ class Battlefield:
         impl.detach(u, a)
         kind = a.kind
         a.left = 0
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "effect_expired",
-                    "eid": a.eid,
-                    "unit": u.uid,
-                    "kind": kind,
-                    "reason": reason,
-                    "src": by.uid if by is not None else None,
-                    "via": via,
-                    "use": self.use if by is not None and via is not None else None,
-                }
+        if self.record is not None:
+            self.record(
+                ("effect_expired", a.eid, u.uid, kind, reason, by.uid if by is not None else None, via,
+                 self.use if by is not None and via is not None else None)
             )
 
     # ------------------------------------------------------------ small outcomes
@@ -277,33 +261,12 @@ class Battlefield:
             healed = 0
         tgt.hp = before + healed
         tgt.snapshot = None
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "heal",
-                    "src": src.uid,
-                    "tgt": tgt.uid,
-                    "via": via,
-                    "amount": amount,
-                    "healed": healed,
-                    "hp_before": before,
-                    "hp_after": tgt.hp,
-                    "eid": eid,
-                    "use": self.use,
-                }
-            )
+        if self.record is not None:
+            self.record(("heal", src.uid, tgt.uid, via, amount, healed, before, tgt.hp, eid, self.use))
 
     def fizzle(self, src: Unit, effect: str, unit: Unit | None, reason: str, via: str) -> None:
         """Log an effect that did nothing, with the ability use it belonged to (G3); only with the log on."""
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "fizzle",
-                "src": src.uid,
-                "effect": effect,
-                "unit": unit.uid if unit is not None else None,
-                "reason": reason,
-                "via": via,
-                "use": self.use,
-            }
+        self.record(  # type: ignore[misc]
+            ("fizzle", src.uid, effect, unit.uid if unit is not None else None, reason, via, self.use)
         )
 

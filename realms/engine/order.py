@@ -60,16 +60,10 @@ def build(bf: Battlefield, phase: str) -> None:
     round 1's start phase (R7) or a round's actions."""
     bf.order, bf.order_spd, ties = ranked(bf)
     bf.order_view = None
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "order",
-                "round": bf.round,
-                "phase": phase,
-                "units": [[u.uid, s] for u, s in zip(bf.order, bf.order_spd, strict=True)],
-                "ties": ties,
-            }
-        )
+    if bf.record is not None:
+        units = bf.order
+        spds = bf.order_spd
+        bf.record(("order", bf.round, phase, tuple([(units[i].uid, spds[i]) for i in range(len(units))]), ties))
 
 
 def insert(bf: Battlefield, u: Unit) -> tuple[int, bool, list[object] | None]:

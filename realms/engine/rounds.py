@@ -144,8 +144,8 @@ def start_round(bf: Battlefield) -> None:
     rnd = bf.round
     bf.stage = START
     bf.pending = None
-    if bf.emit is not None:
-        bf.emit({"type": "round_start", "round": rnd})
+    if bf.record is not None:
+        bf.record(("round_start", rnd))
     if rnd == 1:
         order.build(bf, "start")  # R7: from the current SPD, battle-start effects included
     if bf.ongoing or bf.armed[ROUND_START]:
@@ -187,8 +187,8 @@ def end_phase(bf: Battlefield) -> None:
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
             count_down(bf, u)
-    if bf.emit is not None:
-        bf.emit({"type": "round_end", "round": bf.round})
+    if bf.record is not None:
+        bf.record(("round_end", bf.round))
     if check_end(bf):
         return
     if bf.round >= bf.max_rounds:
@@ -234,7 +234,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
 def basic_attack(bf: Battlefield, u: Unit, t: Unit) -> None:
     """R10, R11: `u`'s Basic Attack on `t`, ATK against DEF."""
     a = u.atk_now
-    if t.shield or t.trigger == ON_HIT or bf.emit is not None:
+    if t.shield or t.trigger == ON_HIT or bf.record is not None:
         hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
         return
     # The usual Basic Attack, inlined: no shield, no log, no on_hit reply.
@@ -254,9 +254,8 @@ def use_ability(bf: Battlefield, u: Unit, x: str | None) -> None:
     assert main is not None  # the ability is legal only for a character
     bf.uses += 1
     use = bf.use = bf.uses
-    if bf.emit is not None:
-        bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
-                 "round": bf.round})
+    if bf.record is not None:
+        bf.record(("ability_used", use, u.uid, main.name, x, bf.round))
     run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
     bf.use = None
     if u.trigger == AFTER_ACTION and u.alive:
@@ -274,9 +273,8 @@ def enter_cooldown(bf: Battlefield, u: Unit, use: int) -> None:
     before = u.ready
     u.ready = shifted_ready(before, u.cooldown, bf.round)
     u.snapshot = None
-    if bf.emit is not None:
-        bf.emit({"type": "cooldown_started", "unit": u.uid, "use": use, "round": bf.round, "cooldown": u.cooldown,
-                 "ready_before": before, "ready_after": u.ready})
+    if bf.record is not None:
+        bf.record(("cooldown_started", u.uid, use, bf.round, u.cooldown, before, u.ready))
 
 
 def check_end(bf: Battlefield) -> bool:
@@ -301,5 +299,5 @@ def finish(bf: Battlefield, winner: str | None, reason: str) -> None:
     bf.pending = None
     bf.legal = []
     bf.targets = []
-    if bf.emit is not None:
-        bf.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": bf.round})
+    if bf.record is not None:
+        bf.record(("match_end", winner, reason, bf.round))

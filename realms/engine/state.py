@@ -121,20 +121,12 @@ class RealmsState(Battlefield):
                 u = self.add_unit(side, line, card.name, card.atk, card.def_, card.spd, card.hp, card)
                 u.main_program = triggers.program(card.main.effects)
                 u.faction_program = triggers.program(card.faction_ability.effects)
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "match_start",
-                    "schema": SCHEMA_VERSION,
-                    "options": self.options,
-                    "first_player": self.first,
-                    "agents": {p: self.agent_names.get(p) for p in PLAYERS},
-                    "units": [unit_card(u) for u in self.units],
-                }
-            )
+        if self.record is not None:
+            self.record(("match_start", SCHEMA_VERSION, self.options, self.first,
+                         {p: self.agent_names.get(p) for p in PLAYERS}, [unit_card(u) for u in self.units]))
             # G2: the match seed replays every coin and an agent's seed predicts that agent, so they are logged
             # apart from the public setup, for no seat (G3: the log is read after the match).
-            self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
+            self.record(("seeds", self.seed, dict(self.agent_seeds), ()))
         self.stage = START
         order.build(self, "battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
@@ -169,11 +161,10 @@ class RealmsState(Battlefield):
         self.deployed = {"a": [], "b": []}
         self.stage = FORMATION
         self.deploying = self.first
-        if self.emit is not None:  # G3: what each player could deploy, seen by that player only
-            self.emit({"type": "formation_start", "first_player": self.first})
+        if self.record is not None:  # G3: what each player could deploy, seen by that player only
+            self.record(("formation_start", self.first))
             for side in PLAYERS:
-                self.emit({"type": "collection", "player": side,
-                           "cards": [collection_card(c) for c in self.collections[side]], "visible_to": [side]})
+                self.record(("collection", side, [collection_card(c) for c in self.collections[side]], (side,)))
         self.legal = list(legal_deployments(self.deployed[self.deploying], self.collections[self.deploying]))
 
     # --------------------------------------------------------- public interface
@@ -208,7 +199,7 @@ class RealmsState(Battlefield):
                 return
         pending = self.pending
         if self.stage == ACT and pending is not None:  # `apply` without the checks just made
-            if self.emit is not None:
+            if self.record is not None:
                 self.log_decision(action)
             self.steps += 1
             rounds.act(self, pending, action)
@@ -273,7 +264,7 @@ class RealmsState(Battlefield):
                 action = tuple(action)
             else:
                 raise IllegalAction(action, list(legal), self._illegal_message(action))
-        if self.emit is not None:
+        if self.record is not None:
             self.log_decision(action)
         self.steps += 1
         stage = self.stage
@@ -293,18 +284,13 @@ class RealmsState(Battlefield):
         stage = self.stage
         pending = self.pending
         player = self.deploying if stage == FORMATION or pending is None else pending.side
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "decision",
-                "round": self.round,
-                "stage": STAGE_DECISIONS[stage],
-                "player": player,
-                "unit": None if stage == FORMATION or pending is None else pending.uid,
-                "legal": [list(a) for a in self.legal],
-                "action": list(action),
-                # A deployment decision offers the player's collection, which the other player never sees.
-                "visible_to": [player] if stage == FORMATION else ["a", "b"],
-            }
+        # The legal actions by reference: `self.legal` is always replaced, never changed in place, and the log
+        # turns the tuples into lists when it is read.
+        self.record(  # type: ignore[misc]
+            ("decision", self.round, STAGE_DECISIONS[stage], player,
+             None if stage == FORMATION or pending is None else pending.uid, self.legal, action,
+             # A deployment decision offers the player's collection, which the other player never sees.
+             (player,) if stage == FORMATION else PLAYERS)
         )
 
     def _illegal_message(self, action: Any) -> str:
@@ -370,8 +356,8 @@ class RealmsState(Battlefield):
         _, slug, line = action
         card = next(c for c in self.collections[p] if c.slug == slug)
         self.deployed[p].append((card, line))
-        if self.emit is not None:
-            self.emit({"type": "deploy", "player": p, "card": slug, "line": line, "pick": len(self.deployed[p])})
+        if self.record is not None:
+            self.record(("deploy", p, slug, line, len(self.deployed[p])))
         other = OTHER[p]
         if len(self.deployed[other]) < ARMY_SIZE:
             self.deploying = other

@@ -51,7 +51,7 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     fab = w.faction_ability
     assert fab is not None  # only characters have a trigger
     if bf.depth >= MAX_TRIGGER_DEPTH:
-        if bf.emit is not None:
+        if bf.record is not None:
             bf.fizzle(w, "trigger", None, "trigger_depth", VIA_FACTION)
         return
     w.faction_used = True
@@ -60,17 +60,8 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     outer = bf.use
     bf.uses += 1
     bf.use = bf.uses
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "faction_triggered",
-                "use": bf.use,
-                "cause": outer,
-                "unit": w.uid,
-                "ability": fab.name,
-                "trigger": fab.trigger,
-            }
-        )
+    if bf.record is not None:
+        bf.record(("faction_triggered", bf.use, outer, w.uid, fab.name, fab.trigger))
     bf.depth += 1
     run(bf, w, w.faction_program, None, VIA_FACTION, attacker, False)
     bf.depth -= 1
@@ -135,7 +126,7 @@ def run(
 
 def fizzle(bf: Battlefield, src: Unit, eff: Effect, reason: str, via: str) -> None:
     """An effect of `src` that did nothing, logged (when the log is on)."""
-    if bf.emit is not None:
+    if bf.record is not None:
         bf.fizzle(src, eff.kind, None, reason, via)
 
 
@@ -181,18 +172,9 @@ def choose(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool) -> Unit |
         if not reach_all and src.line == VANGUARD:
             pool = bf.reach(src.foe)
     pick = pick_from(bf, pool, sel.pick)
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "pick",
-                "src": src.uid,
-                "selector": sel.name,
-                "pool": [u.uid for u in pool],
-                "unit": pick.uid if pick is not None else None,
-                "random": sel.pick == PICK_RANDOM,
-                "use": bf.use,
-            }
-        )
+    if bf.record is not None:
+        bf.record(("pick", src.uid, sel.name, tuple([u.uid for u in pool]), pick.uid if pick is not None else None,
+                   sel.pick == PICK_RANDOM, bf.use))
     return pick
 
 
