@@ -32,7 +32,7 @@ from realms.engine.selectors import (
     Selector,
 )
 from realms.engine.spec import MainAbility
-from realms.engine.units import scaled
+from realms.engine.units import fraction
 from simulate.engine.agents import best_scored, register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
@@ -67,10 +67,18 @@ class GreedyAgent:
                 return self.deploy(observation, legal_actions)
             if kind == "stay" or kind == "switch":
                 return self.flex(observation, legal_actions)
-        actor, targets = observation.actor_and_targets()
+        actor = observation.actor
+        targets = observation.targets
         assert actor is not None  # an action decision has its acting unit
-        best_target, best_value = best_blow(actor.atk, targets)
-        best = ("attack", best_target.uid) if best_target is not None else legal_actions[0]
+        my_atk = actor.atk
+        k = best_blow_index(my_atk, targets)
+        if k < 0:
+            best = legal_actions[0]
+            best_value = -1.0
+        else:
+            target = targets[k]
+            best_value = blow_value(damage_dealt(my_atk, target.def_), target)
+            best = attack_on(legal_actions, k, target.uid)
         if legal_actions[-1][0] != "ability":
             return best
         return self.with_ability(observation, legal_actions, actor, targets, best, best_value)
@@ -92,8 +100,12 @@ class GreedyAgent:
         static = plan.static(ctx, my_atk, actor, enemies, allies)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
             return first_ability(legal_actions) if static > best_value else best
-        # The chosen units usually come in the order of the attack targets (enemies) or allies.
-        hint = targets if plan.choose_enemy else allies or observation.allies()
+        # The chosen units usually come in the order of the attack targets, or of every enemy for an ability that
+        # ignores the lines (R12), or of the allies.
+        if plan.choose_enemy:
+            hint = (enemies or observation.enemies()) if main.ignore_lines else targets
+        else:
+            hint = allies or observation.allies()
         return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
@@ -196,15 +208,25 @@ class SoftmaxAgent:
 # (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
-def best_blow(my_atk: int, targets: Sequence[UnitInfo]) -> tuple[UnitInfo | None, float]:
-    """The Basic Attack target worth the most (`blow_value`; the first one on ties) and its value."""
-    best_target = None
+def best_blow_index(my_atk: int, targets: Sequence[UnitInfo]) -> int:
+    """The place in `targets` of the Basic Attack target worth the most (the first one on ties); -1: none."""
+    best = -1
     best_value = -1.0
-    for t in targets:
+    for i in range(len(targets)):
+        t = targets[i]
         value = blow_value(damage_dealt(my_atk, t.def_), t)
         if value > best_value:
-            best_target, best_value = t, value
-    return best_target, best_value
+            best, best_value = i, value
+    return best
+
+
+def attack_on(legal_actions: Sequence[Any], k: int, uid: str) -> Any:
+    """The Basic Attack on `uid`, the k-th target: the legal action itself (the actions on the targets come
+    first, in their order), so that the match finds it by identity; a new tuple if they differ."""
+    action = legal_actions[k] if k < len(legal_actions) else None
+    if action is not None and action[0] == "attack" and action[1] == uid:
+        return action
+    return ("attack", uid)
 
 
 def first_ability(legal_actions: Sequence[Any]) -> Any:
@@ -224,20 +246,23 @@ def best_aimed(
     usually come in the order of, found without a search)."""
     n_hint = len(hint)
     k = 0
-    for action in legal_actions:
-        if action[0] == "ability":
-            x = action[1]
-            if x is None:
-                value = static
+    for i in range(len(legal_actions)):
+        action = legal_actions[i]
+        kind: str = action[0]  # typed: compiled, the comparisons below are native
+        if kind != "ability":
+            continue
+        x: str | None = action[1]
+        if x is None:
+            value = static
+        else:
+            if k < n_hint and hint[k].uid == x:
+                v = hint[k]
+                k += 1
             else:
-                if k < n_hint and hint[k].uid == x:
-                    v = hint[k]
-                    k += 1
-                else:
-                    v = observation.unit(x)
-                value = plan.chosen(ctx, my_atk, enemies, static, v)
-            if value > best_value:
-                best, best_value = action, value
+                v = observation.unit(x)
+            value = plan.chosen(ctx, my_atk, enemies, static, v)
+        if value > best_value:
+            best, best_value = action, value
     return best
 
 
@@ -245,16 +270,22 @@ class _Part:
     """One effect of a planned ability: its kind, its spec, its selector (from the registry) and its size for
     the actor's current ATK."""
 
-    __slots__ = ("kind", "eff", "sel")
+    __slots__ = ("kind", "eff", "sel", "powered", "num", "den", "flat")
 
     def __init__(self, eff: Effect) -> None:
+        """The part of `eff`, its size's fraction of ATK (⌊ATK × num / den⌋, as `units.scaled`) read once."""
         self.kind: EffectKind = KINDS[eff.kind]
         self.eff = eff
         self.sel: Selector = selectors.BY_NAME[eff.target] if self.kind.targeted else NO_UNITS
+        self.powered: bool = self.kind.powered
+        self.num, self.den = fraction(eff.scale)
+        self.flat: int = eff.flat
 
     def power(self, my_atk: int) -> int:
-        """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula)."""
-        return scaled(my_atk, self.eff.scale) + self.eff.flat if self.kind.powered else 0
+        """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula, its fraction read once)."""
+        if not self.powered:
+            return 0
+        return my_atk * self.num // self.den + self.flat
 
     def value(self, v: UnitInfo, enemy: bool, power: int, ctx: ValueContext) -> float:
         """This effect's value on the unit `v`."""

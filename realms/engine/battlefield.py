@@ -39,8 +39,11 @@ VIA_FLEX: Final = "flex"
 
 # Per side, cached until a unit of it falls, arrives or moves: [targets within a vanguard unit's
 # reach, their Basic Attacks, every living unit, their Basic Attacks, Main Ability actions on the
-# former, on the latter (these two None until first needed)].
+# former, on the latter, then the whole legal actions of a ready unit aiming at this side (`rounds.ready_legal`:
+# from the vanguard with its ability on the former, on the latter, from the rearguard, and with an ability on no
+# unit from the vanguard, from the rearguard)]; all but the first four None until first needed.
 TargetLists = list[Any]
+TARGET_LIST_SLOTS: Final = 11
 Action = tuple[Any, ...]
 # An event as the log records it: (type, value, ...) in the order of the type's fields (events.EVENT_FIELDS).
 Record = tuple[Any, ...]
@@ -69,7 +72,7 @@ class Battlefield:
         # The log's way in for compact records (None: no log): one tuple per event, its type then the values
         # of its documented fields in order (events.EVENT_FIELDS), made into the dict only when read.
         self.record: Callable[[Record], None] | None = self.log.record if self.log is not None else None
-        self.tie_random = options["tie_break"] == "random"
+        self.tie_random: bool = options["tie_break"] == "random"
         self.max_rounds: int = options["max_rounds"]
         first = options["first_player"]
         if first not in PLAYERS:
@@ -163,7 +166,11 @@ class Battlefield:
             return lists
         every = list(self.living[side])
         front = [t for t in every if t.line == VANGUARD] or every
-        lists = [front, [t.attack_action for t in front], every, [t.attack_action for t in every], None, None]
+        lists = [None] * TARGET_LIST_SLOTS
+        lists[0] = front
+        lists[1] = [t.attack_action for t in front]
+        lists[2] = every
+        lists[3] = [t.attack_action for t in every]
         self.target_cache[side] = lists
         return lists
 

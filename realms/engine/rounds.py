@@ -98,8 +98,34 @@ def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
         bf.targets, legal = foes[2], foes[3]
     main = u.main
     if main is not None and u.ready <= bf.round:
-        return legal + ability_actions(bf, u, main, foes, front)
+        return ready_legal(bf, u, main, foes, front)
     return legal  # a shared list: never changed in place
+
+
+# Where `ready_legal` keeps the whole legal actions of a ready unit in the target lists (battlefield.TargetLists).
+READY_FRONT: Final = 6  # from the vanguard, its ability aimed at an enemy it may reach
+READY_FRONT_ANY: Final = 7  # from the vanguard, its ability aimed at any enemy (it ignores the lines)
+READY_REAR: Final = 8  # from the rearguard, its ability aimed at any enemy
+READY_FRONT_NONE: Final = 9  # from the vanguard, its ability choosing no unit
+READY_REAR_NONE: Final = 10  # from the rearguard, its ability choosing no unit
+
+
+def ready_legal(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
+    """`act_legal` for a ready unit with no restricting effect: its Basic Attacks, then its Main Ability's actions.
+    The same for every such unit aiming from that line at that side, so they are kept with the side's target
+    lists (one list per slot, shared and never changed in place), except for an ability on allies."""
+    attacks: list[Action] = foes[1] if front else foes[3]
+    choose = main.choose
+    if choose == "ally":
+        return attacks + ability_actions(bf, u, main, foes, front)
+    if choose == "enemy":
+        slot = (READY_FRONT_ANY if main.ignore_lines else READY_FRONT) if front else READY_REAR
+    else:
+        slot = READY_FRONT_NONE if front else READY_REAR_NONE
+    legal: list[Action] | None = foes[slot]
+    if legal is None:
+        legal = foes[slot] = attacks + ability_actions(bf, u, main, foes, front)
+    return legal
 
 
 def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -> list[Action]:

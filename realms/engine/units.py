@@ -32,9 +32,19 @@ def scaled(value: int, scale: float) -> int:
     try:
         num, den = _FRACTIONS[scale]
     except KeyError:
-        exact = Fraction(repr(float(scale)))
-        num, den = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+        num, den = fraction(scale)
     return value * num // den
+
+
+def fraction(scale: float) -> tuple[int, int]:
+    """The decimal `scale` written in the spec as an exact fraction (numerator, denominator): 0 is 0 / 1."""
+    if not scale:
+        return 0, 1
+    found = _FRACTIONS.get(scale)
+    if found is None:
+        exact = Fraction(repr(float(scale)))
+        found = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+    return found
 
 
 class Standing:
