@@ -344,6 +344,11 @@ def unit_dict(v: UnitInfo) -> dict[str, Any]:
 NO_DEPLOYMENTS: Final[tuple[tuple[tuple[CharacterCard, str], ...], ...]] = ()
 
 
+def order_view(units: list[Unit], spds: list[int]) -> tuple[tuple[str, int], ...]:
+    """The attack order as observations show it: (unit id, SPD used) pairs (built in one pass, no zip)."""
+    return tuple([(units[i].uid, spds[i]) for i in range(len(units))])
+
+
 def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> RealmsObservation:
     """The observation of `player` now (G2); `lookahead` builds its sandboxes."""
     pending = bf.pending
@@ -356,7 +361,7 @@ def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> R
         deployments = (tuple(bf.deployed.get("a", ())), tuple(bf.deployed.get("b", ())))
     order = bf.order_view
     if order is None:
-        order = bf.order_view = tuple(zip([u.uid for u in bf.order], bf.order_spd, strict=True))
+        order = bf.order_view = order_view(bf.order, bf.order_spd)
     targets = bf.targets
     return RealmsObservation(
         player, bf.round, phase, bf.max_rounds, "random" if bf.tie_random else "alternate", bf.first,

@@ -194,7 +194,7 @@ class RealmsState(Battlefield):
             assert player is not None
             decide = agents[player]
             action = decide(self.observation(player) if observes(decide) else None, list(legal))
-            if action not in legal:
+            if not offered(action, legal):
                 self.apply(action)  # converts a list action, or raises IllegalAction
                 return
         pending = self.pending
@@ -257,7 +257,7 @@ class RealmsState(Battlefield):
     def apply(self, action: Any) -> None:
         """Play one action of the pending decision and run on to the next one; IllegalAction if not legal."""
         legal = self.legal
-        if action not in legal:  # (nothing is legal once the match is over)
+        if not offered(action, legal):  # (nothing is legal once the match is over)
             if self.stage == OVER:
                 raise IllegalAction(action, [], "The match is over; no action is legal.")
             if isinstance(action, list) and tuple(action) in legal:
@@ -368,6 +368,15 @@ class RealmsState(Battlefield):
         self.legal = list(legal_deployments(self.deployed[self.deploying], self.collections[self.deploying]))
         if not self.legal:  # cannot happen while every step keeps the army completable
             raise SetupError(f"Player {self.deploying} has no legal deployment left.", [("formation", "stuck")])
+
+
+def offered(action: Any, legal: list[Action]) -> bool:
+    """Whether `action` is one of the `legal` actions: by identity first (agents answer with an action they were
+    handed, which this finds without comparing tuples), then by value."""
+    for a in legal:
+        if a is action:
+            return True
+    return action in legal
 
 
 def army_problems(armies: Any) -> list[tuple[str, str]]:
