@@ -79,10 +79,14 @@ def build(bf: Battlefield, phase: str) -> None:
     round 1's start phase (R7) or a round's actions."""
     bf.order, bf.order_spd, ties = ranked(bf)
     bf.order_view = None
-    if bf.record is not None:
-        units = bf.order
-        spds = bf.order_spd
-        bf.record(("order", bf.round, phase, tuple([(units[i].uid, spds[i]) for i in range(len(units))]), ties))
+    if bf.record is not None:  # the logged order is the one observations show (made once, never changed)
+        view = bf.order_view = order_view(bf.order, bf.order_spd)
+        bf.record(("order", bf.round, phase, view, ties))
+
+
+def order_view(units: list[Unit], spds: list[int]) -> tuple[tuple[str, int], ...]:
+    """The attack order as observations and the log show it: (unit id, SPD used) pairs, in one pass."""
+    return tuple([(units[i].uid, spds[i]) for i in range(len(units))])
 
 
 def insert(bf: Battlefield, u: Unit) -> tuple[int, bool, list[object] | None]:

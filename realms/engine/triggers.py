@@ -173,7 +173,7 @@ def choose(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool) -> Unit |
             pool = bf.reach(src.foe)
     pick = pick_from(bf, pool, sel.pick)
     if bf.record is not None:
-        bf.record(("pick", src.uid, sel.name, tuple([u.uid for u in pool]), pick.uid if pick is not None else None,
+        bf.record(("pick", src.uid, sel.name, tuple(u.uid for u in pool), pick.uid if pick is not None else None,
                    sel.pick == PICK_RANDOM, bf.use))
     return pick
 
