@@ -37,7 +37,7 @@ from simulate.engine.agents import best_scored, register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
-RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
+RARITY_WEIGHT: Final = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
 PLAN_CACHE_SIZE = 4096
 # The search agent's budget, in decisions simulated in its look-ahead (never in time, G1): for one decision,
 # and for one seat over a whole match (above what the longest ordinary matches spend: at most 40,214 in 40 seats of
@@ -411,7 +411,7 @@ class _Plan:
         return total
 
 
-_PLANS: dict[int, _Plan] = {}
+_PLANS: Final[dict[int, _Plan]] = {}
 
 
 def _plan(main: MainAbility) -> _Plan:

@@ -138,6 +138,12 @@ def end_effects_of(bf: Battlefield, u: Unit) -> None:
     uid = u.uid
     for side in PLAYERS:
         for v in bf.living[side]:
-            if v.effects:
+            if v.effects and holds_from(v, uid):
                 for a in [a for a in v.effects if a.src == uid and not a.persists]:
                     bf.drop_effect(v, a, "source_defeated", u, None)
+
+
+def holds_from(v: Unit, uid: str) -> bool:
+    """Whether an effect standing on `v` that does not persist came from the unit `uid` (looked for before a
+    list of them is made: most units hold none)."""
+    return any(a.src == uid and not a.persists for a in v.effects)  # compiled: a loop, no generator object

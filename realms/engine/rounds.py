@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 STAY: Final = "stay"
 SWITCH: Final = "switch"
-STAY_ACTION: Action = (STAY, None)
-ABILITY_NO_TARGET: Action = (ABILITY, None)
-NO_TARGET: list[Action] = [ABILITY_NO_TARGET]  # shared: never changed in place
+STAY_ACTION: Final[Action] = (STAY, None)
+ABILITY_NO_TARGET: Final[Action] = (ABILITY, None)
+NO_TARGET: Final[list[Action]] = [ABILITY_NO_TARGET]  # shared: never changed in place
 
 
 def advance(bf: Battlefield) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from realms.engine import order, rounds, triggers
 from realms.engine.battlefield import (
@@ -59,11 +59,11 @@ from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.events import EventLog
 from simulate.engine.games import Outcome
 
-STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
+STAGE_DECISIONS: Final = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
 Decider = Callable[[RealmsObservation | None, list[Action]], Any]
 
 
-_SPECS: dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]] = {}
+_SPECS: Final[dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]]] = {}
 
 
 def ability_specs(card: CharacterCard) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -3,6 +3,8 @@ order on the units their selectors pick (R10, R12, R18, R19)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from realms.engine import selectors
 from realms.engine.battlefield import VIA_FACTION, Battlefield
 from realms.engine.effects import KINDS
@@ -23,7 +25,7 @@ from realms.engine.selectors import (
 from realms.engine.units import LIMIT_BATTLE, Unit
 from realms.engine.vocabulary import MAX_TRIGGER_DEPTH, VANGUARD
 
-_PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
+_PROGRAMS: Final[dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]]] = {}
 
 
 def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 ATTACK: Final = "attack"
 ABILITY: Final = "ability"
 
-LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
+LIMIT_CODES: Final = {"none": 0, "round": 1, "battle": 2}
 LIMIT_ROUND: Final = 1
 LIMIT_BATTLE: Final = 2
 
-_FRACTIONS: dict[float, tuple[int, int]] = {}
+_FRACTIONS: Final[dict[float, tuple[int, int]]] = {}
 
 
 def scaled(value: int, scale: float) -> int:

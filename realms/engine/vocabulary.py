@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-PLAYERS = ("a", "b")
-OTHER = {"a": "b", "b": "a"}
+PLAYERS: Final = ("a", "b")
+OTHER: Final = {"a": "b", "b": "a"}
 
 VANGUARD: Final = "vanguard"
 REARGUARD: Final = "rearguard"
