@@ -61,31 +61,33 @@ class GreedyAgent:
 
     def act(self, observation: RealmsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """The legal action with the best one-step heuristic value (first one on ties)."""
-        kind = legal_actions[0][0]
+        # A list, as the match hands it (compiled, read natively); any other sequence is copied into one.
+        legal: list[Any] = legal_actions if isinstance(legal_actions, list) else list(legal_actions)
+        kind = kind_of(legal[0])
         if kind != "attack":
             if kind == "deploy":
-                return self.deploy(observation, legal_actions)
+                return self.deploy(observation, legal)
             if kind == "stay" or kind == "switch":
-                return self.flex(observation, legal_actions)
+                return self.flex(observation, legal)
         actor = observation.actor
         targets = observation.targets
         assert actor is not None  # an action decision has its acting unit
         my_atk = actor.atk
         k = best_blow_index(my_atk, targets)
         if k < 0:
-            best = legal_actions[0]
+            best = legal[0]
             best_value = -1.0
         else:
             target = targets[k]
             best_value = blow_value(damage_dealt(my_atk, target.def_), target)
-            best = attack_on(legal_actions, k, target.uid)
-        if legal_actions[-1][0] != "ability":
+            best = attack_on(legal, k, target.uid)
+        if kind_of(legal[-1]) != "ability":
             return best
-        return self.with_ability(observation, legal_actions, actor, targets, best, best_value)
+        return self.with_ability(observation, legal, actor, targets, best, best_value)
 
     def with_ability(
-        self, observation: RealmsObservation, legal_actions: Sequence[Any], actor: UnitInfo,
-        targets: Sequence[UnitInfo], best: Any, best_value: float,
+        self, observation: RealmsObservation, legal_actions: list[Any], actor: UnitInfo,
+        targets: tuple[UnitInfo, ...], best: Any, best_value: float,
     ) -> Any:
         """The best of the Basic Attack `best` (worth `best_value`) and the Main Ability's actions."""
         main = actor.main
@@ -208,7 +210,7 @@ class SoftmaxAgent:
 # (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
-def best_blow_index(my_atk: int, targets: Sequence[UnitInfo]) -> int:
+def best_blow_index(my_atk: int, targets: tuple[UnitInfo, ...]) -> int:
     """The place in `targets` of the Basic Attack target worth the most (the first one on ties); -1: none."""
     best = -1
     best_value = -1.0
@@ -220,26 +222,45 @@ def best_blow_index(my_atk: int, targets: Sequence[UnitInfo]) -> int:
     return best
 
 
-def attack_on(legal_actions: Sequence[Any], k: int, uid: str) -> Any:
+def kind_of(action: Any) -> str:
+    """An action's kind, its first item (a tuple, as the match makes them, is read natively)."""
+    if isinstance(action, tuple):
+        first: str = action[0]
+        return first
+    kind: str = action[0]
+    return kind
+
+
+def unit_of(action: Any) -> str | None:
+    """A Basic Attack's or Main Ability's unit id, its second item (None: an ability on no unit)."""
+    if isinstance(action, tuple):
+        second: str | None = action[1]
+        return second
+    uid: str | None = action[1]
+    return uid
+
+
+def attack_on(legal_actions: list[Any], k: int, uid: str) -> Any:
     """The Basic Attack on `uid`, the k-th target: the legal action itself (the actions on the targets come
     first, in their order), so that the match finds it by identity; a new tuple if they differ."""
-    action = legal_actions[k] if k < len(legal_actions) else None
-    if action is not None and action[0] == "attack" and action[1] == uid:
-        return action
+    if k < len(legal_actions):
+        action = legal_actions[k]
+        if kind_of(action) == "attack" and unit_of(action) == uid:
+            return action
     return ("attack", uid)
 
 
-def first_ability(legal_actions: Sequence[Any]) -> Any:
+def first_ability(legal_actions: list[Any]) -> Any:
     """The first Main Ability action (the legal actions end with one)."""
     for action in legal_actions:
-        if action[0] == "ability":
+        if kind_of(action) == "ability":
             return action
     return legal_actions[-1]
 
 
 def best_aimed(
     plan: _Plan, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, static: float,
-    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: Sequence[Any], best: Any,
+    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: list[Any], best: Any,
     best_value: float,
 ) -> Any:
     """The best of `best` and the Main Ability's actions aimed at a chosen unit (`hint`: the units the actions
@@ -248,10 +269,9 @@ def best_aimed(
     k = 0
     for i in range(len(legal_actions)):
         action = legal_actions[i]
-        kind: str = action[0]  # typed: compiled, the comparisons below are native
-        if kind != "ability":
+        if kind_of(action) != "ability":
             continue
-        x: str | None = action[1]
+        x = unit_of(action)
         if x is None:
             value = static
         else:

@@ -67,8 +67,9 @@ class ValueContext:
         self.side = side
         self.rnd = rnd
         if averages is None:
-            averages = (0.0, 0.0, 0.0, 0.0)
-        self.enemy_hp, self.enemy_threat, self.ally_hp, self.ally_threat = averages
+            self.enemy_hp = self.enemy_threat = self.ally_hp = self.ally_threat = 0.0
+        else:
+            self.enemy_hp, self.enemy_threat, self.ally_hp, self.ally_threat = averages
 
 
 class EffectKind(Standing):
