@@ -105,9 +105,9 @@ class GreedyAgent:
         # The chosen units usually come in the order of the attack targets, or of every enemy for an ability that
         # ignores the lines (R12), or of the allies.
         if plan.choose_enemy:
-            hint = (enemies or observation.enemies()) if main.ignore_lines else targets
+            hint = tuple(enemies or observation.enemies()) if plan.ignore_lines else targets
         else:
-            hint = allies or observation.allies()
+            hint = tuple(allies or observation.allies())
         return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
@@ -260,7 +260,7 @@ def first_ability(legal_actions: list[Any]) -> Any:
 
 def best_aimed(
     plan: _Plan, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, static: float,
-    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: list[Any], best: Any,
+    hint: tuple[UnitInfo, ...], observation: RealmsObservation, legal_actions: list[Any], best: Any,
     best_value: float,
 ) -> Any:
     """The best of `best` and the Main Ability's actions aimed at a chosen unit (`hint`: the units the actions
@@ -373,8 +373,8 @@ class _Plan:
     `needs_enemies` / `needs_allies`, `averages` (see `_averages`) only when `needs_averages`.
     """
 
-    __slots__ = ("main", "fixed", "aimed", "has_chosen", "choose_enemy", "needs_enemies", "needs_allies",
-                 "needs_averages", "needs_round")
+    __slots__ = ("main", "fixed", "aimed", "has_chosen", "choose_enemy", "ignore_lines", "needs_enemies",
+                 "needs_allies", "needs_averages", "needs_round")
 
     def __init__(self, main: MainAbility) -> None:
         """Sort the effects of `main` into those that depend on the chosen unit and those that do not."""
@@ -399,6 +399,7 @@ class _Plan:
             lists |= {ENEMIES, ALLIES}
         self.has_chosen = bool(self.aimed)
         self.choose_enemy = main.choose == "enemy"
+        self.ignore_lines: bool = main.ignore_lines
         self.needs_enemies = ENEMIES in lists
         self.needs_allies = ALLIES in lists
         self.needs_averages = averages
