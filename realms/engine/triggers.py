@@ -38,7 +38,7 @@ def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
     for eff in effects:
         kind = KINDS[eff.kind]
         sel = selectors.BY_NAME[eff.target] if kind.targeted else NO_UNITS
-        steps.append((sel.code, sel, kind, eff))
+        steps.append(Step(sel.code, sel, kind, eff))
     if len(_PROGRAMS) >= 4096:
         _PROGRAMS.clear()
     compiled = tuple(steps)
@@ -97,10 +97,13 @@ def run(
     """Apply an ability's effects in order, each to the units its selector picks now. A source that
     falls midway stops there (R10): what is left fizzles. `reach_all`: single-enemy picks ignore R12."""
     memo: dict[str, Unit | None] | None = None
-    for code, sel, kind, eff in steps:
+    for step in steps:
+        eff = step.eff
         if not src.alive:
             fizzle(bf, src, eff, "source_defeated", via)
             continue
+        code = step.code
+        kind = step.kind
         if code == SEL_TARGET:
             if chosen is not None and chosen.alive:
                 kind.apply(bf, src, eff, (chosen,), via)
@@ -114,12 +117,12 @@ def run(
         elif code == SEL_PICK:
             if memo is None:
                 memo = {}
-            pick = held_pick(bf, src, sel, reach_all, memo)
+            pick = held_pick(bf, src, step.sel, reach_all, memo)
             if pick is not None and pick.alive:
                 kind.apply(bf, src, eff, (pick,), via)
                 continue
         else:
-            targets = select(bf, src, sel, chosen, attacker)
+            targets = select(bf, src, step.sel, chosen, attacker)
             if targets:
                 kind.apply(bf, src, eff, targets, via)
                 continue

@@ -166,5 +166,18 @@ class EffectKind(Standing):
 
 # An effect with its kind, as the card text reads it.
 Piece = tuple[EffectKind, Effect]
-# One step of a compiled ability: (selector code, selector, kind, effect).
-Step = tuple[int, Selector, EffectKind, Effect]
+
+
+class Step:
+    """One step of a compiled ability (`triggers.program`): how its selector finds units (`code`), the selector,
+    the effect's kind and the effect. A value class rather than a tuple, so that the compiled engine reads its
+    parts as typed attributes, with no check of their types at each step."""
+
+    __slots__ = ("code", "sel", "kind", "eff")
+
+    def __init__(self, code: int, sel: Selector, kind: EffectKind, eff: Effect) -> None:
+        """The step of `eff`, of kind `kind`, whose units `sel` picks."""
+        self.code: Final = code
+        self.sel: Final = sel
+        self.kind: Final = kind
+        self.eff: Final = eff
