@@ -115,11 +115,11 @@ def ready_legal(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, 
     The same for every such unit aiming from that line at that side, so they are kept with the side's target
     lists (one list per slot, shared and never changed in place), except for an ability on allies."""
     attacks: list[Action] = foes[1] if front else foes[3]
-    choose = main.choose
+    choose = u.choose
     if choose == "ally":
         return attacks + ability_actions(bf, u, main, foes, front)
     if choose == "enemy":
-        slot = (READY_FRONT_ANY if main.ignore_lines else READY_FRONT) if front else READY_REAR
+        slot = (READY_FRONT_ANY if u.reach_all else READY_FRONT) if front else READY_REAR
     else:
         slot = READY_FRONT_NONE if front else READY_REAR_NONE
     legal: list[Action] | None = foes[slot]
@@ -152,9 +152,9 @@ def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -
 def ability_actions(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
     """R12: the Main Ability actions of a ready unit: on each enemy it may aim at (every enemy when the
     ability ignores lines), on each ally, or one with no target."""
-    choose = main.choose
+    choose = u.choose
     if choose == "enemy":
-        i = 4 if front and not main.ignore_lines else 5
+        i = 4 if front and not u.reach_all else 5
         extra: list[Action] = foes[i] or bf.ability_lists(foes)[i]
         return extra
     if choose == "ally":
@@ -242,13 +242,14 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
     """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on. A Main
     Ability enters its cooldown only once all of that has resolved (R13)."""
     u.acted = bf.round
-    kind, x = action
+    kind: str = action[0]  # typed: compiled, compared and looked up natively
     if kind == ATTACK:
-        basic_attack(bf, u, bf.by_id[x])
+        target: str = action[1]
+        basic_attack(bf, u, bf.by_id[target])
         if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
     else:
-        use_ability(bf, u, x)
+        use_ability(bf, u, action[1])
     bf.idx += 1
     chars = bf.chars
     if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
@@ -282,7 +283,7 @@ def use_ability(bf: Battlefield, u: Unit, x: str | None) -> None:
     use = bf.use = bf.uses
     if bf.record is not None:
         bf.record(("ability_used", use, u.uid, main.name, x, bf.round))
-    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
+    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, u.reach_all)
     bf.use = None
     if u.trigger == AFTER_ACTION and u.alive:
         fire(bf, u, None)

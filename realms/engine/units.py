@@ -125,7 +125,7 @@ class Unit:
         "shield", "restraints", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
         "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
         "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
-        "basics", "effect_infos",
+        "basics", "effect_infos", "choose", "reach_all",
     )
 
     def __init__(
@@ -190,6 +190,8 @@ class Unit:
             self.limit = 0
             self.condition = None
             self.counts_summons = False
+            self.choose: str = ""
+            self.reach_all: bool = False
         else:
             fab = card.faction_ability
             self.summon = False
@@ -203,6 +205,9 @@ class Unit:
             self.limit = LIMIT_CODES[fab.limit]
             self.condition = None if fab.condition.is_empty() else fab.condition
             self.counts_summons = fab.include_summons
+            # What its Main Ability chooses and whether it ignores the lines (R12), read at every ready decision.
+            self.choose = card.main.choose
+            self.reach_all = card.main.ignore_lines
 
     def copy(self) -> Unit:
         """An independent copy (for look-ahead states)."""
@@ -244,6 +249,8 @@ class Unit:
         n.main_program = self.main_program
         n.faction_program = self.faction_program
         n.counts_summons = self.counts_summons
+        n.choose = self.choose
+        n.reach_all = self.reach_all
         n.faction_round = self.faction_round
         n.faction_used = self.faction_used
         n.turn = self.turn
