@@ -28,7 +28,8 @@ FLEX: Final = 2
 ACT: Final = 3
 END: Final = 4
 OVER: Final = 5
-STAGE_NAMES: Final = ("formation", "start", "flex", "act", "end", "over")
+# Typed as a tuple of any length: compiled, a Final tuple of a fixed length is made anew at each use.
+STAGE_NAMES: Final[tuple[str, ...]] = ("formation", "start", "flex", "act", "end", "over")
 
 # Where a damage, heal, move or effect came from.
 VIA_BASIC: Final = "basic"

@@ -40,7 +40,7 @@ from realms.engine.cards import CharacterCard
 from realms.engine.effects import KINDS
 from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
-from realms.engine.observation import RealmsObservation, UnitInfo, observe
+from realms.engine.observation import Lookahead, RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
 from realms.engine.trigger_kinds import BATTLE_START
 from realms.engine.units import Active, Unit
@@ -220,7 +220,7 @@ class RealmsState(Battlefield):
 
     def observation(self, player: str) -> RealmsObservation:
         """What `player` sees now (G2): the whole battlefield, which is public, and its own collection."""
-        return observe(self, player, STAGE_NAMES[self.stage], lookahead)
+        return observe(self, player, STAGE_NAMES[self.stage], LOOKAHEAD)
 
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
@@ -457,6 +457,10 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
         world.flex_index = obs.flex_done
         world.legal = [rounds.STAY_ACTION, (rounds.SWITCH, REARGUARD if pending.line == VANGUARD else VANGUARD)]
     return world
+
+
+# The look-ahead builder observations hand over, as a Final (compiled, read without a lookup in the globals).
+LOOKAHEAD: Final[Lookahead] = lookahead
 
 
 def _at_action(world: RealmsState, obs: RealmsObservation, pending: Unit) -> None:

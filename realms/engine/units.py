@@ -167,8 +167,10 @@ class Unit:
         self.faction_used = False
         self.turn = -1
         self.acted = -1
-        self.attack_action: tuple[str, str | None] = (ATTACK, uid)
-        self.ability_action: tuple[str, str | None] = (ABILITY, uid)
+        # Its Basic Attack and Main Ability actions, made once. Typed as tuples of any length: compiled, a
+        # fixed-length tuple attribute is stored unboxed and made anew at each read.
+        self.attack_action: tuple[str | None, ...] = (ATTACK, uid)
+        self.ability_action: tuple[str | None, ...] = (ABILITY, uid)
         self.snapshot: UnitInfo | None = None  # public snapshot, rebuilt after a change
         self.basics: UnitBasics | None = None  # what never changes, as snapshots show it (made once)
         self.effect_infos: tuple[EffectInfo, ...] | None = None  # its effects as snapshots show them, until they change

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-PLAYERS: Final = ("a", "b")
+PLAYERS: Final[tuple[str, ...]] = ("a", "b")  # any length for the type: a fixed-length Final tuple is remade at each use
 OTHER: Final = {"a": "b", "b": "a"}
 
 VANGUARD: Final = "vanguard"
