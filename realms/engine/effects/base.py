@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from realms.engine.selectors import Selector
 from realms.engine.units import Standing, Unit
 from simulate.engine.checking import Checker as Checker  # the effect kinds' parsers read their specs with it
+from simulate.engine.values import read_only
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -181,3 +182,6 @@ class Step:
         self.sel: Final = sel
         self.kind: Final = kind
         self.eff: Final = eff
+
+
+read_only(Step)  # a value shared by every match that plays the ability: read-only in plain Python too
