@@ -32,12 +32,12 @@ from realms.engine.selectors import (
     Selector,
 )
 from realms.engine.spec import MainAbility
-from realms.engine.units import scaled
+from realms.engine.units import fraction
 from simulate.engine.agents import best_scored, register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
-RARITY_WEIGHT = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
+RARITY_WEIGHT: Final = {"common": 0.0, "uncommon": 2.0, "rare": 4.0, "legendary": 6.0}
 PLAN_CACHE_SIZE = 4096
 # The search agent's budget, in decisions simulated in its look-ahead (never in time, G1): for one decision,
 # and for one seat over a whole match (above what the longest ordinary matches spend: at most 40,214 in 40 seats of
@@ -61,23 +61,33 @@ class GreedyAgent:
 
     def act(self, observation: RealmsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """The legal action with the best one-step heuristic value (first one on ties)."""
-        kind = legal_actions[0][0]
+        # A list, as the match hands it (compiled, read natively); any other sequence is copied into one.
+        legal: list[Any] = legal_actions if isinstance(legal_actions, list) else list(legal_actions)
+        kind = kind_of(legal[0])
         if kind != "attack":
             if kind == "deploy":
-                return self.deploy(observation, legal_actions)
+                return self.deploy(observation, legal)
             if kind == "stay" or kind == "switch":
-                return self.flex(observation, legal_actions)
-        actor, targets = observation.actor_and_targets()
+                return self.flex(observation, legal)
+        actor = observation.actor
+        targets = observation.targets
         assert actor is not None  # an action decision has its acting unit
-        best_target, best_value = best_blow(actor.atk, targets)
-        best = ("attack", best_target.uid) if best_target is not None else legal_actions[0]
-        if legal_actions[-1][0] != "ability":
+        my_atk = actor.atk
+        k = best_blow_index(my_atk, targets)
+        if k < 0:
+            best = legal[0]
+            best_value = -1.0
+        else:
+            target = targets[k]
+            best_value = blow_value(damage_dealt(my_atk, target.def_), target)
+            best = attack_on(legal, k, target.uid)
+        if kind_of(legal[-1]) != "ability":
             return best
-        return self.with_ability(observation, legal_actions, actor, targets, best, best_value)
+        return self.with_ability(observation, legal, actor, targets, best, best_value)
 
     def with_ability(
-        self, observation: RealmsObservation, legal_actions: Sequence[Any], actor: UnitInfo,
-        targets: Sequence[UnitInfo], best: Any, best_value: float,
+        self, observation: RealmsObservation, legal_actions: list[Any], actor: UnitInfo,
+        targets: tuple[UnitInfo, ...], best: Any, best_value: float,
     ) -> Any:
         """The best of the Basic Attack `best` (worth `best_value`) and the Main Ability's actions."""
         main = actor.main
@@ -92,8 +102,12 @@ class GreedyAgent:
         static = plan.static(ctx, my_atk, actor, enemies, allies)
         if not plan.has_chosen:  # every ability action is worth the same: the first one stands for all
             return first_ability(legal_actions) if static > best_value else best
-        # The chosen units usually come in the order of the attack targets (enemies) or allies.
-        hint = targets if plan.choose_enemy else allies or observation.allies()
+        # The chosen units usually come in the order of the attack targets, or of every enemy for an ability that
+        # ignores the lines (R12), or of the allies.
+        if plan.choose_enemy:
+            hint = tuple(enemies or observation.enemies()) if plan.ignore_lines else targets
+        else:
+            hint = tuple(allies or observation.allies())
         return best_aimed(plan, ctx, my_atk, enemies, static, hint, observation, legal_actions, best, best_value)
 
     def deploy(self, obs: RealmsObservation, legal: Sequence[Any]) -> Any:
@@ -196,48 +210,79 @@ class SoftmaxAgent:
 # (⌊ATK × scale⌋ + flat) and its damage (max(MIN_DAMAGE, power − DEF)). An ability is planned once: which
 # effects do not depend on the chosen unit (`static`) and which do (`chosen`).
 
-def best_blow(my_atk: int, targets: Sequence[UnitInfo]) -> tuple[UnitInfo | None, float]:
-    """The Basic Attack target worth the most (`blow_value`; the first one on ties) and its value."""
-    best_target = None
+def best_blow_index(my_atk: int, targets: tuple[UnitInfo, ...]) -> int:
+    """The place in `targets` of the Basic Attack target worth the most (the first one on ties); -1: none."""
+    best = -1
     best_value = -1.0
-    for t in targets:
+    for i in range(len(targets)):
+        t = targets[i]
         value = blow_value(damage_dealt(my_atk, t.def_), t)
         if value > best_value:
-            best_target, best_value = t, value
-    return best_target, best_value
+            best, best_value = i, value
+    return best
 
 
-def first_ability(legal_actions: Sequence[Any]) -> Any:
+def kind_of(action: Any) -> str:
+    """An action's kind, its first item (a tuple, as the match makes them, is read natively)."""
+    if isinstance(action, tuple):
+        first: str = action[0]
+        return first
+    kind: str = action[0]
+    return kind
+
+
+def unit_of(action: Any) -> str | None:
+    """A Basic Attack's or Main Ability's unit id, its second item (None: an ability on no unit)."""
+    if isinstance(action, tuple):
+        second: str | None = action[1]
+        return second
+    uid: str | None = action[1]
+    return uid
+
+
+def attack_on(legal_actions: list[Any], k: int, uid: str) -> Any:
+    """The Basic Attack on `uid`, the k-th target: the legal action itself (the actions on the targets come
+    first, in their order), so that the match finds it by identity; a new tuple if they differ."""
+    if k < len(legal_actions):
+        action = legal_actions[k]
+        if kind_of(action) == "attack" and unit_of(action) == uid:
+            return action
+    return ("attack", uid)
+
+
+def first_ability(legal_actions: list[Any]) -> Any:
     """The first Main Ability action (the legal actions end with one)."""
     for action in legal_actions:
-        if action[0] == "ability":
+        if kind_of(action) == "ability":
             return action
     return legal_actions[-1]
 
 
 def best_aimed(
     plan: _Plan, ctx: ValueContext, my_atk: int, enemies: list[UnitInfo] | None, static: float,
-    hint: Sequence[UnitInfo], observation: RealmsObservation, legal_actions: Sequence[Any], best: Any,
+    hint: tuple[UnitInfo, ...], observation: RealmsObservation, legal_actions: list[Any], best: Any,
     best_value: float,
 ) -> Any:
     """The best of `best` and the Main Ability's actions aimed at a chosen unit (`hint`: the units the actions
     usually come in the order of, found without a search)."""
     n_hint = len(hint)
     k = 0
-    for action in legal_actions:
-        if action[0] == "ability":
-            x = action[1]
-            if x is None:
-                value = static
+    for i in range(len(legal_actions)):
+        action = legal_actions[i]
+        if kind_of(action) != "ability":
+            continue
+        x = unit_of(action)
+        if x is None:
+            value = static
+        else:
+            if k < n_hint and hint[k].uid == x:
+                v = hint[k]
+                k += 1
             else:
-                if k < n_hint and hint[k].uid == x:
-                    v = hint[k]
-                    k += 1
-                else:
-                    v = observation.unit(x)
-                value = plan.chosen(ctx, my_atk, enemies, static, v)
-            if value > best_value:
-                best, best_value = action, value
+                v = observation.unit(x)
+            value = plan.chosen(ctx, my_atk, enemies, static, v)
+        if value > best_value:
+            best, best_value = action, value
     return best
 
 
@@ -245,16 +290,22 @@ class _Part:
     """One effect of a planned ability: its kind, its spec, its selector (from the registry) and its size for
     the actor's current ATK."""
 
-    __slots__ = ("kind", "eff", "sel")
+    __slots__ = ("kind", "eff", "sel", "powered", "num", "den", "flat")
 
     def __init__(self, eff: Effect) -> None:
+        """The part of `eff`, its size's fraction of ATK (⌊ATK × num / den⌋, as `units.scaled`) read once."""
         self.kind: EffectKind = KINDS[eff.kind]
         self.eff = eff
         self.sel: Selector = selectors.BY_NAME[eff.target] if self.kind.targeted else NO_UNITS
+        self.powered: bool = self.kind.powered
+        self.num, self.den = fraction(eff.scale)
+        self.flat: int = eff.flat
 
     def power(self, my_atk: int) -> int:
-        """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula)."""
-        return scaled(my_atk, self.eff.scale) + self.eff.flat if self.kind.powered else 0
+        """⌊ATK × scale⌋ + flat for the kinds sized by ATK (the engine's own formula, its fraction read once)."""
+        if not self.powered:
+            return 0
+        return my_atk * self.num // self.den + self.flat
 
     def value(self, v: UnitInfo, enemy: bool, power: int, ctx: ValueContext) -> float:
         """This effect's value on the unit `v`."""
@@ -322,8 +373,8 @@ class _Plan:
     `needs_enemies` / `needs_allies`, `averages` (see `_averages`) only when `needs_averages`.
     """
 
-    __slots__ = ("main", "fixed", "aimed", "has_chosen", "choose_enemy", "needs_enemies", "needs_allies",
-                 "needs_averages", "needs_round")
+    __slots__ = ("main", "fixed", "aimed", "has_chosen", "choose_enemy", "ignore_lines", "needs_enemies",
+                 "needs_allies", "needs_averages", "needs_round")
 
     def __init__(self, main: MainAbility) -> None:
         """Sort the effects of `main` into those that depend on the chosen unit and those that do not."""
@@ -348,6 +399,7 @@ class _Plan:
             lists |= {ENEMIES, ALLIES}
         self.has_chosen = bool(self.aimed)
         self.choose_enemy = main.choose == "enemy"
+        self.ignore_lines: bool = main.ignore_lines
         self.needs_enemies = ENEMIES in lists
         self.needs_allies = ALLIES in lists
         self.needs_averages = averages
@@ -380,7 +432,7 @@ class _Plan:
         return total
 
 
-_PLANS: dict[int, _Plan] = {}
+_PLANS: Final[dict[int, _Plan]] = {}
 
 
 def _plan(main: MainAbility) -> _Plan:

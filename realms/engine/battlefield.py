@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine import trigger_kinds
+from realms.engine.events import EVENT_FIELDS
 from realms.engine.units import Active, Standing, Unit
 from realms.engine.vocabulary import PLAYERS, VANGUARD
-from simulate.engine.events import Event, EventLog
+from simulate.engine.events import EventLog
 from simulate.engine.rng import seat_seeds
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ FLEX: Final = 2
 ACT: Final = 3
 END: Final = 4
 OVER: Final = 5
-STAGE_NAMES: Final = ("formation", "start", "flex", "act", "end", "over")
+# Typed as a tuple of any length: compiled, a Final tuple of a fixed length is made anew at each use.
+STAGE_NAMES: Final[tuple[str, ...]] = ("formation", "start", "flex", "act", "end", "over")
 
 # Where a damage, heal, move or effect came from.
 VIA_BASIC: Final = "basic"
@@ -38,16 +40,21 @@ VIA_FLEX: Final = "flex"
 
 # Per side, cached until a unit of it falls, arrives or moves: [targets within a vanguard unit's
 # reach, their Basic Attacks, every living unit, their Basic Attacks, Main Ability actions on the
-# former, on the latter (these two None until first needed)].
+# former, on the latter, then the whole legal actions of a ready unit aiming at this side (`rounds.ready_legal`:
+# from the vanguard with its ability on the former, on the latter, from the rearguard, and with an ability on no
+# unit from the vanguard, from the rearguard)]; all but the first four None until first needed.
 TargetLists = list[Any]
+TARGET_LIST_SLOTS: Final = 11
 Action = tuple[Any, ...]
+# An event as the log records it: (type, value, ...) in the order of the type's fields (events.EVENT_FIELDS).
+Record = tuple[Any, ...]
 
 
 class Battlefield:
     """The match's data and its elementary steps; `fire` (a faction ability) is the match's own."""
 
     __slots__ = (
-        "options", "seed", "rng", "log", "emit", "tie_random", "max_rounds", "first", "alternate_lead",
+        "options", "seed", "rng", "log", "record", "tie_random", "max_rounds", "first", "alternate_lead",
         "stage", "round", "units", "by_id", "living", "chars", "next_num", "order", "order_spd", "idx",
         "flex_queue", "flex_index", "pending", "legal", "targets", "eid", "depth", "winner", "reason", "steps",
         "armed", "ongoing", "flex_units", "factions", "collections", "deployed", "deploying", "target_cache",
@@ -62,9 +69,11 @@ class Battlefield:
         self.options = dict(options)
         self.seed = seed
         self.rng = random.Random(seed)
-        self.log: EventLog | None = EventLog() if keep_log else None
-        self.emit: Callable[[Event], None] | None = self.log.append if self.log is not None else None
-        self.tie_random = options["tie_break"] == "random"
+        self.log: EventLog | None = EventLog(EVENT_FIELDS) if keep_log else None
+        # The log's way in for compact records (None: no log): one tuple per event, its type then the values
+        # of its documented fields in order (events.EVENT_FIELDS), made into the dict only when read.
+        self.record: Callable[[Record], None] | None = self.log.record if self.log is not None else None
+        self.tie_random: bool = options["tie_break"] == "random"
         self.max_rounds: int = options["max_rounds"]
         first = options["first_player"]
         if first not in PLAYERS:
@@ -158,7 +167,11 @@ class Battlefield:
             return lists
         every = list(self.living[side])
         front = [t for t in every if t.line == VANGUARD] or every
-        lists = [front, [t.attack_action for t in front], every, [t.attack_action for t in every], None, None]
+        lists = [None] * TARGET_LIST_SLOTS
+        lists[0] = front
+        lists[1] = [t.attack_action for t in front]
+        lists[2] = every
+        lists[3] = [t.attack_action for t in every]
         self.target_cache[side] = lists
         return lists
 
@@ -180,9 +193,8 @@ class Battlefield:
         u.line = dest
         u.snapshot = None
         self.target_cache[u.side] = None
-        if self.emit is not None:
-            self.emit({"type": "move", "unit": u.uid, "from": origin, "to": dest, "via": via, "src": src.uid,
-                       "use": self.use})
+        if self.record is not None:
+            self.record(("move", u.uid, origin, dest, via, src.uid, self.use))
 
     # ------------------------------------------------------------ lasting effects
 
@@ -193,7 +205,7 @@ class Battlefield:
         self.eid += 1
         a = Active(self.eid, impl, stat, amount, duration, src.uid, self.round, persists)
         self.stand(u, a)
-        if self.emit is not None:
+        if self.record is not None:
             self.log_effect(src, u, a, via)
         return a
 
@@ -217,21 +229,9 @@ class Battlefield:
         """Log a lasting effect just put on `u` with the last round it is active (R14): applied in round r
         (0 before round 1), an ongoing effect ticks in rounds r+1 … r+N; any other lasts until the end
         phase of round r + d − 1, counting from round 1 when applied before it."""
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "effect_applied",
-                "eid": a.eid,
-                "unit": u.uid,
-                "kind": a.kind,
-                "stat": a.stat or None,
-                "amount": a.amount if a.impl.has_amount else None,
-                "duration": a.left,
-                "until": a.until,
-                "persists": a.persists,
-                "src": src.uid,
-                "via": via,
-                "use": self.use,
-            }
+        self.record(  # type: ignore[misc]
+            ("effect_applied", a.eid, u.uid, a.kind, a.stat or None, a.amount if a.impl.has_amount else None, a.left,
+             a.until, a.persists, src.uid, via, self.use)
         )
 
     def drop_effect(self, u: Unit, a: Active, reason: str, by: Unit | None = None, via: str | None = None) -> None:
@@ -252,18 +252,10 @@ class Battlefield:
         impl.detach(u, a)
         kind = a.kind
         a.left = 0
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "effect_expired",
-                    "eid": a.eid,
-                    "unit": u.uid,
-                    "kind": kind,
-                    "reason": reason,
-                    "src": by.uid if by is not None else None,
-                    "via": via,
-                    "use": self.use if by is not None and via is not None else None,
-                }
+        if self.record is not None:
+            self.record(
+                ("effect_expired", a.eid, u.uid, kind, reason, by.uid if by is not None else None, via,
+                 self.use if by is not None and via is not None else None)
             )
 
     # ------------------------------------------------------------ small outcomes
@@ -277,33 +269,12 @@ class Battlefield:
             healed = 0
         tgt.hp = before + healed
         tgt.snapshot = None
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "heal",
-                    "src": src.uid,
-                    "tgt": tgt.uid,
-                    "via": via,
-                    "amount": amount,
-                    "healed": healed,
-                    "hp_before": before,
-                    "hp_after": tgt.hp,
-                    "eid": eid,
-                    "use": self.use,
-                }
-            )
+        if self.record is not None:
+            self.record(("heal", src.uid, tgt.uid, via, amount, healed, before, tgt.hp, eid, self.use))
 
     def fizzle(self, src: Unit, effect: str, unit: Unit | None, reason: str, via: str) -> None:
         """Log an effect that did nothing, with the ability use it belonged to (G3); only with the log on."""
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "fizzle",
-                "src": src.uid,
-                "effect": effect,
-                "unit": unit.uid if unit is not None else None,
-                "reason": reason,
-                "via": via,
-                "use": self.use,
-            }
+        self.record(  # type: ignore[misc]
+            ("fizzle", src.uid, effect, unit.uid if unit is not None else None, reason, via, self.use)
         )
 

@@ -30,7 +30,7 @@ def hit(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn:
         after = 0
     tgt.hp = after
     tgt.snapshot = None
-    if bf.emit is not None:
+    if bf.record is not None:
         log_damage(bf, src, tgt, atk, power, dfn, via, eid, amount, absorbed, before)
     if depleted is not None:
         for a in depleted:
@@ -69,24 +69,9 @@ def absorb(tgt: Unit, amount: int) -> list[Active] | None:
 def log_damage(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: int, dfn: int | None, via: str,
                eid: int | None, amount: int, absorbed: int, before: int) -> None:
     """Log one instance of damage (its HP after it is the target's now)."""
-    bf.emit(  # type: ignore[misc]
-        {
-            "type": "damage",
-            "src": src.uid,
-            "tgt": tgt.uid,
-            "src_line": src.line if src.alive else None,
-            "tgt_line": tgt.line,
-            "via": via,
-            "atk": atk,
-            "power": power,
-            "def": dfn,
-            "amount": amount,
-            "absorbed": absorbed,
-            "hp_before": before,
-            "hp_after": tgt.hp,
-            "eid": eid,
-            "use": bf.use,
-        }
+    bf.record(  # type: ignore[misc]
+        ("damage", src.uid, tgt.uid, src.line if src.alive else None, tgt.line, via, atk, power, dfn, amount, absorbed,
+         before, tgt.hp, eid, bf.use)
     )
 
 
@@ -97,17 +82,8 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
     u.hp = 0
     u.snapshot = None
     side = u.side
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "defeated",
-                "unit": u.uid,
-                "by": by.uid if by is not None else None,
-                "cause": "damage",
-                "lost_action": loses_action(bf, u),
-                "use": bf.use,
-            }
-        )
+    if bf.record is not None:
+        bf.record(("defeated", u.uid, by.uid if by is not None else None, "damage", loses_action(bf, u), bf.use))
     bf.withdraw(u)
     end_effects_of(bf, u)
     if defeat_armed(bf):
@@ -116,17 +92,8 @@ def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
         for s in list(bf.living[side]):
             s.alive = False
             s.snapshot = None
-            if bf.emit is not None:
-                bf.emit(
-                    {
-                        "type": "defeated",
-                        "unit": s.uid,
-                        "by": None,
-                        "cause": "army_defeated",
-                        "lost_action": loses_action(bf, s),
-                        "use": bf.use,
-                    }
-                )
+            if bf.record is not None:
+                bf.record(("defeated", s.uid, None, "army_defeated", loses_action(bf, s), bf.use))
             bf.withdraw(s)
             end_effects_of(bf, s)
 
@@ -171,6 +138,12 @@ def end_effects_of(bf: Battlefield, u: Unit) -> None:
     uid = u.uid
     for side in PLAYERS:
         for v in bf.living[side]:
-            if v.effects:
+            if v.effects and holds_from(v, uid):
                 for a in [a for a in v.effects if a.src == uid and not a.persists]:
                     bf.drop_effect(v, a, "source_defeated", u, None)
+
+
+def holds_from(v: Unit, uid: str) -> bool:
+    """Whether an effect standing on `v` that does not persist came from the unit `uid` (looked for before a
+    list of them is made: most units hold none)."""
+    return any(a.src == uid and not a.persists for a in v.effects)  # compiled: a loop, no generator object

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from realms.engine.effects import ONGOING_KINDS
+from realms.engine.order import order_view
 from realms.engine.spec import FactionAbility, MainAbility
 from simulate.engine.values import read_only
 
@@ -203,7 +204,8 @@ def snapshot(u: Unit) -> UnitInfo:
     if info is None:
         effects = u.effect_infos
         if effects is None:
-            effects = u.effect_infos = tuple([a.info or effect_info(a) for a in u.effects]) if u.effects else ()
+            # tuple(<generator over a list>): compiled, the tuple is made at its length, with no list between.
+            effects = u.effect_infos = tuple(a.info or effect_info(a) for a in u.effects) if u.effects else ()
         info = u.snapshot = UnitInfo(u, u.basics or basics_of(u), effects)
     return info
 
@@ -348,7 +350,7 @@ def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> R
     """The observation of `player` now (G2); `lookahead` builds its sandboxes."""
     pending = bf.pending
     units = bf.units
-    infos = tuple([u.snapshot or snapshot(u) for u in units])
+    infos = tuple(u.snapshot or snapshot(u) for u in units)  # made at its length (see `snapshot`)
     collection: tuple[CharacterCard, ...] = ()
     deployments = NO_DEPLOYMENTS
     if phase == "formation":
@@ -356,12 +358,12 @@ def observe(bf: Battlefield, player: str, phase: str, lookahead: Lookahead) -> R
         deployments = (tuple(bf.deployed.get("a", ())), tuple(bf.deployed.get("b", ())))
     order = bf.order_view
     if order is None:
-        order = bf.order_view = tuple(zip([u.uid for u in bf.order], bf.order_spd, strict=True))
+        order = bf.order_view = order_view(bf.order, bf.order_spd)  # once per attack order
     targets = bf.targets
     return RealmsObservation(
         player, bf.round, phase, bf.max_rounds, "random" if bf.tie_random else "alternate", bf.first,
         bf.alternate_lead, infos[pending.index] if pending is not None else None,
-        tuple([infos[t.index] for t in targets]) if targets else (), infos, order,
+        tuple(infos[t.index] for t in targets) if targets else (), infos, order,
         # The counters of the action and Flex stages, as documented: 0 outside their stage (the battlefield
         # keeps its last values until the next round needs them).
         bf.idx if phase == "act" else 0, bf.flex_index if phase == "flex" else 0,

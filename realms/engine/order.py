@@ -3,13 +3,9 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 from realms.engine.battlefield import ACT, FLEX, START, Battlefield
 from realms.engine.units import Unit
 from realms.engine.vocabulary import OTHER
-
-_SPD = attrgetter("spd_now")
 
 
 def tie_leader(bf: Battlefield) -> str:
@@ -27,32 +23,55 @@ def ranked(bf: Battlefield) -> tuple[list[Unit], list[int], list[list[object]]]:
 
     Units of one player inside a tie keep their army order (R9).
     """
-    living_a, living_b = bf.living["a"], bf.living["b"]
-    order = living_a + living_b
-    order.sort(key=_SPD, reverse=True)  # stable: player a's units first, each side in army order
-    spds = [u.spd_now for u in order]
+    order: list[Unit] = []
+    spds: list[int] = []
+    # Player a's units first, each side in army order: at one SPD they stay in that order (a stable sort).
+    for u in bf.living["a"]:
+        place(order, spds, u)
+    for u in bf.living["b"]:
+        place(order, spds, u)
     ties: list[list[object]] = []
-    # Only an SPD both players field makes a tie between them; any other group stays as sorted.
-    shared = {u.spd_now for u in living_a}.intersection([u.spd_now for u in living_b])
-    if shared:
-        for s in sorted(shared, reverse=True):  # from the fastest, as the coins are drawn
-            i = spds.index(s)
-            j = i + spds.count(s)
-            k = i + 1  # player a's units of the group come first, then b's
-            while order[k].side == "a":
-                k += 1
+    n = len(order)
+    i = 0
+    while i < n:  # from the fastest, as the coins are drawn
+        s = spds[i]
+        j = i + 1
+        while j < n and spds[j] == s:
+            j += 1
+        # Only an SPD both players field makes a tie between them (a's units of the group come first, then b's);
+        # any other group stays as sorted.
+        if order[i].side == "a" and order[j - 1].side == "b":
             lead = tie_leader(bf)
             ties.append([s, lead])
-            first, second = (order[i:k], order[k:j]) if lead == "a" else (order[k:j], order[i:k])
-            n1, n2 = len(first), len(second)
-            merged: list[Unit] = []
-            for m in range(n1 if n1 > n2 else n2):
-                if m < n1:
-                    merged.append(first[m])
-                if m < n2:
-                    merged.append(second[m])
-            order[i:j] = merged
+            interleave(order, i, j, lead)
+        i = j
     return order, spds, ties
+
+
+def place(order: list[Unit], spds: list[int], u: Unit) -> None:
+    """Insert `u` after every unit at least as fast (a handful of units: an insertion sort, no key calls)."""
+    s = u.spd_now
+    i = len(spds)
+    while i > 0 and spds[i - 1] < s:
+        i -= 1
+    order.insert(i, u)
+    spds.insert(i, s)
+
+
+def interleave(order: list[Unit], i: int, j: int, lead: str) -> None:
+    """R9: the units of a tie between the players (`order[i:j]`, a's then b's) alternate, `lead`'s first."""
+    k = i + 1
+    while order[k].side == "a":
+        k += 1
+    first, second = (order[i:k], order[k:j]) if lead == "a" else (order[k:j], order[i:k])
+    n1, n2 = len(first), len(second)
+    merged: list[Unit] = []
+    for m in range(n1 if n1 > n2 else n2):
+        if m < n1:
+            merged.append(first[m])
+        if m < n2:
+            merged.append(second[m])
+    order[i:j] = merged
 
 
 def build(bf: Battlefield, phase: str) -> None:
@@ -60,16 +79,14 @@ def build(bf: Battlefield, phase: str) -> None:
     round 1's start phase (R7) or a round's actions."""
     bf.order, bf.order_spd, ties = ranked(bf)
     bf.order_view = None
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "order",
-                "round": bf.round,
-                "phase": phase,
-                "units": [[u.uid, s] for u, s in zip(bf.order, bf.order_spd, strict=True)],
-                "ties": ties,
-            }
-        )
+    if bf.record is not None:  # the logged order is the one observations show (made once, never changed)
+        view = bf.order_view = order_view(bf.order, bf.order_spd)
+        bf.record(("order", bf.round, phase, view, ties))
+
+
+def order_view(units: list[Unit], spds: list[int]) -> tuple[tuple[str, int], ...]:
+    """The attack order as observations and the log show it: (unit id, SPD used) pairs, in one pass."""
+    return tuple([(units[i].uid, spds[i]) for i in range(len(units))])
 
 
 def insert(bf: Battlefield, u: Unit) -> tuple[int, bool, list[object] | None]:

@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 STAY: Final = "stay"
 SWITCH: Final = "switch"
-STAY_ACTION: Action = (STAY, None)
-ABILITY_NO_TARGET: Action = (ABILITY, None)
-NO_TARGET: list[Action] = [ABILITY_NO_TARGET]  # shared: never changed in place
+STAY_ACTION: Final[Action] = (STAY, None)
+ABILITY_NO_TARGET: Final[Action] = (ABILITY, None)
+NO_TARGET: Final[list[Action]] = [ABILITY_NO_TARGET]  # shared: never changed in place
 
 
 def advance(bf: Battlefield) -> None:
@@ -98,8 +98,34 @@ def act_legal(bf: Battlefield, u: Unit) -> list[Action]:
         bf.targets, legal = foes[2], foes[3]
     main = u.main
     if main is not None and u.ready <= bf.round:
-        return legal + ability_actions(bf, u, main, foes, front)
+        return ready_legal(bf, u, main, foes, front)
     return legal  # a shared list: never changed in place
+
+
+# Where `ready_legal` keeps the whole legal actions of a ready unit in the target lists (battlefield.TargetLists).
+READY_FRONT: Final = 6  # from the vanguard, its ability aimed at an enemy it may reach
+READY_FRONT_ANY: Final = 7  # from the vanguard, its ability aimed at any enemy (it ignores the lines)
+READY_REAR: Final = 8  # from the rearguard, its ability aimed at any enemy
+READY_FRONT_NONE: Final = 9  # from the vanguard, its ability choosing no unit
+READY_REAR_NONE: Final = 10  # from the rearguard, its ability choosing no unit
+
+
+def ready_legal(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
+    """`act_legal` for a ready unit with no restricting effect: its Basic Attacks, then its Main Ability's actions.
+    The same for every such unit aiming from that line at that side, so they are kept with the side's target
+    lists (one list per slot, shared and never changed in place), except for an ability on allies."""
+    attacks: list[Action] = foes[1] if front else foes[3]
+    choose = u.choose
+    if choose == "ally":
+        return attacks + ability_actions(bf, u, main, foes, front)
+    if choose == "enemy":
+        slot = (READY_FRONT_ANY if u.reach_all else READY_FRONT) if front else READY_REAR
+    else:
+        slot = READY_FRONT_NONE if front else READY_REAR_NONE
+    legal: list[Action] | None = foes[slot]
+    if legal is None:
+        legal = foes[slot] = attacks + ability_actions(bf, u, main, foes, front)
+    return legal
 
 
 def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -> list[Action]:
@@ -126,9 +152,9 @@ def restricted_legal(bf: Battlefield, u: Unit, foes: TargetLists, front: bool) -
 def ability_actions(bf: Battlefield, u: Unit, main: MainAbility, foes: TargetLists, front: bool) -> list[Action]:
     """R12: the Main Ability actions of a ready unit: on each enemy it may aim at (every enemy when the
     ability ignores lines), on each ally, or one with no target."""
-    choose = main.choose
+    choose = u.choose
     if choose == "enemy":
-        i = 4 if front and not main.ignore_lines else 5
+        i = 4 if front and not u.reach_all else 5
         extra: list[Action] = foes[i] or bf.ability_lists(foes)[i]
         return extra
     if choose == "ally":
@@ -144,8 +170,8 @@ def start_round(bf: Battlefield) -> None:
     rnd = bf.round
     bf.stage = START
     bf.pending = None
-    if bf.emit is not None:
-        bf.emit({"type": "round_start", "round": rnd})
+    if bf.record is not None:
+        bf.record(("round_start", rnd))
     if rnd == 1:
         order.build(bf, "start")  # R7: from the current SPD, battle-start effects included
     if bf.ongoing or bf.armed[ROUND_START]:
@@ -187,8 +213,8 @@ def end_phase(bf: Battlefield) -> None:
     for u in bf.order:  # expiries never change the order
         if u.alive and u.effects:  # (observations show each effect's last round, which stays as it is)
             count_down(bf, u)
-    if bf.emit is not None:
-        bf.emit({"type": "round_end", "round": bf.round})
+    if bf.record is not None:
+        bf.record(("round_end", bf.round))
     if check_end(bf):
         return
     if bf.round >= bf.max_rounds:
@@ -216,13 +242,14 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
     """R10: resolve one unit's Basic Attack or Main Ability, then its after_action ability, and run on. A Main
     Ability enters its cooldown only once all of that has resolved (R13)."""
     u.acted = bf.round
-    kind, x = action
+    kind: str = action[0]  # typed: compiled, compared and looked up natively
     if kind == ATTACK:
-        basic_attack(bf, u, bf.by_id[x])
+        target: str = action[1]
+        basic_attack(bf, u, bf.by_id[target])
         if u.trigger == AFTER_ACTION and u.alive:
             fire(bf, u, None)
     else:
-        use_ability(bf, u, x)
+        use_ability(bf, u, action[1])
     bf.idx += 1
     chars = bf.chars
     if chars["a"] and chars["b"]:  # R16 holds no surprise: go on to the next decision
@@ -234,7 +261,7 @@ def act(bf: Battlefield, u: Unit, action: Action) -> None:
 def basic_attack(bf: Battlefield, u: Unit, t: Unit) -> None:
     """R10, R11: `u`'s Basic Attack on `t`, ATK against DEF."""
     a = u.atk_now
-    if t.shield or t.trigger == ON_HIT or bf.emit is not None:
+    if t.shield or t.trigger == ON_HIT or bf.record is not None:
         hit(bf, u, t, a, a, t.def_now, VIA_BASIC, None)
         return
     # The usual Basic Attack, inlined: no shield, no log, no on_hit reply.
@@ -254,10 +281,9 @@ def use_ability(bf: Battlefield, u: Unit, x: str | None) -> None:
     assert main is not None  # the ability is legal only for a character
     bf.uses += 1
     use = bf.use = bf.uses
-    if bf.emit is not None:
-        bf.emit({"type": "ability_used", "use": use, "unit": u.uid, "ability": main.name, "target": x,
-                 "round": bf.round})
-    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, main.ignore_lines)
+    if bf.record is not None:
+        bf.record(("ability_used", use, u.uid, main.name, x, bf.round))
+    run(bf, u, u.main_program, bf.by_id[x] if x is not None else None, VIA_ABILITY, None, u.reach_all)
     bf.use = None
     if u.trigger == AFTER_ACTION and u.alive:
         fire(bf, u, None)
@@ -274,9 +300,8 @@ def enter_cooldown(bf: Battlefield, u: Unit, use: int) -> None:
     before = u.ready
     u.ready = shifted_ready(before, u.cooldown, bf.round)
     u.snapshot = None
-    if bf.emit is not None:
-        bf.emit({"type": "cooldown_started", "unit": u.uid, "use": use, "round": bf.round, "cooldown": u.cooldown,
-                 "ready_before": before, "ready_after": u.ready})
+    if bf.record is not None:
+        bf.record(("cooldown_started", u.uid, use, bf.round, u.cooldown, before, u.ready))
 
 
 def check_end(bf: Battlefield) -> bool:
@@ -301,5 +326,5 @@ def finish(bf: Battlefield, winner: str | None, reason: str) -> None:
     bf.pending = None
     bf.legal = []
     bf.targets = []
-    if bf.emit is not None:
-        bf.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": bf.round})
+    if bf.record is not None:
+        bf.record(("match_end", winner, reason, bf.round))

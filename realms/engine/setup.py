@@ -30,6 +30,9 @@ class FormationSetup:
 
 def _card(value: Any) -> Any:
     """A card from a dict, or the value as given."""
+    # A card object first: the abstract-class check is slow and this runs for every card of every match.
+    if type(value) is CharacterCard:
+        return value
     return card_from_dict(value) if isinstance(value, Mapping) else value
 
 
@@ -38,13 +41,13 @@ def normalize_setup(setup: Any) -> ArmySetup | FormationSetup:
     ({"armies": {"a": [...], "b": [...]}} / {"collections": {...}}; cards may be dicts)."""
     if isinstance(setup, (ArmySetup, FormationSetup)):
         return setup
-    if not isinstance(setup, Mapping):
+    if type(setup) is not dict and not isinstance(setup, Mapping):  # a plain dict first: the abstract check is slow
         raise SetupError("A setup is an ArmySetup, a FormationSetup or a dict with 'armies' or 'collections'.")
     if ("armies" in setup) == ("collections" in setup):
         raise SetupError("A setup gives exactly one of 'armies' or 'collections'.", [("setup", "armies|collections")])
     key = "armies" if "armies" in setup else "collections"
     sides = setup[key]
-    if not isinstance(sides, Mapping) or set(sides) != {"a", "b"}:
+    if (type(sides) is not dict and not isinstance(sides, Mapping)) or set(sides) != {"a", "b"}:
         raise SetupError(f"'{key}' maps both players 'a' and 'b'.", [(key, "players")])
     if key == "armies":
         armies = _armies(sides)
@@ -56,7 +59,7 @@ def normalize_setup(setup: Any) -> ArmySetup | FormationSetup:
 def _entries(sides: Mapping[str, Any], key: str, side: str, what: str) -> Sequence[Any]:
     """The list a setup gives for `side` under `key`; SetupError when it is not one."""
     entries = sides[side]
-    if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence):
+    if type(entries) is not list and (isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence)):
         raise SetupError(f"{key}.{side} is a list of {what}.", [(f"{key}.{side}", "type")])
     return entries
 
@@ -64,10 +67,15 @@ def _entries(sides: Mapping[str, Any], key: str, side: str, what: str) -> Sequen
 def _armies(sides: Mapping[str, Any]) -> dict[str, list[Any]]:
     """Each player's (card, line) pairs, cards given as dicts made CharacterCards."""
     return {
-        side: [(_card(e[0]), e[1]) if isinstance(e, Sequence) and len(e) == 2 else e
-               for e in _entries(sides, "armies", side, "(card, line) pairs")]
+        side: [(_card(e[0]), e[1]) if _is_pair(e) else e for e in _entries(sides, "armies", side, "(card, line) pairs")]
         for side in ("a", "b")
     }
+
+
+def _is_pair(entry: Any) -> bool:
+    """Whether an army entry is a sequence of two (a plain tuple or list first: the abstract-class check is slow)."""
+    kind = type(entry)
+    return (kind is tuple or kind is list or isinstance(entry, Sequence)) and len(entry) == 2
 
 
 def _collections(sides: Mapping[str, Any]) -> dict[str, list[Any]]:

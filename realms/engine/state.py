@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from realms.engine import order, rounds, triggers
 from realms.engine.battlefield import (
@@ -40,7 +40,7 @@ from realms.engine.cards import CharacterCard
 from realms.engine.effects import KINDS
 from realms.engine.events import SCHEMA_VERSION
 from realms.engine.formation import DEPLOY, can_complete, deployment_problems, legal_deployments
-from realms.engine.observation import RealmsObservation, UnitInfo, observe
+from realms.engine.observation import Lookahead, RealmsObservation, UnitInfo, observe
 from realms.engine.spec import faction_spec, main_spec
 from realms.engine.trigger_kinds import BATTLE_START
 from realms.engine.units import Active, Unit
@@ -59,11 +59,11 @@ from simulate.engine.errors import IllegalAction, SetupError
 from simulate.engine.events import EventLog
 from simulate.engine.games import Outcome
 
-STAGE_DECISIONS = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
+STAGE_DECISIONS: Final = {FORMATION: "deploy", FLEX: "flex", ACT: "act"}
 Decider = Callable[[RealmsObservation | None, list[Action]], Any]
 
 
-_SPECS: dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]] = {}
+_SPECS: Final[dict[int, tuple[CharacterCard, dict[str, Any], dict[str, Any]]]] = {}
 
 
 def ability_specs(card: CharacterCard) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -121,20 +121,12 @@ class RealmsState(Battlefield):
                 u = self.add_unit(side, line, card.name, card.atk, card.def_, card.spd, card.hp, card)
                 u.main_program = triggers.program(card.main.effects)
                 u.faction_program = triggers.program(card.faction_ability.effects)
-        if self.emit is not None:
-            self.emit(
-                {
-                    "type": "match_start",
-                    "schema": SCHEMA_VERSION,
-                    "options": self.options,
-                    "first_player": self.first,
-                    "agents": {p: self.agent_names.get(p) for p in PLAYERS},
-                    "units": [unit_card(u) for u in self.units],
-                }
-            )
+        if self.record is not None:
+            self.record(("match_start", SCHEMA_VERSION, self.options, self.first,
+                         {p: self.agent_names.get(p) for p in PLAYERS}, [unit_card(u) for u in self.units]))
             # G2: the match seed replays every coin and an agent's seed predicts that agent, so they are logged
             # apart from the public setup, for no seat (G3: the log is read after the match).
-            self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
+            self.record(("seeds", self.seed, dict(self.agent_seeds), ()))
         self.stage = START
         order.build(self, "battle_start")  # R7: the battle-start abilities resolve in an order built as R9's
         for u in list(self.order):
@@ -169,11 +161,10 @@ class RealmsState(Battlefield):
         self.deployed = {"a": [], "b": []}
         self.stage = FORMATION
         self.deploying = self.first
-        if self.emit is not None:  # G3: what each player could deploy, seen by that player only
-            self.emit({"type": "formation_start", "first_player": self.first})
+        if self.record is not None:  # G3: what each player could deploy, seen by that player only
+            self.record(("formation_start", self.first))
             for side in PLAYERS:
-                self.emit({"type": "collection", "player": side,
-                           "cards": [collection_card(c) for c in self.collections[side]], "visible_to": [side]})
+                self.record(("collection", side, [collection_card(c) for c in self.collections[side]], (side,)))
         self.legal = list(legal_deployments(self.deployed[self.deploying], self.collections[self.deploying]))
 
     # --------------------------------------------------------- public interface
@@ -203,12 +194,12 @@ class RealmsState(Battlefield):
             assert player is not None
             decide = agents[player]
             action = decide(self.observation(player) if observes(decide) else None, list(legal))
-            if action not in legal:
+            if not offered(action, legal):
                 self.apply(action)  # converts a list action, or raises IllegalAction
                 return
         pending = self.pending
         if self.stage == ACT and pending is not None:  # `apply` without the checks just made
-            if self.emit is not None:
+            if self.record is not None:
                 self.log_decision(action)
             self.steps += 1
             rounds.act(self, pending, action)
@@ -229,7 +220,7 @@ class RealmsState(Battlefield):
 
     def observation(self, player: str) -> RealmsObservation:
         """What `player` sees now (G2): the whole battlefield, which is public, and its own collection."""
-        return observe(self, player, STAGE_NAMES[self.stage], lookahead)
+        return observe(self, player, STAGE_NAMES[self.stage], LOOKAHEAD)
 
     def events(self) -> list[dict[str, Any]] | None:
         """The event log so far, or None when the log is off."""
@@ -266,14 +257,14 @@ class RealmsState(Battlefield):
     def apply(self, action: Any) -> None:
         """Play one action of the pending decision and run on to the next one; IllegalAction if not legal."""
         legal = self.legal
-        if action not in legal:  # (nothing is legal once the match is over)
+        if not offered(action, legal):  # (nothing is legal once the match is over)
             if self.stage == OVER:
                 raise IllegalAction(action, [], "The match is over; no action is legal.")
             if isinstance(action, list) and tuple(action) in legal:
                 action = tuple(action)
             else:
                 raise IllegalAction(action, list(legal), self._illegal_message(action))
-        if self.emit is not None:
+        if self.record is not None:
             self.log_decision(action)
         self.steps += 1
         stage = self.stage
@@ -293,18 +284,13 @@ class RealmsState(Battlefield):
         stage = self.stage
         pending = self.pending
         player = self.deploying if stage == FORMATION or pending is None else pending.side
-        self.emit(  # type: ignore[misc]
-            {
-                "type": "decision",
-                "round": self.round,
-                "stage": STAGE_DECISIONS[stage],
-                "player": player,
-                "unit": None if stage == FORMATION or pending is None else pending.uid,
-                "legal": [list(a) for a in self.legal],
-                "action": list(action),
-                # A deployment decision offers the player's collection, which the other player never sees.
-                "visible_to": [player] if stage == FORMATION else ["a", "b"],
-            }
+        # The legal actions by reference: `self.legal` is always replaced, never changed in place, and the log
+        # turns the tuples into lists when it is read.
+        self.record(  # type: ignore[misc]
+            ("decision", self.round, STAGE_DECISIONS[stage], player,
+             None if stage == FORMATION or pending is None else pending.uid, self.legal, action,
+             # A deployment decision offers the player's collection, which the other player never sees.
+             (player,) if stage == FORMATION else PLAYERS)
         )
 
     def _illegal_message(self, action: Any) -> str:
@@ -370,8 +356,8 @@ class RealmsState(Battlefield):
         _, slug, line = action
         card = next(c for c in self.collections[p] if c.slug == slug)
         self.deployed[p].append((card, line))
-        if self.emit is not None:
-            self.emit({"type": "deploy", "player": p, "card": slug, "line": line, "pick": len(self.deployed[p])})
+        if self.record is not None:
+            self.record(("deploy", p, slug, line, len(self.deployed[p])))
         other = OTHER[p]
         if len(self.deployed[other]) < ARMY_SIZE:
             self.deploying = other
@@ -382,6 +368,15 @@ class RealmsState(Battlefield):
         self.legal = list(legal_deployments(self.deployed[self.deploying], self.collections[self.deploying]))
         if not self.legal:  # cannot happen while every step keeps the army completable
             raise SetupError(f"Player {self.deploying} has no legal deployment left.", [("formation", "stuck")])
+
+
+def offered(action: Any, legal: list[Action]) -> bool:
+    """Whether `action` is one of the `legal` actions: by identity first (agents answer with an action they were
+    handed, which this finds without comparing tuples), then by value."""
+    for a in legal:
+        if a is action:
+            return True
+    return action in legal
 
 
 def army_problems(armies: Any) -> list[tuple[str, str]]:
@@ -462,6 +457,10 @@ def lookahead(obs: RealmsObservation, seed: int) -> RealmsState:
         world.flex_index = obs.flex_done
         world.legal = [rounds.STAY_ACTION, (rounds.SWITCH, REARGUARD if pending.line == VANGUARD else VANGUARD)]
     return world
+
+
+# The look-ahead builder observations hand over, as a Final (compiled, read without a lookup in the globals).
+LOOKAHEAD: Final[Lookahead] = lookahead
 
 
 def _at_action(world: RealmsState, obs: RealmsObservation, pending: Unit) -> None:

@@ -84,5 +84,5 @@ BY_NAME: dict[str, Trigger] = {t.name: t for t in TRIGGERS}
 NAMES: tuple[str, ...] = tuple(BY_NAME)
 SLOTS: Final = max(t.code for t in TRIGGERS) + 1  # codes 0 … SLOTS − 1, as list indexes
 # Per code, whose defeat sets it off (0: not a defeat trigger); the codes of the defeat triggers.
-DEFEAT_OF: tuple[int, ...] = tuple(next((t.defeat for t in TRIGGERS if t.code == c), 0) for c in range(SLOTS))
-DEFEAT_CODES: tuple[int, ...] = tuple(t.code for t in TRIGGERS if t.defeat)
+DEFEAT_OF: Final[tuple[int, ...]] = tuple(next((t.defeat for t in TRIGGERS if t.code == c), 0) for c in range(SLOTS))
+DEFEAT_CODES: Final[tuple[int, ...]] = tuple(t.code for t in TRIGGERS if t.defeat)

@@ -3,6 +3,8 @@ order on the units their selectors pick (R10, R12, R18, R19)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from realms.engine import selectors
 from realms.engine.battlefield import VIA_FACTION, Battlefield
 from realms.engine.effects import KINDS
@@ -23,7 +25,7 @@ from realms.engine.selectors import (
 from realms.engine.units import LIMIT_BATTLE, Unit
 from realms.engine.vocabulary import MAX_TRIGGER_DEPTH, VANGUARD
 
-_PROGRAMS: dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]] = {}
+_PROGRAMS: Final[dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]]] = {}
 
 
 def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
@@ -36,7 +38,7 @@ def program(effects: tuple[Effect, ...]) -> tuple[Step, ...]:
     for eff in effects:
         kind = KINDS[eff.kind]
         sel = selectors.BY_NAME[eff.target] if kind.targeted else NO_UNITS
-        steps.append((sel.code, sel, kind, eff))
+        steps.append(Step(sel.code, sel, kind, eff))
     if len(_PROGRAMS) >= 4096:
         _PROGRAMS.clear()
     compiled = tuple(steps)
@@ -51,7 +53,7 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     fab = w.faction_ability
     assert fab is not None  # only characters have a trigger
     if bf.depth >= MAX_TRIGGER_DEPTH:
-        if bf.emit is not None:
+        if bf.record is not None:
             bf.fizzle(w, "trigger", None, "trigger_depth", VIA_FACTION)
         return
     w.faction_used = True
@@ -60,17 +62,8 @@ def fire(bf: Battlefield, w: Unit, attacker: Unit | None) -> None:
     outer = bf.use
     bf.uses += 1
     bf.use = bf.uses
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "faction_triggered",
-                "use": bf.use,
-                "cause": outer,
-                "unit": w.uid,
-                "ability": fab.name,
-                "trigger": fab.trigger,
-            }
-        )
+    if bf.record is not None:
+        bf.record(("faction_triggered", bf.use, outer, w.uid, fab.name, fab.trigger))
     bf.depth += 1
     run(bf, w, w.faction_program, None, VIA_FACTION, attacker, False)
     bf.depth -= 1
@@ -104,10 +97,13 @@ def run(
     """Apply an ability's effects in order, each to the units its selector picks now. A source that
     falls midway stops there (R10): what is left fizzles. `reach_all`: single-enemy picks ignore R12."""
     memo: dict[str, Unit | None] | None = None
-    for code, sel, kind, eff in steps:
+    for step in steps:
+        eff = step.eff
         if not src.alive:
             fizzle(bf, src, eff, "source_defeated", via)
             continue
+        code = step.code
+        kind = step.kind
         if code == SEL_TARGET:
             if chosen is not None and chosen.alive:
                 kind.apply(bf, src, eff, (chosen,), via)
@@ -121,12 +117,12 @@ def run(
         elif code == SEL_PICK:
             if memo is None:
                 memo = {}
-            pick = held_pick(bf, src, sel, reach_all, memo)
+            pick = held_pick(bf, src, step.sel, reach_all, memo)
             if pick is not None and pick.alive:
                 kind.apply(bf, src, eff, (pick,), via)
                 continue
         else:
-            targets = select(bf, src, sel, chosen, attacker)
+            targets = select(bf, src, step.sel, chosen, attacker)
             if targets:
                 kind.apply(bf, src, eff, targets, via)
                 continue
@@ -135,7 +131,7 @@ def run(
 
 def fizzle(bf: Battlefield, src: Unit, eff: Effect, reason: str, via: str) -> None:
     """An effect of `src` that did nothing, logged (when the log is on)."""
-    if bf.emit is not None:
+    if bf.record is not None:
         bf.fizzle(src, eff.kind, None, reason, via)
 
 
@@ -181,18 +177,9 @@ def choose(bf: Battlefield, src: Unit, sel: Selector, reach_all: bool) -> Unit |
         if not reach_all and src.line == VANGUARD:
             pool = bf.reach(src.foe)
     pick = pick_from(bf, pool, sel.pick)
-    if bf.emit is not None:
-        bf.emit(
-            {
-                "type": "pick",
-                "src": src.uid,
-                "selector": sel.name,
-                "pool": [u.uid for u in pool],
-                "unit": pick.uid if pick is not None else None,
-                "random": sel.pick == PICK_RANDOM,
-                "use": bf.use,
-            }
-        )
+    if bf.record is not None:
+        bf.record(("pick", src.uid, sel.name, tuple(u.uid for u in pool), pick.uid if pick is not None else None,
+                   sel.pick == PICK_RANDOM, bf.use))
     return pick
 
 

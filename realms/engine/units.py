@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 ATTACK: Final = "attack"
 ABILITY: Final = "ability"
 
-LIMIT_CODES = {"none": 0, "round": 1, "battle": 2}
+LIMIT_CODES: Final = {"none": 0, "round": 1, "battle": 2}
 LIMIT_ROUND: Final = 1
 LIMIT_BATTLE: Final = 2
 
-_FRACTIONS: dict[float, tuple[int, int]] = {}
+_FRACTIONS: Final[dict[float, tuple[int, int]]] = {}
 
 
 def scaled(value: int, scale: float) -> int:
@@ -32,9 +32,19 @@ def scaled(value: int, scale: float) -> int:
     try:
         num, den = _FRACTIONS[scale]
     except KeyError:
-        exact = Fraction(repr(float(scale)))
-        num, den = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+        num, den = fraction(scale)
     return value * num // den
+
+
+def fraction(scale: float) -> tuple[int, int]:
+    """The decimal `scale` written in the spec as an exact fraction (numerator, denominator): 0 is 0 / 1."""
+    if not scale:
+        return 0, 1
+    found = _FRACTIONS.get(scale)
+    if found is None:
+        exact = Fraction(repr(float(scale)))
+        found = _FRACTIONS[scale] = (exact.numerator, exact.denominator)
+    return found
 
 
 class Standing:
@@ -115,7 +125,7 @@ class Unit:
         "shield", "restraints", "ongoing", "effects", "alive", "cooldown", "ready", "main", "faction_ability",
         "trigger", "limit", "condition", "main_program", "faction_program", "counts_summons", "faction_round",
         "faction_used", "turn", "acted", "attack_action", "ability_action", "snapshot", "negatives", "positives",
-        "basics", "effect_infos",
+        "basics", "effect_infos", "choose", "reach_all",
     )
 
     def __init__(
@@ -157,8 +167,10 @@ class Unit:
         self.faction_used = False
         self.turn = -1
         self.acted = -1
-        self.attack_action: tuple[str, str | None] = (ATTACK, uid)
-        self.ability_action: tuple[str, str | None] = (ABILITY, uid)
+        # Its Basic Attack and Main Ability actions, made once. Typed as tuples of any length: compiled, a
+        # fixed-length tuple attribute is stored unboxed and made anew at each read.
+        self.attack_action: tuple[str | None, ...] = (ATTACK, uid)
+        self.ability_action: tuple[str | None, ...] = (ABILITY, uid)
         self.snapshot: UnitInfo | None = None  # public snapshot, rebuilt after a change
         self.basics: UnitBasics | None = None  # what never changes, as snapshots show it (made once)
         self.effect_infos: tuple[EffectInfo, ...] | None = None  # its effects as snapshots show them, until they change
@@ -180,6 +192,8 @@ class Unit:
             self.limit = 0
             self.condition = None
             self.counts_summons = False
+            self.choose: str = ""
+            self.reach_all: bool = False
         else:
             fab = card.faction_ability
             self.summon = False
@@ -193,6 +207,9 @@ class Unit:
             self.limit = LIMIT_CODES[fab.limit]
             self.condition = None if fab.condition.is_empty() else fab.condition
             self.counts_summons = fab.include_summons
+            # What its Main Ability chooses and whether it ignores the lines (R12), read at every ready decision.
+            self.choose = card.main.choose
+            self.reach_all = card.main.ignore_lines
 
     def copy(self) -> Unit:
         """An independent copy (for look-ahead states)."""
@@ -234,6 +251,8 @@ class Unit:
         n.main_program = self.main_program
         n.faction_program = self.faction_program
         n.counts_summons = self.counts_summons
+        n.choose = self.choose
+        n.reach_all = self.reach_all
         n.faction_round = self.faction_round
         n.faction_used = self.faction_used
         n.turn = self.turn

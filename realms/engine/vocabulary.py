@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
-PLAYERS = ("a", "b")
-OTHER = {"a": "b", "b": "a"}
+PLAYERS: Final[tuple[str, ...]] = ("a", "b")  # any length for the type: a fixed-length Final tuple is remade at each use
+OTHER: Final = {"a": "b", "b": "a"}
 
 VANGUARD: Final = "vanguard"
 REARGUARD: Final = "rearguard"

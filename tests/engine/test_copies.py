@@ -110,7 +110,7 @@ CLONE_OWN: dict[str, tuple[Any, str]] = {
     "seed": (99, "the clone's own seed"),
     "rng": (None, "a generator of its own, seeded with the clone's seed (checked below)"),
     "log": (None, "no log"),
-    "emit": (None, "no log"),
+    "record": (None, "no log"),
     "depth": (0, "taken between steps, when no ability resolves"),
     "use": (None, "taken between steps, when no ability resolves"),
     "target_cache": ({"a": None, "b": None}, "worked out again when first needed"),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from realms.engine.selectors import Selector
 from realms.engine.units import Standing, Unit
 from simulate.engine.checking import Checker as Checker  # the effect kinds' parsers read their specs with it
+from simulate.engine.values import read_only
 
 if TYPE_CHECKING:
     from realms.engine.battlefield import Battlefield
@@ -67,8 +68,9 @@ class ValueContext:
         self.side = side
         self.rnd = rnd
         if averages is None:
-            averages = (0.0, 0.0, 0.0, 0.0)
-        self.enemy_hp, self.enemy_threat, self.ally_hp, self.ally_threat = averages
+            self.enemy_hp = self.enemy_threat = self.ally_hp = self.ally_threat = 0.0
+        else:
+            self.enemy_hp, self.enemy_threat, self.ally_hp, self.ally_threat = averages
 
 
 class EffectKind(Standing):
@@ -165,5 +167,21 @@ class EffectKind(Standing):
 
 # An effect with its kind, as the card text reads it.
 Piece = tuple[EffectKind, Effect]
-# One step of a compiled ability: (selector code, selector, kind, effect).
-Step = tuple[int, Selector, EffectKind, Effect]
+
+
+class Step:
+    """One step of a compiled ability (`triggers.program`): how its selector finds units (`code`), the selector,
+    the effect's kind and the effect. A value class rather than a tuple, so that the compiled engine reads its
+    parts as typed attributes, with no check of their types at each step."""
+
+    __slots__ = ("code", "sel", "kind", "eff")
+
+    def __init__(self, code: int, sel: Selector, kind: EffectKind, eff: Effect) -> None:
+        """The step of `eff`, of kind `kind`, whose units `sel` picks."""
+        self.code: Final = code
+        self.sel: Final = sel
+        self.kind: Final = kind
+        self.eff: Final = eff
+
+
+read_only(Step)  # a value shared by every match that plays the ability: read-only in plain Python too

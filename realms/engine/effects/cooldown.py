@@ -45,26 +45,15 @@ class Cooldown(EffectKind):
             if not t.alive:
                 continue
             if t.main is None:
-                if bf.emit is not None:
+                if bf.record is not None:
                     bf.fizzle(src, "cooldown", t, "no_ability", via)
                 continue
             before = t.ready
             after = shifted_ready(before, eff.amount, rnd)
             t.ready = after
             t.snapshot = None
-            if bf.emit is not None:
-                bf.emit(
-                    {
-                        "type": "cooldown",
-                        "unit": t.uid,
-                        "src": src.uid,
-                        "amount": eff.amount,
-                        "ready_before": before,
-                        "ready_after": after,
-                        "via": via,
-                        "use": bf.use,
-                    }
-                )
+            if bf.record is not None:
+                bf.record(("cooldown", t.uid, src.uid, eff.amount, before, after, via, bf.use))
 
     def never_matters(self, eff: Effect, trigger: Trigger | None) -> tuple[str, str] | None:
         """R13: a Main Ability enters its cooldown once it has resolved, so cutting its own meanwhile is lost."""

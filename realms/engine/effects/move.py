@@ -34,7 +34,7 @@ class Move(EffectKind):
             elif bf.line_count(t.side, dest) >= LINE_CAPACITY:
                 reason = "no_room"
             if reason:
-                if bf.emit is not None:
+                if bf.record is not None:
                     bf.fizzle(src, "move", t, reason, via)
                 continue
             bf.move(t, dest, via, src)

@@ -62,7 +62,7 @@ class Summon(EffectKind):
             elif bf.line_count(side, line) >= LINE_CAPACITY:
                 reason = "no_room"
             if reason:
-                if bf.emit is not None:
+                if bf.record is not None:
                     bf.fizzle(src, "summon", None, reason, via)
                 return
             u = bf.add_unit(side, line, spec.name, spec.atk, spec.def_, spec.spd, spec.hp, None)
@@ -70,26 +70,9 @@ class Summon(EffectKind):
             slot, acts, tie = insert(bf, u)
             if not acts:
                 u.turn = bf.round  # its slot has passed: no action this round
-            if bf.emit is not None:
-                bf.emit(
-                    {
-                        "type": "summon",
-                        "unit": u.uid,
-                        "side": side,
-                        "name": u.name,
-                        "line": line,
-                        "atk": u.atk,
-                        "def": u.defense,
-                        "spd": u.spd,
-                        "hp": u.hp,
-                        "src": src.uid,
-                        "slot": slot + 1,
-                        "acts": acts,
-                        "tie": tie,
-                        "via": via,
-                        "use": bf.use,
-                    }
-                )
+            if bf.record is not None:
+                bf.record(("summon", u.uid, side, u.name, line, u.atk, u.defense, u.spd, u.hp, src.uid, slot + 1, acts,
+                           tie, via, bf.use))
 
     def words(self, eff: Effect, ref: Mention | None) -> tuple[str, bool]:
         """ "summons 2 Skeletons (ATK 4, DEF 2, SPD 3, HP 8) in its Vanguard" (names no unit: `ref` None)."""
