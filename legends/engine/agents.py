@@ -220,28 +220,27 @@ def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLi
 
 
 class DefenseSummary:
-    """Each team's live defenses as the greedy agent counts them: as allocation targets, and per element (its
+    """One team's live defenses as the greedy agent counts them: as allocation targets, and per element (its
     place in the catalogue) the live defenses missing it, holding it, missing only it. It changes only when
-    the defenses do, so the agent keeps it while an observation shows the same defense views."""
+    the team's defenses do, so the agent keeps it while an observation shows the same views of them (a heal
+    or an allocation changes one team's defenses: the other's summary is kept)."""
 
     __slots__ = ("live", "targets", "open", "held", "last")
 
-    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: dict[str, int]) -> None:
-        """The summary of both teams' `defenses`."""
+    def __init__(self, defenses: tuple[DefenseView, ...], index: dict[str, int]) -> None:
+        """The summary of a team's `defenses`."""
         size = len(index)
-        self.live = [[d for d in team if not d.destroyed] for team in defenses]
-        self.targets = [Targets(live, index) for live in self.live]
-        self.open = [targets.open_slots for targets in self.targets]
-        self.held = [[0] * size, [0] * size]
-        self.last = [[0] * size, [0] * size]
-        for team in (0, 1):
-            live = self.live[team]
-            for k in range(len(live)):
-                missing = self.targets[team].missing[k]
-                for e in live[k].markers:
-                    self.held[team][index[e]] += 1
-                if len(missing) == 1:
-                    self.last[team][missing[0]] += 1
+        live = self.live = [d for d in defenses if not d.destroyed]
+        targets = self.targets = Targets(live, index)
+        self.open = targets.open_slots
+        held = self.held = [0] * size
+        last = self.last = [0] * size
+        for k in range(len(live)):
+            missing = targets.missing[k]
+            for e in live[k].markers:
+                held[index[e]] += 1
+            if len(missing) == 1:
+                last[missing[0]] += 1
 
 
 class Reckoning:
@@ -306,11 +305,13 @@ class Board:
         self.hidden_attacks = [0, 0]
         self.hidden_effects = [0, 0]
         self.reckonings: list[Reckoning] = []
+        # Per team, from its `DefenseSummary`.
         self.live: list[list[DefenseView]] = [[], []]
-        self.targets: list[Targets] = []
-        self.open: list[list[int]] = []
-        self.held: list[list[int]] = []
-        self.last: list[list[int]] = []
+        empty = Targets((), index={})
+        self.targets: list[Targets] = [empty, empty]
+        self.open: list[list[int]] = [[], []]
+        self.held: list[list[int]] = [[], []]
+        self.last: list[list[int]] = [[], []]
         self.turns_left = [0, 0]
         self.shown = [0] * size  # the opponents' attack elements of the last round
         self.points = [0] * size  # scratch: a team's points by element (`strength`)
@@ -321,10 +322,10 @@ class Board:
         self.effect_values = [0.0] * (EFFECT_SLOTS * size)  # by effect slot and element, once `effect_known`
         self.effect_known = [False] * (EFFECT_SLOTS * size)
 
-    def read(self, obs: LegendsObservation, defenses: DefenseSummary, reckonings: list[Reckoning],
+    def read(self, obs: LegendsObservation, defenses: list[DefenseSummary], reckonings: list[Reckoning],
              index: dict[str, int], order_teams: list[int]) -> None:
-        """Sum up `obs`, whose defenses `defenses` sums up, whose protectors `reckonings` weigh and whose turn
-        order has the teams `order_teams`."""
+        """Sum up `obs`, whose teams' defenses `defenses` sum up, whose protectors `reckonings` weigh and whose
+        turn order has the teams `order_teams`."""
         me = obs.team
         self.me = me
         self.hand = obs.hand
@@ -347,11 +348,13 @@ class Board:
                 counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
                 counts[team][index[element]] += 1
         self.reckonings = reckonings
-        self.live = defenses.live
-        self.targets = defenses.targets
-        self.open = defenses.open
-        self.held = defenses.held
-        self.last = defenses.last
+        for team in (0, 1):
+            summary = defenses[team]
+            self.live[team] = summary.live
+            self.targets[team] = summary.targets
+            self.open[team] = summary.open
+            self.held[team] = summary.held
+            self.last[team] = summary.last
         count = len(order_teams)
         for turn in range(obs.turn + 1, count * obs.passes):  # the turns of each team after this one (turns_left)
             self.turns_left[order_teams[turn % count]] += 1
@@ -527,21 +530,23 @@ class Board:
         """Which of the legal redraws stands for them all (its place in `legal`; -1 without any): the largest
         draw for a short hand, discarding the least useful cards (the first redraw if none is that one)."""
         first = -1
-        largest = 0
+        short = len(self.hand) <= REDRAW_SIZE  # a short hand draws the most it may: the largest redraw's size
+        size = 0 if short else REDRAW_SIZE
         for i in range(len(legal)):
             action = legal[i]
             if action[0] == REDRAW:
                 if first < 0:
                     first = i
-                if action[2] > largest:
-                    largest = action[2]
+                    if not short:
+                        break
+                if action[2] > size:
+                    size = action[2]
         if first < 0:
             return -1
-        size = largest if len(self.hand) <= REDRAW_SIZE else REDRAW_SIZE
         discards = self.discards(size)
         for i in range(first, len(legal)):
             action = legal[i]
-            if action[0] == REDRAW and action[2] == size and action[1] == discards:
+            if action[1] == discards and action[2] == size and action[0] == REDRAW:
                 return i
         return first
 
@@ -558,8 +563,8 @@ class GreedyAgent:
     def __init__(self) -> None:
         """An agent keeping the summary of the defenses it saw last (`defense_summary`), the reckoning of the
         protectors it saw last (`reckonings`), the teams of the turn order it saw last and its board."""
-        self.summarised: tuple[tuple[DefenseView, ...], ...] | None = None
-        self.summary: DefenseSummary | None = None
+        self.summarised: list[tuple[DefenseView, ...] | None] = [None, None]  # per team: the views summed up
+        self.summary: list[DefenseSummary] = []
         self.reckoned: tuple[ProtectorCard, ...] | None = None
         self.reckoning: list[Reckoning] = []
         self.indexed: Catalogue | None = None
@@ -576,12 +581,19 @@ class GreedyAgent:
             self.index = dict(obs.catalogue.element_index)
         return self.index
 
-    def defense_summary(self, obs: LegendsObservation) -> DefenseSummary:
-        """The summary of the observation's defenses: the one kept while the defense views are the same."""
+    def defense_summary(self, obs: LegendsObservation) -> list[DefenseSummary]:
+        """The summary of each team's defenses in the observation: the one kept while its views are the same."""
+        index = self.element_index(obs)
         summary = self.summary
-        if summary is None or self.summarised is not obs.defenses:
-            summary = self.summary = DefenseSummary(obs.defenses, self.element_index(obs))
-            self.summarised = obs.defenses
+        if not summary:
+            summary.extend(DefenseSummary(team, index) for team in obs.defenses)
+            self.summarised = list(obs.defenses)
+            return summary
+        for team in (0, 1):
+            views = obs.defenses[team]
+            if self.summarised[team] is not views:
+                summary[team] = DefenseSummary(views, index)
+                self.summarised[team] = views
         return summary
 
     def reckonings(self, obs: LegendsObservation) -> list[Reckoning]:

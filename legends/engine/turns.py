@@ -27,13 +27,12 @@ def turn_actions(table: Table, seat: Seat) -> list[Action]:
 def redraw_actions(hand: list[SummoningCard], limit: int) -> list[Action]:
     """Every redraw: `size` 3 (up to a redraw_size protector's `limit`), discarding that many cards (the whole
     hand if fewer), any distinct choice of them (slugs in order)."""
-    slugs = sorted(card.slug for card in hand)
+    slugs = sorted([card.slug for card in hand])
     distinct = len(set(slugs)) == len(slugs)
     out: list[Action] = []
     for size in range(REDRAW_SIZE, limit + 1):
         choices = combinations(slugs, min(size, len(slugs)))
-        for discards in choices if distinct else dict.fromkeys(choices):
-            out.append((REDRAW, discards, size))
+        out.extend([(REDRAW, discards, size) for discards in (choices if distinct else dict.fromkeys(choices))])
     return out
 
 
