@@ -21,7 +21,7 @@ from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import DefenseLike, Play, attack_points, best_allocation, marker_cap
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
-from legends.engine.views import DefenseView
+from legends.engine.views import DefenseView, PlayView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
 from simulate.engine.agents import register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
@@ -283,6 +283,19 @@ def card_in(hand: Sequence[SummoningCard], slug: str) -> SummoningCard:
     raise KeyError(slug)
 
 
+class CatalogueIndex:
+    """A catalogue's places as the greedy agent reads them in its loops: each element's place in the catalogue's
+    order, and the effect slot of each design it met (`effect_slot` times the elements, plus its element's
+    place); plain dicts of the agent's own (the catalogue's mappings are read-only views, slower to read)."""
+
+    __slots__ = ("elements", "effect_slots")
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        """The places of `catalogue`'s elements; no design met yet."""
+        self.elements: dict[str, int] = dict(catalogue.element_index)
+        self.effect_slots: dict[str, int] = {}
+
+
 class Board:
     """What the greedy agent reads off one observation: the round's visible plays summed up per team and
     element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed; and
@@ -297,6 +310,7 @@ class Board:
         self.hand: tuple[SummoningCard, ...] = ()
         self.elements: tuple[str, ...] = ()
         self.index: dict[str, int] = {}
+        self.effect_slots: dict[str, int] = {}  # each design's effect: its slot among `effect_values`
         self.attacks = [[0] * size, [0] * size]
         self.boosts = [[0] * size, [0] * size]
         self.defends = [[0] * size, [0] * size]
@@ -317,36 +331,27 @@ class Board:
         self.points = [0] * size  # scratch: a team's points by element (`strength`)
         self.base_attack = 0.0  # the team's best allocation as the round stands
         self.base_threat = 0.0  # the opponents' one
+        self.best_place = 0  # what `scan` found: the best play, the first redraw, the largest redraw
+        self.best_value = 0.0
+        self.first_redraw = -1
+        self.largest_redraw = 0
         self.attack_values = [0.0] * size  # by element: an attack's value, once `attack_known`
         self.attack_known = [False] * size
         self.effect_values = [0.0] * (EFFECT_SLOTS * size)  # by effect slot and element, once `effect_known`
         self.effect_known = [False] * (EFFECT_SLOTS * size)
 
     def read(self, obs: LegendsObservation, defenses: list[DefenseSummary], reckonings: list[Reckoning],
-             index: dict[str, int], order_teams: list[int]) -> None:
-        """Sum up `obs`, whose teams' defenses `defenses` sum up, whose protectors `reckonings` weigh and whose
-        turn order has the teams `order_teams`."""
+             catalogue: CatalogueIndex, order_teams: list[int]) -> None:
+        """Sum up `obs`, whose teams' defenses `defenses` sum up, whose protectors `reckonings` weigh, whose
+        catalogue `catalogue` indexes and whose turn order has the teams `order_teams`."""
         me = obs.team
         self.me = me
         self.hand = obs.hand
         self.elements = obs.elements
-        self.index = index
+        index = self.index = catalogue.elements
+        self.effect_slots = catalogue.effect_slots
         self.clear()
-        for v in obs.plays:
-            team = v.team
-            element = v.element
-            if v.orientation == ATTACK:
-                self.attack_cards[team] += 1
-                if element is None:
-                    self.hidden_attacks[team] += 1
-                else:
-                    self.attacks[team][index[element]] += 1
-            elif v.card is None or element is None:
-                self.hidden_effects[team] += 1
-            else:
-                kind = v.card.kind
-                counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
-                counts[team][index[element]] += 1
+        self.count_plays(obs.plays)
         self.reckonings = reckonings
         for team in (0, 1):
             summary = defenses[team]
@@ -363,6 +368,26 @@ class Board:
                 self.shown[index[v.element]] += 1
         self.base_attack = self.score(me)
         self.base_threat = self.score(1 - me)
+
+    def count_plays(self, plays: tuple[PlayView, ...]) -> None:
+        """The round's visible plays counted per team: attack cards, attacks by element, hidden attacks and
+        effects, visible effects by kind and element."""
+        index = self.index
+        for v in plays:
+            team = v.team
+            element = v.element
+            if v.orientation == ATTACK:
+                self.attack_cards[team] += 1
+                if element is None:
+                    self.hidden_attacks[team] += 1
+                else:
+                    self.attacks[team][index[element]] += 1
+            elif v.card is None or element is None:
+                self.hidden_effects[team] += 1
+            else:
+                kind = v.card.kind
+                counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
+                counts[team][index[element]] += 1
 
     def clear(self) -> None:
         """Every count and every cached value back to none."""
@@ -427,11 +452,12 @@ class Board:
                 self.attack_values[element] = self.attack_value(element)
                 self.attack_known[element] = True
             return self.attack_values[element]
-        card = card_in(self.hand, action[1])
-        element = self.index[card.element]
-        slot = effect_slot(card.kind) * self.size + element
+        slot = self.effect_slots.get(action[1], -1)
+        if slot < 0:  # a design met for the first time: read off the hand
+            card = card_in(self.hand, action[1])
+            slot = self.effect_slots[card.slug] = effect_slot(card.kind) * self.size + self.index[card.element]
         if not self.effect_known[slot]:
-            self.effect_values[slot] = self.effect_value(card.kind, element)
+            self.effect_values[slot] = self.effect_value(slot // self.size, slot % self.size)
             self.effect_known[slot] = True
         return self.effect_values[slot]
 
@@ -446,10 +472,10 @@ class Board:
         need = self.open[opponents][element]
         return gain + (0.1 * need * (1 + self.hidden_effects[opponents]) / 2 if need else 0.0)
 
-    def effect_value(self, kind: str, element: int) -> float:
-        """The value of a card's effect: its kind, and its element's place in the catalogue."""
+    def effect_value(self, kind: int, element: int) -> float:
+        """The value of a card's effect: its kind (`effect_slot`), and its element's place in the catalogue."""
         me, opponents = self.me, 1 - self.me
-        if kind == DEFENSE:
+        if kind == DEFENSE_SLOT:
             saved = 0.0
             if self.attacks[opponents][element]:
                 self.defends[me][element] += 1
@@ -462,7 +488,7 @@ class Board:
                 expected = 0.25 * unknown * (0.5 + self.shown[element] / 2) / max(1, len(self.elements) - 1)
                 expected *= 1 + self.last[me][element]
             return saved + expected
-        if kind == HEALING:
+        if kind == HEALING_SLOT:
             return self.heal_value(element)
         # boost
         if not self.attacks[me][element]:
@@ -527,28 +553,62 @@ class Board:
         return tuple(slugs)
 
     def redraw_choice(self, legal: Sequence[Action]) -> int:
-        """Which of the legal redraws stands for them all (its place in `legal`; -1 without any): the largest
-        draw for a short hand, discarding the least useful cards (the first redraw if none is that one)."""
+        """Which of the legal redraws stands for them all (its place in `legal`; -1 without any): see
+        `redraw_at`."""
         first = -1
-        short = len(self.hand) <= REDRAW_SIZE  # a short hand draws the most it may: the largest redraw's size
-        size = 0 if short else REDRAW_SIZE
+        largest = 0
         for i in range(len(legal)):
             action = legal[i]
             if action[0] == REDRAW:
                 if first < 0:
                     first = i
-                    if not short:
-                        break
-                if action[2] > size:
-                    size = action[2]
-        if first < 0:
-            return -1
-        discards = self.discards(size)
-        for i in range(first, len(legal)):
+                if action[2] > largest:
+                    largest = action[2]
+        return self.redraw_at(legal, first, largest) if first >= 0 else -1
+
+    def redraw_at(self, legal: Sequence[Action], first: int, largest: int) -> int:
+        """The place in `legal` of the redraw standing for them all, given the place of the first redraw and the
+        largest redraw size: the largest draw for a short hand (else 3), discarding the least useful cards (the
+        first redraw if none is that one)."""
+        size = largest if len(self.hand) <= REDRAW_SIZE else REDRAW_SIZE
+        try:
+            return legal.index((REDRAW, self.discards(size), size), first)
+        except ValueError:
+            return first
+
+    def choice(self, legal: Sequence[Action]) -> int:
+        """The place in `legal` of the action of the best value, the first one on ties (one redraw standing for
+        all of them): `best_scored` of the agent's `scores`, without the list of scored actions."""
+        self.scan(legal)
+        best_place = self.best_place
+        if self.first_redraw < 0:
+            return best_place
+        # The redraw standing for all of them is looked for only when its value could win: above the best play,
+        # or equal to it and placed before it (the first one wins ties).
+        value = self.redraw_value()
+        if value < self.best_value:
+            return best_place
+        chosen = self.redraw_at(legal, self.first_redraw, self.largest_redraw)
+        return chosen if value > self.best_value or chosen < best_place else best_place
+
+    def scan(self, legal: Sequence[Action]) -> None:
+        """Value every play of `legal` (not the redraws): the best one's place and value (the first on ties; place
+        0 and no value when there is no play), the first redraw's place (-1 without any) and the largest redraw."""
+        self.best_place = 0
+        self.best_value = float("-inf")
+        self.first_redraw = -1
+        self.largest_redraw = 0
+        for i in range(len(legal)):
             action = legal[i]
-            if action[1] == discards and action[2] == size and action[0] == REDRAW:
-                return i
-        return first
+            if action[0] == REDRAW:
+                if self.first_redraw < 0:
+                    self.first_redraw = i
+                if action[2] > self.largest_redraw:
+                    self.largest_redraw = action[2]
+                continue
+            value = self.value(action)
+            if value > self.best_value:
+                self.best_place, self.best_value = i, value
 
     def redraw_value(self) -> float:
         """Redraw beats a weak play, more so with a short hand."""
@@ -568,18 +628,22 @@ class GreedyAgent:
         self.reckoned: tuple[ProtectorCard, ...] | None = None
         self.reckoning: list[Reckoning] = []
         self.indexed: Catalogue | None = None
-        self.index: dict[str, int] = {}
+        self.places: CatalogueIndex | None = None
         self.ordered: tuple[str, ...] | None = None
         self.order_teams: list[int] = []
         self.board: Board | None = None
 
-    def element_index(self, obs: LegendsObservation) -> dict[str, int]:
-        """Each element's place in the catalogue's order, as a dict of the agent's own (the catalogue's mapping is
-        a read-only view, slower to read in the loops of every decision): made once per catalogue."""
-        if self.indexed is not obs.catalogue:
+    def catalogue_index(self, obs: LegendsObservation) -> CatalogueIndex:
+        """The places of the observation's catalogue: made once per catalogue."""
+        places = self.places
+        if places is None or self.indexed is not obs.catalogue:
+            places = self.places = CatalogueIndex(obs.catalogue)
             self.indexed = obs.catalogue
-            self.index = dict(obs.catalogue.element_index)
-        return self.index
+        return places
+
+    def element_index(self, obs: LegendsObservation) -> dict[str, int]:
+        """Each element's place in the catalogue's order."""
+        return self.catalogue_index(obs).elements
 
     def defense_summary(self, obs: LegendsObservation) -> list[DefenseSummary]:
         """The summary of each team's defenses in the observation: the one kept while its views are the same."""
@@ -614,11 +678,11 @@ class GreedyAgent:
 
     def read(self, obs: LegendsObservation) -> Board:
         """The agent's board with `obs` read into it."""
-        index = self.element_index(obs)
+        places = self.catalogue_index(obs)
         board = self.board
-        if board is None or board.size != len(index):
-            board = self.board = Board(len(index))
-        board.read(obs, self.defense_summary(obs), self.reckonings(obs), index, self.teams_in_order(obs))
+        if board is None or board.size != len(places.elements):
+            board = self.board = Board(len(places.elements))
+        board.read(obs, self.defense_summary(obs), self.reckonings(obs), places, self.teams_in_order(obs))
         return board
 
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
@@ -628,21 +692,7 @@ class GreedyAgent:
             return default_allocation(observation, legal_actions)
         if observation.stage == "heal":
             return default_heal(observation, legal_actions)
-        board = self.read(observation)
-        chosen = board.redraw_choice(legal_actions)
-        best = legal_actions[0]
-        best_value = float("-inf")
-        for i in range(len(legal_actions)):
-            action = legal_actions[i]
-            if action[0] != REDRAW:
-                value = board.value(action)
-            elif i == chosen:
-                value = board.redraw_value()
-            else:
-                continue
-            if value > best_value:
-                best, best_value = action, value
-        return best
+        return legal_actions[self.read(observation).choice(legal_actions)]
 
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
         """Every legal action of a turn with its heuristic value, in their order; one redraw (the best discards)

@@ -103,15 +103,23 @@ def log_attacks(
     record = table.record
     if record is None:
         return
-    round_number = table.round
-    public = table.public
     for b in boosts:
         p = b.play
         source = p.card.slug if p is not None else table.protectors[b.team].slug
-        record(("boost", round_number, b.team, b.via, source, p.pid if p is not None else None,
-                p.seq if p is not None else None, b.element, b.amount, tuple(b.attacks), public))
+        record(("boost", table.round, b.team, b.via, source, p.pid if p is not None else None,
+                p.seq if p is not None else None, b.element, b.amount, tuple(b.attacks), table.public))
     for team in (0, 1):
-        record(("strength", round_number, team, marker_cap(table.plays, team), dict(totals[team]), public))
+        record(("strength", table.round, team, marker_cap(table.plays, team), dict(totals[team]), table.public))
+    log_cancels(table, cancels)
+
+
+def log_cancels(table: Table, cancels: list[CancelRecord]) -> None:
+    """The records of step 3: each pierced defense card, each cancellation."""
+    record = table.record
+    if record is None:
+        return
+    round_number = table.round
+    public = table.public
     for c in cancels:
         p = c.play
         if c.pierced and p is not None:
