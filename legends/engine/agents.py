@@ -594,21 +594,24 @@ class Board:
     def scan(self, legal: Sequence[Action]) -> None:
         """Value every play of `legal` (not the redraws): the best one's place and value (the first on ties; place
         0 and no value when there is no play), the first redraw's place (-1 without any) and the largest redraw."""
-        self.best_place = 0
-        self.best_value = float("-inf")
-        self.first_redraw = -1
-        self.largest_redraw = 0
-        for i in range(len(legal)):
-            action = legal[i]
-            if action[0] == REDRAW:
-                if self.first_redraw < 0:
-                    self.first_redraw = i
-                if action[2] > self.largest_redraw:
-                    self.largest_redraw = action[2]
+        best_place = 0
+        best_value = float("-inf")
+        first = -1
+        largest = 0
+        i = -1
+        for action in legal:
+            i += 1
+            kind = action[0]
+            if kind == REDRAW:
+                if first < 0:
+                    first = i
+                if action[2] > largest:
+                    largest = action[2]
                 continue
             value = self.value(action)
-            if value > self.best_value:
-                self.best_place, self.best_value = i, value
+            if value > best_value:
+                best_place, best_value = i, value
+        self.best_place, self.best_value, self.first_redraw, self.largest_redraw = best_place, best_value, first, largest
 
     def redraw_value(self) -> float:
         """Redraw beats a weak play, more so with a short hand."""

@@ -41,6 +41,7 @@ from legends.engine.table import (
     Action,
     Seat,
     Table,
+    shuffle,
 )
 from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
@@ -78,7 +79,7 @@ class LegendsState(Table):
             # G2: the match seed replays every shuffle and an agent's seed predicts that agent, so they are
             # logged apart from the public setup, for no seat (G3: the log is read after the match).
             self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
-        self.rng.shuffle(deck)
+        shuffle(self.rng, deck)
         self.draw = deck
         if self.record is not None:  # the pile's order: seen by nobody, logged for the audit (G3)
             self.record(("shuffle", 0, "start", tuple([c.slug for c in reversed(deck)]), ()))
@@ -298,7 +299,7 @@ def determinise(obs: LegendsObservation, seed: int) -> LegendsState:
         raise ValueError("A look-ahead match starts at a turn, not at an allocation, a heal or the end.")
     rng = random.Random(seed)
     pool = obs.unseen()
-    rng.shuffle(pool)
+    shuffle(rng, pool)
     options = {"max_rounds": obs.max_rounds, "max_actions": obs.max_actions}
     world = LegendsState(obs.mode, obs.catalogue, options, seed, keep_log=False, rng=rng)
     world.passes = obs.passes

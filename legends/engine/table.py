@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
@@ -20,6 +20,7 @@ from simulate.engine.events import Event, EventLog
 
 # An action of a decision (see state.py): a tuple whose first item names its kind.
 Action = tuple[Any, ...]
+T = TypeVar("T")
 
 # What the match waits for.
 PLAY_STAGE: Final = 0
@@ -182,8 +183,25 @@ class Table:
     def refill(self) -> None:
         """The discard pile, shuffled with the match generator, becomes the draw pile (L8, G1)."""
         cards = self.discard
-        self.rng.shuffle(cards)
+        shuffle(self.rng, cards)
         self.draw = cards
         self.discard = []
         if self.record is not None:
             self.record(("shuffle", self.round, "refill", tuple([c.slug for c in reversed(cards)]), ()))
+
+
+def shuffle(rng: random.Random, items: list[T]) -> None:
+    """`rng.shuffle(items)`, drawing exactly what it draws (G1): the standard library's loop, here compiled with the
+    engine (its own is Python code, slow for a deck). A generator of another class shuffles its own way."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        # random.Random._randbelow_with_getrandbits(i + 1): k bits drawn until they fall below i + 1
+        below = i + 1
+        bits = below.bit_length()
+        j = getrandbits(bits)
+        while j >= below:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
