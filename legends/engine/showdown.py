@@ -293,9 +293,9 @@ def allocation_options(
     options: list[tuple[Placement, ...]] = []
     n = len(slots)
     for mask in range(1 << n):
-        chosen = [slots[i] for i in range(n) if mask >> i & 1]
-        if len(chosen) > cap:
+        if mask.bit_count() > cap:  # more markers than the cap: passed over before the slots are gathered
             continue
+        chosen = [slots[i] for i in range(n) if mask >> i & 1]
         used: dict[str, int] = {}
         ok = True
         for _, e in chosen:
@@ -310,22 +310,33 @@ def allocation_options(
 
 def allocation_value(placements: Sequence[Placement], defenses: Sequence[DefenseLike]) -> tuple[int, int]:
     """(defenses it destroys, markers it places): what the default policy maximises (L10)."""
-    held = {d.slug: len(d.markers) for d in defenses}
+    return destroyed_by(placements, markers_held(defenses)), len(placements)
+
+
+def markers_held(defenses: Sequence[DefenseLike]) -> dict[str, int]:
+    """The markers each defense holds, by slug."""
+    return {d.slug: len(d.markers) for d in defenses}
+
+
+def destroyed_by(placements: Sequence[Placement], held: dict[str, int]) -> int:
+    """The defenses an allocation destroys, given the markers they hold (`markers_held`)."""
     added: dict[str, int] = {}
     for slug, _ in placements:
         added[slug] = added.get(slug, 0) + 1
-    destroyed = sum(1 for slug, n in added.items() if held[slug] + n >= DEFENSE_ELEMENTS)
-    return destroyed, len(placements)
+    return sum(1 for slug, n in added.items() if held[slug] + n >= DEFENSE_ELEMENTS)
 
 
 def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[DefenseLike]) -> int:
-    """The index of the default policy's allocation: most destroyed, then most markers (first on ties)."""
+    """The index of the default policy's allocation: most destroyed, then most markers (first on ties), as
+    `allocation_value` counts them (the markers held are counted once for every option)."""
+    held = markers_held(defenses)
     best = 0
-    best_value = (-1, -1)
+    best_destroyed = best_placed = -1
     for i, option in enumerate(options):
-        value = allocation_value(option, defenses)
-        if value > best_value:
-            best, best_value = i, value
+        destroyed = destroyed_by(option, held)
+        placed = len(option)
+        if destroyed > best_destroyed or (destroyed == best_destroyed and placed > best_placed):
+            best, best_destroyed, best_placed = i, destroyed, placed
     return best
 
 
