@@ -149,11 +149,11 @@ class Targets:
                 self.open_slots[i] += 1
         count = len(self.missing)
         self.groups = GROUPS[count] if count < len(GROUPS) else groups_largest_first(count)
-        self.markers = [0] * (1 << count)  # by group: the markers destroying it takes
-        for members in self.groups:
-            for k in range(count):
-                if members >> k & 1:
-                    self.markers[members] += len(self.missing[k])
+        # By group: the markers destroying it takes (the group's without its first defense, plus that defense's).
+        self.markers = [0] * (1 << count)
+        for members in range(1, 1 << count):
+            lowest = members & -members
+            self.markers[members] = self.markers[members ^ lowest] + len(self.missing[lowest.bit_length() - 1])
         self.used = [0] * len(index)  # scratch: the markers of each element a group takes
 
     def score(self, strength: list[int], cap: int) -> float:

@@ -292,19 +292,17 @@ def allocation_options(
         return [()]
     options: list[tuple[Placement, ...]] = []
     n = len(slots)
+    # Each element's slots as a bit mask, with the element's strength: a choice of slots (a mask) takes at most
+    # that many of them. Checked on the masks, so that only legal allocations are gathered.
+    by_element: dict[str, int] = {}
+    for i in range(n):
+        e = slots[i][1]
+        by_element[e] = by_element.get(e, 0) | 1 << i
+    limits = [(members, strength[e]) for e, members in by_element.items()]
     for mask in range(1 << n):
-        if mask.bit_count() > cap:  # more markers than the cap: passed over before the slots are gathered
+        if mask.bit_count() > cap or any((mask & members).bit_count() > most for members, most in limits):
             continue
-        chosen = [slots[i] for i in range(n) if mask >> i & 1]
-        used: dict[str, int] = {}
-        ok = True
-        for _, e in chosen:
-            used[e] = used.get(e, 0) + 1
-            if used[e] > strength[e]:
-                ok = False
-                break
-        if ok:
-            options.append(tuple(chosen))
+        options.append(tuple([slots[i] for i in range(n) if mask >> i & 1]))
     return options
 
 
