@@ -292,18 +292,23 @@ def allocation_options(
         return [()]
     options: list[tuple[Placement, ...]] = []
     n = len(slots)
-    # Each element's slots as a bit mask, with the element's strength: a choice of slots (a mask) takes at most
-    # that many of them. Checked on the masks, so that only legal allocations are gathered.
-    by_element: dict[str, int] = {}
-    for i in range(n):
-        e = slots[i][1]
-        by_element[e] = by_element.get(e, 0) | 1 << i
-    limits = [(members, strength[e]) for e, members in by_element.items()]
+    limits = element_limits(slots, strength)
     for mask in range(1 << n):
+        # Checked on the mask, so that only legal allocations are gathered.
         if mask.bit_count() > cap or any((mask & members).bit_count() > most for members, most in limits):
             continue
         options.append(tuple([slots[i] for i in range(n) if mask >> i & 1]))
     return options
+
+
+def element_limits(slots: Sequence[Placement], strength: dict[str, int]) -> list[tuple[int, int]]:
+    """Each element's slots as a bit mask (bit i: `slots[i]`), with the element's strength: an allocation takes at
+    most that many of them."""
+    by_element: dict[str, int] = {}
+    for i in range(len(slots)):
+        e = slots[i][1]
+        by_element[e] = by_element.get(e, 0) | 1 << i
+    return [(members, strength[e]) for e, members in by_element.items()]
 
 
 def allocation_value(placements: Sequence[Placement], defenses: Sequence[DefenseLike]) -> tuple[int, int]:
