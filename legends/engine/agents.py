@@ -21,9 +21,9 @@ from legends.engine.observation import LegendsObservation
 from legends.engine.showdown import DefenseLike, Play, attack_points, best_allocation, marker_cap
 from legends.engine.state import LegendsState
 from legends.engine.table import Action
-from legends.engine.views import DefenseView
+from legends.engine.views import DefenseView, PlayView
 from legends.engine.vocabulary import ATTACK, DEFENSE, HEALING, MAX_TEAM_DEFENSES, REDRAW, REDRAW_SIZE
-from simulate.engine.agents import best_scored, register_agent, softmax_choice
+from simulate.engine.agents import register_agent, softmax_choice
 from simulate.engine.budget import LookaheadBudget
 from simulate.engine.rng import child_seed
 
@@ -149,11 +149,11 @@ class Targets:
                 self.open_slots[i] += 1
         count = len(self.missing)
         self.groups = GROUPS[count] if count < len(GROUPS) else groups_largest_first(count)
-        self.markers = [0] * (1 << count)  # by group: the markers destroying it takes
-        for members in self.groups:
-            for k in range(count):
-                if members >> k & 1:
-                    self.markers[members] += len(self.missing[k])
+        # By group: the markers destroying it takes (the group's without its first defense, plus that defense's).
+        self.markers = [0] * (1 << count)
+        for members in range(1, 1 << count):
+            lowest = members & -members
+            self.markers[members] = self.markers[members ^ lowest] + len(self.missing[lowest.bit_length() - 1])
         self.used = [0] * len(index)  # scratch: the markers of each element a group takes
 
     def score(self, strength: list[int], cap: int) -> float:
@@ -220,28 +220,27 @@ def alloc_score(strength: dict[str, int], cap: int, defenses: Sequence[DefenseLi
 
 
 class DefenseSummary:
-    """Each team's live defenses as the greedy agent counts them: as allocation targets, and per element (its
+    """One team's live defenses as the greedy agent counts them: as allocation targets, and per element (its
     place in the catalogue) the live defenses missing it, holding it, missing only it. It changes only when
-    the defenses do, so the agent keeps it while an observation shows the same defense views."""
+    the team's defenses do, so the agent keeps it while an observation shows the same views of them (a heal
+    or an allocation changes one team's defenses: the other's summary is kept)."""
 
     __slots__ = ("live", "targets", "open", "held", "last")
 
-    def __init__(self, defenses: tuple[tuple[DefenseView, ...], ...], index: dict[str, int]) -> None:
-        """The summary of both teams' `defenses`."""
+    def __init__(self, defenses: tuple[DefenseView, ...], index: dict[str, int]) -> None:
+        """The summary of a team's `defenses`."""
         size = len(index)
-        self.live = [[d for d in team if not d.destroyed] for team in defenses]
-        self.targets = [Targets(live, index) for live in self.live]
-        self.open = [targets.open_slots for targets in self.targets]
-        self.held = [[0] * size, [0] * size]
-        self.last = [[0] * size, [0] * size]
-        for team in (0, 1):
-            live = self.live[team]
-            for k in range(len(live)):
-                missing = self.targets[team].missing[k]
-                for e in live[k].markers:
-                    self.held[team][index[e]] += 1
-                if len(missing) == 1:
-                    self.last[team][missing[0]] += 1
+        live = self.live = [d for d in defenses if not d.destroyed]
+        targets = self.targets = Targets(live, index)
+        self.open = targets.open_slots
+        held = self.held = [0] * size
+        last = self.last = [0] * size
+        for k in range(len(live)):
+            missing = targets.missing[k]
+            for e in live[k].markers:
+                held[index[e]] += 1
+            if len(missing) == 1:
+                last[missing[0]] += 1
 
 
 class Reckoning:
@@ -260,21 +259,58 @@ class Reckoning:
         self.cancels = [handler.cancel_estimate(effect, e) for e in elements]
 
 
+# The kinds of a card's effect as the greedy agent's cache of effect values counts them (`effect_slot`).
+DEFENSE_SLOT: Final = 0
+HEALING_SLOT: Final = 1
+BOOST_SLOT: Final = 2
+EFFECT_SLOTS: Final = 3
+
+
+def effect_slot(kind: str) -> int:
+    """The place of an effect kind among the cached effect values (every kind but defense and healing boosts)."""
+    if kind == DEFENSE:
+        return DEFENSE_SLOT
+    if kind == HEALING:
+        return HEALING_SLOT
+    return BOOST_SLOT
+
+
+def card_in(hand: Sequence[SummoningCard], slug: str) -> SummoningCard:
+    """The card `slug` of a hand (the hand a turn's effect actions name)."""
+    for card in hand:
+        if card.slug == slug:
+            return card
+    raise KeyError(slug)
+
+
+class CatalogueIndex:
+    """A catalogue's places as the greedy agent reads them in its loops: each element's place in the catalogue's
+    order, and the effect slot of each design it met (`effect_slot` times the elements, plus its element's
+    place); plain dicts of the agent's own (the catalogue's mappings are read-only views, slower to read)."""
+
+    __slots__ = ("elements", "effect_slots")
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        """The places of `catalogue`'s elements; no design met yet."""
+        self.elements: dict[str, int] = dict(catalogue.element_index)
+        self.effect_slots: dict[str, int] = {}
+
+
 class Board:
     """What the greedy agent reads off one observation: the round's visible plays summed up per team and
-    element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed.
-    Counts by element are lists in catalogue order (`index` gives an element's place)."""
+    element, the live defenses (`DefenseSummary`), the turns left and the elements the opponents showed; and
+    the values of the turn's actions, each worked out once. Counts by element are lists in catalogue order
+    (`index` gives an element's place). The agent keeps one board and reads every observation into it
+    (`read`): its lists are refilled in place, not made again at every decision."""
 
-    def __init__(
-        self, obs: LegendsObservation, defenses: DefenseSummary, reckonings: list[Reckoning], index: dict[str, int]
-    ) -> None:
-        """The summary of `obs`, whose defenses `defenses` sums up and whose protectors `reckonings` weigh."""
-        self.obs = obs
-        me = obs.team
-        self.me = me
-        self.elements = obs.elements
-        self.index = index
-        size = len(self.elements)
+    def __init__(self, size: int) -> None:
+        """An empty board for a catalogue of `size` elements."""
+        self.size = size
+        self.me = 0
+        self.hand: tuple[SummoningCard, ...] = ()
+        self.elements: tuple[str, ...] = ()
+        self.index: dict[str, int] = {}
+        self.effect_slots: dict[str, int] = {}  # each design's effect: its slot among `effect_values`
         self.attacks = [[0] * size, [0] * size]
         self.boosts = [[0] * size, [0] * size]
         self.defends = [[0] * size, [0] * size]
@@ -282,7 +318,62 @@ class Board:
         self.attack_cards = [0, 0]
         self.hidden_attacks = [0, 0]
         self.hidden_effects = [0, 0]
-        for v in obs.plays:
+        self.reckonings: list[Reckoning] = []
+        # Per team, from its `DefenseSummary`.
+        self.live: list[list[DefenseView]] = [[], []]
+        empty = Targets((), index={})
+        self.targets: list[Targets] = [empty, empty]
+        self.open: list[list[int]] = [[], []]
+        self.held: list[list[int]] = [[], []]
+        self.last: list[list[int]] = [[], []]
+        self.turns_left = [0, 0]
+        self.shown = [0] * size  # the opponents' attack elements of the last round
+        self.points = [0] * size  # scratch: a team's points by element (`strength`)
+        self.base_attack = 0.0  # the team's best allocation as the round stands
+        self.base_threat = 0.0  # the opponents' one
+        self.best_place = 0  # what `scan` found: the best play, the first redraw, the largest redraw
+        self.best_value = 0.0
+        self.first_redraw = -1
+        self.largest_redraw = 0
+        self.attack_values = [0.0] * size  # by element: an attack's value, once `attack_known`
+        self.attack_known = [False] * size
+        self.effect_values = [0.0] * (EFFECT_SLOTS * size)  # by effect slot and element, once `effect_known`
+        self.effect_known = [False] * (EFFECT_SLOTS * size)
+
+    def read(self, obs: LegendsObservation, defenses: list[DefenseSummary], reckonings: list[Reckoning],
+             catalogue: CatalogueIndex, order_teams: list[int]) -> None:
+        """Sum up `obs`, whose teams' defenses `defenses` sum up, whose protectors `reckonings` weigh, whose
+        catalogue `catalogue` indexes and whose turn order has the teams `order_teams`."""
+        me = obs.team
+        self.me = me
+        self.hand = obs.hand
+        self.elements = obs.elements
+        index = self.index = catalogue.elements
+        self.effect_slots = catalogue.effect_slots
+        self.clear()
+        self.count_plays(obs.plays)
+        self.reckonings = reckonings
+        for team in (0, 1):
+            summary = defenses[team]
+            self.live[team] = summary.live
+            self.targets[team] = summary.targets
+            self.open[team] = summary.open
+            self.held[team] = summary.held
+            self.last[team] = summary.last
+        count = len(order_teams)
+        for turn in range(obs.turn + 1, count * obs.passes):  # the turns of each team after this one (turns_left)
+            self.turns_left[order_teams[turn % count]] += 1
+        for v in obs.last_plays:
+            if v.team != me and v.orientation == ATTACK and v.element is not None:
+                self.shown[index[v.element]] += 1
+        self.base_attack = self.score(me)
+        self.base_threat = self.score(1 - me)
+
+    def count_plays(self, plays: tuple[PlayView, ...]) -> None:
+        """The round's visible plays counted per team: attack cards, attacks by element, hidden attacks and
+        effects, visible effects by kind and element."""
+        index = self.index
+        for v in plays:
             team = v.team
             element = v.element
             if v.orientation == ATTACK:
@@ -297,32 +388,38 @@ class Board:
                 kind = v.card.kind
                 counts = self.defends if kind == DEFENSE else self.heals if kind == HEALING else self.boosts
                 counts[team][index[element]] += 1
-        self.reckonings = reckonings
-        self.live = defenses.live
-        self.targets = defenses.targets
-        self.open = defenses.open
-        self.held = defenses.held
-        self.last = defenses.last
-        self.turns_left = [obs.turns_left(0), obs.turns_left(1)]
-        self.shown = [0] * size  # the opponents' attack elements of the last round
-        for v in obs.last_plays:
-            if v.team != me and v.orientation == ATTACK and v.element is not None:
-                self.shown[index[v.element]] += 1
+
+    def clear(self) -> None:
+        """Every count and every cached value back to none."""
+        size = self.size
+        for team in (0, 1):
+            attacks, boosts, defends, heals = self.attacks[team], self.boosts[team], self.defends[team], self.heals[team]
+            for i in range(size):
+                attacks[i] = boosts[i] = defends[i] = heals[i] = 0
+            self.attack_cards[team] = self.hidden_attacks[team] = self.hidden_effects[team] = 0
+            self.turns_left[team] = 0
+        for i in range(size):
+            self.shown[i] = 0
+            self.attack_known[i] = False
+        for i in range(len(self.effect_known)):
+            self.effect_known[i] = False
 
     def strength(self, team: int, attacks: list[int], boosts: list[int]) -> list[int]:
         """A team's points after boosts and the opposing visible defenses, reckoning with its protector (a first
-        attack's bonus, the defense cards it pierces) and the opposing one (the points it cancels)."""
+        attack's bonus, the defense cards it pierces) and the opposing one (the points it cancels). The board's
+        scratch list: read it before the next call."""
         own = self.reckonings[team]
         bonuses = own.first_attack_bonus
         pierces = own.pierces
         pierce = own.pierce_budget
         cancels = self.reckonings[1 - team].cancels
         against = self.defends[1 - team]
-        out = [0] * len(attacks)
+        out = self.points
         first_done = False
         for i in range(len(attacks)):
             count = attacks[i]
             if not count:
+                out[i] = 0
                 continue
             points = count * (1 + boosts[i])
             if not first_done:
@@ -347,6 +444,179 @@ class Board:
         cap = cards if cards is not None else self.attack_cards[team]  # the cap of L9: attack cards only
         return self.targets[1 - team].score(self.strength(team, attacks, boosts), cap)
 
+    def value(self, action: Action) -> float:
+        """The heuristic value of an attack or an effect (not a redraw), each kind worked out once a turn."""
+        if action[0] == ATTACK:
+            element = self.index[action[2]]
+            if not self.attack_known[element]:
+                self.attack_values[element] = self.attack_value(element)
+                self.attack_known[element] = True
+            return self.attack_values[element]
+        slot = self.effect_slots.get(action[1], -1)
+        if slot < 0:  # a design met for the first time: read off the hand
+            card = card_in(self.hand, action[1])
+            slot = self.effect_slots[card.slug] = effect_slot(card.kind) * self.size + self.index[card.element]
+        if not self.effect_known[slot]:
+            self.effect_values[slot] = self.effect_value(slot // self.size, slot % self.size)
+            self.effect_known[slot] = True
+        return self.effect_values[slot]
+
+    def attack_value(self, element: int) -> float:
+        """What an attack of the element (its place in the catalogue) adds to the team's best allocation."""
+        me, opponents = self.me, 1 - self.me
+        attacks = self.attacks[me]
+        attacks[element] += 1  # for this reckoning only
+        gain = self.score(me, attacks=attacks, cards=self.attack_cards[me] + 1) - self.base_attack
+        attacks[element] -= 1
+        # Insurance against hidden defenses when the element is needed at all.
+        need = self.open[opponents][element]
+        return gain + (0.1 * need * (1 + self.hidden_effects[opponents]) / 2 if need else 0.0)
+
+    def effect_value(self, kind: int, element: int) -> float:
+        """The value of a card's effect: its kind (`effect_slot`), and its element's place in the catalogue."""
+        me, opponents = self.me, 1 - self.me
+        if kind == DEFENSE_SLOT:
+            saved = 0.0
+            if self.attacks[opponents][element]:
+                self.defends[me][element] += 1
+                saved = self.base_threat - self.score(opponents)
+                self.defends[me][element] -= 1
+            exposed = self.open[me][element]
+            expected = 0.0
+            if exposed:
+                unknown = self.hidden_attacks[opponents] + 0.6 * self.turns_left[opponents]
+                expected = 0.25 * unknown * (0.5 + self.shown[element] / 2) / max(1, len(self.elements) - 1)
+                expected *= 1 + self.last[me][element]
+            return saved + expected
+        if kind == HEALING_SLOT:
+            return self.heal_value(element)
+        # boost
+        if not self.attacks[me][element]:
+            return 0.02 * self.turns_left[me]
+        boosts = self.boosts[me]
+        boosts[element] += 1  # for this reckoning only
+        gain = self.score(me, boosts=boosts) - self.base_attack
+        boosts[element] -= 1
+        return gain + 0.15 * self.attacks[me][element] * self.hidden_effects[opponents]
+
+    def heal_value(self, element: int) -> float:
+        """The value of a healing effect of the element: more when a defense holding its marker is threatened."""
+        me, opponents = self.me, 1 - self.me
+        if self.held[me][element] - self.heals[me][element] <= 0:
+            return 0.0
+        threatened = 0.0
+        marker = self.elements[element]
+        for d in self.live[me]:
+            if marker in d.markers:
+                for e in d.elements:
+                    i = self.index[e]
+                    if e not in d.markers and (self.attacks[opponents][i] or self.shown[i]):
+                        threatened = max(threatened, 1.5 if self.attacks[opponents][i] else 0.6)
+        return 0.8 + threatened
+
+    def keep_value(self, card: SummoningCard) -> float:
+        """How worth keeping a card is for later rounds."""
+        me, opponents = self.me, 1 - self.me
+        first, second = card.attacks
+        index = self.index
+        need = self.open[opponents][index[first]]
+        if second != first and self.open[opponents][index[second]] > need:
+            need = self.open[opponents][index[second]]
+        best = 0.5 * need
+        element = index[card.element]
+        if card.kind == HEALING:
+            other = 1.0 if self.held[me][element] else 0.3
+        elif card.kind == DEFENSE:
+            other = 0.4 * self.open[me][element]
+        else:
+            other = 0.3
+        return other if other > best else best
+
+    def discards(self, size: int) -> tuple[str, ...]:
+        """The slugs (in order) of the `size` cards of the hand least worth keeping (all of a smaller hand): the
+        lowest keep values, then the first slugs."""
+        hand = self.hand
+        values = [self.keep_value(card) for card in hand]
+        taken = [False] * len(hand)
+        slugs: list[str] = []
+        for _ in range(min(size, len(hand))):
+            pick = -1
+            for j in range(len(hand)):
+                if taken[j]:
+                    continue
+                if pick < 0 or values[j] < values[pick] or (values[j] == values[pick]
+                                                            and hand[j].slug < hand[pick].slug):
+                    pick = j
+            taken[pick] = True
+            slugs.append(hand[pick].slug)
+        slugs.sort()
+        return tuple(slugs)
+
+    def redraw_choice(self, legal: Sequence[Action]) -> int:
+        """Which of the legal redraws stands for them all (its place in `legal`; -1 without any): see
+        `redraw_at`."""
+        first = -1
+        largest = 0
+        for i in range(len(legal)):
+            action = legal[i]
+            if action[0] == REDRAW:
+                if first < 0:
+                    first = i
+                if action[2] > largest:
+                    largest = action[2]
+        return self.redraw_at(legal, first, largest) if first >= 0 else -1
+
+    def redraw_at(self, legal: Sequence[Action], first: int, largest: int) -> int:
+        """The place in `legal` of the redraw standing for them all, given the place of the first redraw and the
+        largest redraw size: the largest draw for a short hand (else 3), discarding the least useful cards (the
+        first redraw if none is that one)."""
+        size = largest if len(self.hand) <= REDRAW_SIZE else REDRAW_SIZE
+        try:
+            return legal.index((REDRAW, self.discards(size), size), first)
+        except ValueError:
+            return first
+
+    def choice(self, legal: Sequence[Action]) -> int:
+        """The place in `legal` of the action of the best value, the first one on ties (one redraw standing for
+        all of them): `best_scored` of the agent's `scores`, without the list of scored actions."""
+        self.scan(legal)
+        best_place = self.best_place
+        if self.first_redraw < 0:
+            return best_place
+        # The redraw standing for all of them is looked for only when its value could win: above the best play,
+        # or equal to it and placed before it (the first one wins ties).
+        value = self.redraw_value()
+        if value < self.best_value:
+            return best_place
+        chosen = self.redraw_at(legal, self.first_redraw, self.largest_redraw)
+        return chosen if value > self.best_value or chosen < best_place else best_place
+
+    def scan(self, legal: Sequence[Action]) -> None:
+        """Value every play of `legal` (not the redraws): the best one's place and value (the first on ties; place
+        0 and no value when there is no play), the first redraw's place (-1 without any) and the largest redraw."""
+        best_place = 0
+        best_value = float("-inf")
+        first = -1
+        largest = 0
+        i = -1
+        for action in legal:
+            i += 1
+            kind = action[0]
+            if kind == REDRAW:
+                if first < 0:
+                    first = i
+                if action[2] > largest:
+                    largest = action[2]
+                continue
+            value = self.value(action)
+            if value > best_value:
+                best_place, best_value = i, value
+        self.best_place, self.best_value, self.first_redraw, self.largest_redraw = best_place, best_value, first, largest
+
+    def redraw_value(self) -> float:
+        """Redraw beats a weak play, more so with a short hand."""
+        return REDRAW_BASE + 0.2 * max(0, REDRAW_SIZE - len(self.hand))
+
 
 class GreedyAgent:
     """Breaks defenses soonest, defends the elements the opponents showed, heals threatened defenses."""
@@ -354,29 +624,43 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self) -> None:
-        """An agent keeping the summary of the defenses it saw last (`defense_summary`) and the reckoning of the
-        protectors it saw last (`reckonings`)."""
-        self.summarised: tuple[tuple[DefenseView, ...], ...] | None = None
-        self.summary: DefenseSummary | None = None
+        """An agent keeping the summary of the defenses it saw last (`defense_summary`), the reckoning of the
+        protectors it saw last (`reckonings`), the teams of the turn order it saw last and its board."""
+        self.summarised: list[tuple[DefenseView, ...] | None] = [None, None]  # per team: the views summed up
+        self.summary: list[DefenseSummary] = []
         self.reckoned: tuple[ProtectorCard, ...] | None = None
         self.reckoning: list[Reckoning] = []
         self.indexed: Catalogue | None = None
-        self.index: dict[str, int] = {}
+        self.places: CatalogueIndex | None = None
+        self.ordered: tuple[str, ...] | None = None
+        self.order_teams: list[int] = []
+        self.board: Board | None = None
+
+    def catalogue_index(self, obs: LegendsObservation) -> CatalogueIndex:
+        """The places of the observation's catalogue: made once per catalogue."""
+        places = self.places
+        if places is None or self.indexed is not obs.catalogue:
+            places = self.places = CatalogueIndex(obs.catalogue)
+            self.indexed = obs.catalogue
+        return places
 
     def element_index(self, obs: LegendsObservation) -> dict[str, int]:
-        """Each element's place in the catalogue's order, as a dict of the agent's own (the catalogue's mapping is
-        a read-only view, slower to read in the loops of every decision): made once per catalogue."""
-        if self.indexed is not obs.catalogue:
-            self.indexed = obs.catalogue
-            self.index = dict(obs.catalogue.element_index)
-        return self.index
+        """Each element's place in the catalogue's order."""
+        return self.catalogue_index(obs).elements
 
-    def defense_summary(self, obs: LegendsObservation) -> DefenseSummary:
-        """The summary of the observation's defenses: the one kept while the defense views are the same."""
+    def defense_summary(self, obs: LegendsObservation) -> list[DefenseSummary]:
+        """The summary of each team's defenses in the observation: the one kept while its views are the same."""
+        index = self.element_index(obs)
         summary = self.summary
-        if summary is None or self.summarised is not obs.defenses:
-            summary = self.summary = DefenseSummary(obs.defenses, self.element_index(obs))
-            self.summarised = obs.defenses
+        if not summary:
+            summary.extend(DefenseSummary(team, index) for team in obs.defenses)
+            self.summarised = list(obs.defenses)
+            return summary
+        for team in (0, 1):
+            views = obs.defenses[team]
+            if self.summarised[team] is not views:
+                summary[team] = DefenseSummary(views, index)
+                self.summarised[team] = views
         return summary
 
     def reckonings(self, obs: LegendsObservation) -> list[Reckoning]:
@@ -386,131 +670,46 @@ class GreedyAgent:
             self.reckoned = obs.protectors
         return self.reckoning
 
+    def teams_in_order(self, obs: LegendsObservation) -> list[int]:
+        """The team of each place of the round's turn order: the list kept while the observation shows the same
+        order (an observation shares it for a whole round)."""
+        if self.ordered is not obs.order:
+            teams = {p.pid: p.team for p in obs.players}
+            self.order_teams = [teams[pid] for pid in obs.order]
+            self.ordered = obs.order
+        return self.order_teams
+
+    def read(self, obs: LegendsObservation) -> Board:
+        """The agent's board with `obs` read into it."""
+        places = self.catalogue_index(obs)
+        board = self.board
+        if board is None or board.size != len(places.elements):
+            board = self.board = Board(len(places.elements))
+        board.read(obs, self.defense_summary(obs), self.reckonings(obs), places, self.teams_in_order(obs))
+        return board
+
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
-        """The legal action with the best one-turn heuristic value (first one on ties)."""
+        """The legal action with the best one-turn heuristic value (first one on ties, as `best_scored` of
+        `scores`; worked out here without the list of scored actions)."""
         if observation.stage == "allocate":
             return default_allocation(observation, legal_actions)
         if observation.stage == "heal":
             return default_heal(observation, legal_actions)
-        return best_scored(self.scores(observation, legal_actions), legal_actions[0])
+        return legal_actions[self.read(observation).choice(legal_actions)]
 
     def scores(self, obs: LegendsObservation, legal: Sequence[Action]) -> list[tuple[float, Action]]:
-        """Every legal action of a turn with its heuristic value; one redraw (the best discards) stands
-        for all of them."""
-        board = Board(obs, self.defense_summary(obs), self.reckonings(obs), self.element_index(obs))
-        me, opponents = board.me, 1 - board.me
-        base_attack = board.score(me)
-        base_threat = board.score(opponents)
-        index = board.index
-        attack_values: list[float | None] = [None] * len(board.elements)
-        effect_values: dict[tuple[str, int], float] = {}
+        """Every legal action of a turn with its heuristic value, in their order; one redraw (the best discards)
+        stands for all of them."""
+        board = self.read(obs)
+        chosen = board.redraw_choice(legal)
         out: list[tuple[float, Action]] = []
-        redraws: list[Action] = []
-        places: list[int] = []  # for each redraw, its place among the scored actions
-        cards = {c.slug: c for c in obs.hand}
-        for action in legal:
-            kind = action[0]
-            if kind == REDRAW:
-                redraws.append(action)
-                places.append(len(out))
-                continue
-            if kind == ATTACK:
-                element = index[action[2]]
-                value = attack_values[element]
-                if value is None:
-                    value = attack_values[element] = self.attack_value(element, board, base_attack)
-            else:
-                card = cards[action[1]]
-                key = (card.kind, index[card.element])
-                value = effect_values.get(key)
-                if value is None:
-                    value = effect_values[key] = self.effect_value(key[0], key[1], board, base_attack, base_threat)
-            out.append((value, action))
-        if redraws:
-            chosen = self.redraw_choice(obs, redraws, board)
-            out.insert(places[chosen], (self.redraw_value(obs), redraws[chosen]))
+        for i in range(len(legal)):
+            action = legal[i]
+            if action[0] != REDRAW:
+                out.append((board.value(action), action))
+            elif i == chosen:
+                out.append((board.redraw_value(), action))
         return out
-
-    def attack_value(self, element: int, board: Board, base_attack: float) -> float:
-        """What an attack of the element (its place in the catalogue) adds to the team's best allocation."""
-        me, opponents = board.me, 1 - board.me
-        attacks = list(board.attacks[me])
-        attacks[element] += 1
-        gain = board.score(me, attacks=attacks, cards=board.attack_cards[me] + 1) - base_attack
-        # Insurance against hidden defenses when the element is needed at all.
-        need = board.open[opponents][element]
-        return gain + (0.1 * need * (1 + board.hidden_effects[opponents]) / 2 if need else 0.0)
-
-    def effect_value(self, kind: str, element: int, board: Board, base_attack: float, base_threat: float) -> float:
-        """The value of a card's effect: its kind, and its element's place in the catalogue."""
-        me, opponents = board.me, 1 - board.me
-        if kind == DEFENSE:
-            saved = 0.0
-            if board.attacks[opponents][element]:
-                board.defends[me][element] += 1
-                saved = base_threat - board.score(opponents)
-                board.defends[me][element] -= 1
-            exposed = board.open[me][element]
-            expected = 0.0
-            if exposed:
-                unknown = board.hidden_attacks[opponents] + 0.6 * board.turns_left[opponents]
-                expected = 0.25 * unknown * (0.5 + board.shown[element] / 2) / max(1, len(board.elements) - 1)
-                expected *= 1 + board.last[me][element]
-            return saved + expected
-        if kind == HEALING:
-            if board.held[me][element] - board.heals[me][element] <= 0:
-                return 0.0
-            threatened = 0.0
-            marker = board.elements[element]
-            for d in board.live[me]:
-                if marker in d.markers:
-                    for e in d.elements:
-                        i = board.index[e]
-                        if e not in d.markers and (board.attacks[opponents][i] or board.shown[i]):
-                            threatened = max(threatened, 1.5 if board.attacks[opponents][i] else 0.6)
-            return 0.8 + threatened
-        # boost
-        if not board.attacks[me][element]:
-            return 0.02 * board.turns_left[me]
-        boosts = list(board.boosts[me])
-        boosts[element] += 1
-        gain = board.score(me, boosts=boosts) - base_attack
-        return gain + 0.15 * board.attacks[me][element] * board.hidden_effects[opponents]
-
-    @staticmethod
-    def keep_value(board: Board, card: SummoningCard) -> float:
-        """How worth keeping a card is for later rounds."""
-        me, opponents = board.me, 1 - board.me
-        first, second = card.attacks
-        index = board.index
-        need = board.open[opponents][index[first]]
-        if second != first and board.open[opponents][index[second]] > need:
-            need = board.open[opponents][index[second]]
-        best = 0.5 * need
-        element = index[card.element]
-        if card.kind == HEALING:
-            other = 1.0 if board.held[me][element] else 0.3
-        elif card.kind == DEFENSE:
-            other = 0.4 * board.open[me][element]
-        else:
-            other = 0.3
-        return other if other > best else best
-
-    def redraw_choice(self, obs: LegendsObservation, redraws: list[Action], board: Board) -> int:
-        """Which of the legal `redraws` to consider: the largest draw for a short hand, discarding the least
-        useful cards (the first redraw if none is that one)."""
-        hand = obs.hand
-        size = max(a[2] for a in redraws) if len(hand) <= REDRAW_SIZE else REDRAW_SIZE
-        order = sorted(hand, key=lambda c: (self.keep_value(board, c), c.slug))
-        discards = tuple(sorted(c.slug for c in order[:min(size, len(hand))]))
-        for i, a in enumerate(redraws):
-            if a[2] == size and a[1] == discards:
-                return i
-        return 0
-
-    def redraw_value(self, obs: LegendsObservation) -> float:
-        """Redraw beats a weak play, more so with a short hand."""
-        return REDRAW_BASE + 0.2 * max(0, REDRAW_SIZE - len(obs.hand))
 
 
 class SoftmaxAgent:

@@ -113,13 +113,19 @@ class Catalogue:
     designs: tuple[SummoningCard, ...]
     design_by_slug: Mapping[str, SummoningCard] = field(compare=False, repr=False)
     element_index: Mapping[str, int] = field(compare=False, repr=False)  # each element's place in `elements`
+    # The physical deck, every design repeated `copies` times in catalogue order: made once, dealt at every match.
+    cards: tuple[SummoningCard, ...] = field(init=False, compare=False, repr=False)
 
-    def deck(self) -> list[SummoningCard]:
-        """The physical deck: every design repeated `copies` times, in catalogue order."""
+    def __post_init__(self) -> None:
+        """Build `cards`."""
         cards: list[SummoningCard] = []
         for design in self.designs:
             cards.extend([design] * design.copies)
-        return cards
+        object.__setattr__(self, "cards", tuple(cards))
+
+    def deck(self) -> list[SummoningCard]:
+        """The physical deck, a fresh list (a match shuffles it)."""
+        return list(self.cards)
 
     def design(self, slug: str) -> SummoningCard:
         """A summoning card design by slug."""

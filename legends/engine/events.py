@@ -14,9 +14,7 @@ Schema 3 moved the match seed and the agents' seeds out of the public `match_sta
 
 from __future__ import annotations
 
-from typing import Any, Final
-
-from legends.engine.vocabulary import ALLOCATE, REDRAW
+from typing import Final
 
 SCHEMA_VERSION: Final = 3
 
@@ -142,12 +140,3 @@ PAST_EVENT_FIELDS: Final[dict[int, dict[str, tuple[str, ...]]]] = {
         "match_end": ("winner", "reason", "rounds", "visible_to"),
     },
 }
-
-def action_json(action: tuple[Any, ...]) -> list[Any]:
-    """An action as plain JSON data (tuples become lists), as `decision` events log it."""
-    kind: str = action[0]
-    if kind == REDRAW:
-        return [kind, list(action[1]), action[2]]
-    if kind == ALLOCATE:
-        return [kind, [list(placement) for placement in action[1]]]
-    return list(action)

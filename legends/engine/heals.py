@@ -42,7 +42,7 @@ def heal(table: Table, task: HealTask, choice: Placement | None, chosen_by: str)
     """Remove the chosen marker (none when nothing qualified), logged with its source."""
     if choice is not None:
         apply_heal(table.defenses[task.team], choice[0], choice[1])
-    if table.emit is None:
+    if table.record is None:
         return
     play = task.play
     player: str | None
@@ -52,7 +52,6 @@ def heal(table: Table, task: HealTask, choice: Placement | None, chosen_by: str)
     else:
         source, seq = table.protectors[task.team].slug, None
         player = table.healer(task).pid if chosen_by == "agent" else None
-    table.emit({"type": "heal", "round": table.round, "team": task.team, "via": task.via, "source": source,
-                "player": player, "seq": seq, "element": choice[1] if choice else task.element,
-                "defense": choice[0] if choice else None, "removed": choice is not None,
-                "chosen_by": chosen_by, "visible_to": list(table.everyone)})
+    table.record(("heal", table.round, task.team, task.via, source, player, seq,
+                  choice[1] if choice else task.element, choice[0] if choice else None, choice is not None,
+                  chosen_by, table.public))

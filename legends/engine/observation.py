@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.table import ALLOCATE_STAGE, HEAL_STAGE, STAGE_NAMES, Table
-from legends.engine.views import AllocationView, DefenseView, HealView, PlayerView, PlayView
+from legends.engine.views import AllocationView, DefenseView, HealView, PlayerView, PlayView, new_view
 from legends.engine.vocabulary import ATTACK
 
 if TYPE_CHECKING:
@@ -128,9 +128,6 @@ class LegendsObservation(NamedTuple):
         return self.lookahead(self, seed)
 
 
-_new = tuple.__new__
-
-
 def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     """The observation of player `pid` (G2); `lookahead` builds its sandboxes."""
     seat = table.by_pid[pid]
@@ -142,21 +139,19 @@ def observe(table: Table, pid: str, lookahead: Lookahead) -> LegendsObservation:
     if stage == ALLOCATE_STAGE:
         deciding = table.alloc_queue[0]
         cards = sum(1 for p in table.plays if p.team == deciding and p.orientation == ATTACK)
-        allocation = AllocationView(deciding, dict(table.points[deciding]), cards, table.alloc_cap)
+        allocation = new_view(AllocationView, (deciding, dict(table.points[deciding]), cards, table.alloc_cap))
     elif stage == HEAL_STAGE:
         task = table.heal_queue[0]
         p = task.play
-        heal = HealView(task.team, table.healer(task).pid, task.element, task.via,
-                        p.card.slug if p is not None else table.protectors[task.team].slug,
-                        p.seq if p is not None else None, tuple(table.heal_choices))
+        heal = new_view(HealView, (task.team, table.healer(task).pid, task.element, task.via,
+                                   p.card.slug if p is not None else table.protectors[task.team].slug,
+                                   p.seq if p is not None else None, tuple(table.heal_choices)))
     opposing = table.known[1 - team]
     views = table.views
     plays = views.round_views(table.plays, pid, known, table.revealed)
-    # tuple.__new__ straight away: the named tuple's own __new__ is a Python function, slow to call from compiled
-    # code at every decision.
-    return _new(LegendsObservation, (
+    return new_view(LegendsObservation, (
         pid, team, table.mode, table.round, table.max_rounds, table.options.get("max_actions", 0), STAGE_NAMES[stage],
-        views.player_views(table.seats), tuple([table.seats[i].pid for i in table.order]), table.turn, table.passes,
+        views.player_views(table.seats), views.order_view(table.order, table.seats), table.turn, table.passes,
         tuple(seat.hand), len(table.draw), views.discard_view(table.discard), plays, views.last_views(table.last_plays),
         views.defense_views(table.defenses), table.protectors, table.spirits, tuple(table.spy_used),
         tuple(sorted(known)) if known else (), tuple(sorted(opposing)) if opposing else (), allocation, heal,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from legends.engine import heals, turns
 from legends.engine.showdown import (
+    BoostRecord,
+    CancelRecord,
     Placement,
     allocation_options,
     attack_points,
@@ -63,23 +65,22 @@ def start_round(table: Table) -> None:
     table.stage = PLAY_STAGE
     table.step = TURNS
     table.legal = None
-    if table.emit is not None:
-        table.emit({"type": "round_start", "round": table.round, "order": [seats[i].pid for i in table.order],
-                    "counters": {s.pid: s.counter for s in seats}, "visible_to": list(table.everyone)})
+    if table.record is not None:
+        table.record(("round_start", table.round, tuple([seats[i].pid for i in table.order]),
+                      {s.pid: s.counter for s in seats}, table.public))
     heals.queue_round_start_heals(table)
 
 
 def reveal(table: Table) -> None:
     """L9 step 0: every face-down card turns up; then the healing cards (step 1)."""
     table.revealed = True
-    emit = table.emit
-    if emit is not None:
-        emit({"type": "showdown_start", "round": table.round, "visible_to": list(table.everyone)})
+    record = table.record
+    if record is not None:
+        record(("showdown_start", table.round, table.public))
         for p in table.plays:
             if not p.face_up:
-                emit({"type": "reveal", "round": table.round, "seq": p.seq, "player": p.pid, "team": p.team,
-                      "orientation": p.orientation, "card": p.card.slug, "element": p.element, "kind": p.kind,
-                      "visible_to": list(table.everyone)})
+                record(("reveal", table.round, p.seq, p.pid, p.team, p.orientation, p.card.slug, p.element, p.kind,
+                        table.public))
     heals.queue_healing_cards(table)
     table.step = ATTACKS
 
@@ -87,33 +88,47 @@ def reveal(table: Table) -> None:
 def resolve_attacks(table: Table) -> None:
     """Steps 2 and 3 (boosts, defenses), logged; then the allocations, the team of counter 1 first."""
     boosts, totals, cancels, left = attack_points(table.plays, table.effects, table.elements)
-    emit = table.emit
-    if emit is not None:
-        round_number = table.round
-        for b in boosts:
-            p = b.play
-            emit({"type": "boost", "round": round_number, "team": b.team, "via": b.via,
-                  "source": p.card.slug if p is not None else table.protectors[b.team].slug,
-                  "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
-                  "element": b.element, "amount": b.amount, "attacks": b.attacks, "visible_to": list(table.everyone)})
-        for team in (0, 1):
-            emit({"type": "strength", "round": round_number, "team": team, "attack_cards": marker_cap(table.plays, team),
-                  "points": dict(totals[team]), "visible_to": list(table.everyone)})
-        for c in cancels:
-            p = c.play
-            if c.pierced and p is not None:
-                attacker = 1 - c.team
-                emit({"type": "pierce", "round": round_number, "team": attacker, "source": table.protectors[attacker].slug,
-                      "element": c.element, "player": p.pid, "seq": p.seq, "visible_to": list(table.everyone)})
-            emit({"type": "cancel", "round": round_number, "team": c.team, "via": c.via,
-                  "source": p.card.slug if p is not None else table.protectors[c.team].slug,
-                  "player": p.pid if p is not None else None, "seq": p.seq if p is not None else None,
-                  "element": c.element, "cancelled": c.cancelled, "pierced": c.pierced, "left": c.left,
-                  "visible_to": list(table.everyone)})
+    if table.record is not None:
+        log_attacks(table, boosts, totals, cancels)
     table.points = left
     first = table.seats[table.order[0]].team
     table.alloc_queue = [first, 1 - first]
     table.step = ALLOCATIONS
+
+
+def log_attacks(
+    table: Table, boosts: list[BoostRecord], totals: list[dict[str, int]], cancels: list[CancelRecord]
+) -> None:
+    """The records of steps 2 and 3: each boost, each team's strength, each pierce and cancellation."""
+    record = table.record
+    if record is None:
+        return
+    for b in boosts:
+        p = b.play
+        source = p.card.slug if p is not None else table.protectors[b.team].slug
+        record(("boost", table.round, b.team, b.via, source, p.pid if p is not None else None,
+                p.seq if p is not None else None, b.element, b.amount, tuple(b.attacks), table.public))
+    for team in (0, 1):
+        record(("strength", table.round, team, marker_cap(table.plays, team), dict(totals[team]), table.public))
+    log_cancels(table, cancels)
+
+
+def log_cancels(table: Table, cancels: list[CancelRecord]) -> None:
+    """The records of step 3: each pierced defense card, each cancellation."""
+    record = table.record
+    if record is None:
+        return
+    round_number = table.round
+    public = table.public
+    for c in cancels:
+        p = c.play
+        if c.pierced and p is not None:
+            attacker = 1 - c.team
+            record(("pierce", round_number, attacker, table.protectors[attacker].slug, c.element, p.pid, p.seq,
+                    public))
+        source = p.card.slug if p is not None else table.protectors[c.team].slug
+        record(("cancel", round_number, c.team, c.via, source, p.pid if p is not None else None,
+                p.seq if p is not None else None, c.element, c.cancelled, c.pierced, c.left, public))
 
 
 def next_allocation(table: Table) -> bool:
@@ -139,25 +154,22 @@ def next_allocation(table: Table) -> bool:
 def place_markers(table: Table, team: int, placements: tuple[Placement, ...], chosen_by: str) -> None:
     """Put the team's markers on the opposing defenses, logged."""
     place(placements, table.defenses[1 - team])
-    if table.emit is not None:
-        table.emit({"type": "allocation", "round": table.round, "team": team,
-                    "player": table.decider(team).pid if chosen_by == "agent" else None,
-                    "points": dict(table.points[team]), "attack_cards": marker_cap(table.plays, team),
-                    "cap": table.alloc_cap, "placements": [list(p) for p in placements],
-                    "placed": len(placements), "chosen_by": chosen_by, "visible_to": list(table.everyone)})
+    if table.record is not None:
+        table.record(("allocation", table.round, team, table.decider(team).pid if chosen_by == "agent" else None,
+                      dict(table.points[team]), marker_cap(table.plays, team), table.alloc_cap, placements,
+                      len(placements), chosen_by, table.public))
 
 
 def end_showdown(table: Table) -> None:
     """L9 step 5 and L12: destruction, then victory, a draw, or the end of the round."""
-    emit = table.emit
+    record = table.record
     for team in (0, 1):
         for d in destroy_step(table.defenses[team]):
-            if emit is not None:
-                emit({"type": "destroyed", "round": table.round, "team": team, "defense": d.slug,
-                      "elements": list(d.elements), "by": 1 - team, "visible_to": list(table.everyone)})
+            if record is not None:
+                record(("destroyed", table.round, team, d.slug, d.elements, 1 - team, table.public))
     left = [len(intact(table.defenses[team])) for team in (0, 1)]
-    if emit is not None:
-        emit({"type": "showdown_end", "round": table.round, "defenses": left, "visible_to": list(table.everyone)})
+    if record is not None:
+        record(("showdown_end", table.round, (left[0], left[1]), table.public))
     if not left[0] and not left[1]:
         finish(table, None, "mutual_destruction")
     elif not left[0] or not left[1]:
@@ -177,24 +189,23 @@ def discard_plays(table: Table) -> None:
     """L11: the round's cards go to the discard pile, and are kept as the last round's plays."""
     for p in table.plays:
         table.discard.append(p.card)
-    if table.emit is not None:
-        table.emit({"type": "round_end", "round": table.round, "cards": [p.card.slug for p in table.plays],
-                    "discard_pile": len(table.discard), "visible_to": list(table.everyone)})
+    if table.record is not None:
+        table.record(("round_end", table.round, tuple([p.card.slug for p in table.plays]), len(table.discard),
+                      table.public))
     table.last_plays = table.plays
     table.plays = []
 
 
 def hand_on_counters(table: Table) -> None:
     """L11: counter card 1 goes to the holder of 2, ..., card N to the holder of 1."""
-    emit = table.emit
+    record = table.record
     seats = table.seats
     count = len(seats)
-    before = {s.pid: s.counter for s in seats} if emit is not None else None
+    before = {s.pid: s.counter for s in seats} if record is not None else None
     for s in seats:
         s.counter = s.counter - 1 if s.counter > 1 else count
-    if emit is not None:
-        emit({"type": "counters", "round": table.round, "before": before,
-              "after": {s.pid: s.counter for s in seats}, "visible_to": list(table.everyone)})
+    if record is not None:
+        record(("counters", table.round, before, {s.pid: s.counter for s in seats}, table.public))
 
 
 def round_end_draws(table: Table) -> None:
@@ -215,6 +226,5 @@ def finish(table: Table, winner: int | None, reason: str) -> None:
     table.winner = winner
     table.reason = reason
     table.legal = []
-    if table.emit is not None:
-        table.emit({"type": "match_end", "winner": winner, "reason": reason, "rounds": table.round,
-                    "visible_to": list(table.everyone)})
+    if table.record is not None:
+        table.record(("match_end", winner, reason, table.round, table.public))

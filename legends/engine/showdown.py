@@ -292,40 +292,54 @@ def allocation_options(
         return [()]
     options: list[tuple[Placement, ...]] = []
     n = len(slots)
+    limits = element_limits(slots, strength)
     for mask in range(1 << n):
-        chosen = [slots[i] for i in range(n) if mask >> i & 1]
-        if len(chosen) > cap:
+        # Checked on the mask, so that only legal allocations are gathered.
+        if mask.bit_count() > cap or any((mask & members).bit_count() > most for members, most in limits):
             continue
-        used: dict[str, int] = {}
-        ok = True
-        for _, e in chosen:
-            used[e] = used.get(e, 0) + 1
-            if used[e] > strength[e]:
-                ok = False
-                break
-        if ok:
-            options.append(tuple(chosen))
+        options.append(tuple([slots[i] for i in range(n) if mask >> i & 1]))
     return options
+
+
+def element_limits(slots: Sequence[Placement], strength: dict[str, int]) -> list[tuple[int, int]]:
+    """Each element's slots as a bit mask (bit i: `slots[i]`), with the element's strength: an allocation takes at
+    most that many of them."""
+    by_element: dict[str, int] = {}
+    for i in range(len(slots)):
+        e = slots[i][1]
+        by_element[e] = by_element.get(e, 0) | 1 << i
+    return [(members, strength[e]) for e, members in by_element.items()]
 
 
 def allocation_value(placements: Sequence[Placement], defenses: Sequence[DefenseLike]) -> tuple[int, int]:
     """(defenses it destroys, markers it places): what the default policy maximises (L10)."""
-    held = {d.slug: len(d.markers) for d in defenses}
+    return destroyed_by(placements, markers_held(defenses)), len(placements)
+
+
+def markers_held(defenses: Sequence[DefenseLike]) -> dict[str, int]:
+    """The markers each defense holds, by slug."""
+    return {d.slug: len(d.markers) for d in defenses}
+
+
+def destroyed_by(placements: Sequence[Placement], held: dict[str, int]) -> int:
+    """The defenses an allocation destroys, given the markers they hold (`markers_held`)."""
     added: dict[str, int] = {}
     for slug, _ in placements:
         added[slug] = added.get(slug, 0) + 1
-    destroyed = sum(1 for slug, n in added.items() if held[slug] + n >= DEFENSE_ELEMENTS)
-    return destroyed, len(placements)
+    return sum(1 for slug, n in added.items() if held[slug] + n >= DEFENSE_ELEMENTS)
 
 
 def best_allocation(options: Sequence[tuple[Placement, ...]], defenses: Sequence[DefenseLike]) -> int:
-    """The index of the default policy's allocation: most destroyed, then most markers (first on ties)."""
+    """The index of the default policy's allocation: most destroyed, then most markers (first on ties), as
+    `allocation_value` counts them (the markers held are counted once for every option)."""
+    held = markers_held(defenses)
     best = 0
-    best_value = (-1, -1)
+    best_destroyed = best_placed = -1
     for i, option in enumerate(options):
-        value = allocation_value(option, defenses)
-        if value > best_value:
-            best, best_value = i, value
+        destroyed = destroyed_by(option, held)
+        placed = len(option)
+        if destroyed > best_destroyed or (destroyed == best_destroyed and placed > best_placed):
+            best, best_destroyed, best_placed = i, destroyed, placed
     return best
 
 

@@ -273,7 +273,7 @@ def _draw_defenses(
 
 def _check_deck(catalogue: Catalogue, rules: ModeRules) -> None:
     """L5: the summoning deck holds a full hand for every player."""
-    deck_size = sum(d.copies for d in catalogue.designs)
+    deck_size = len(catalogue.cards)
     players = rules.players
     if deck_size < players * HAND_SIZE:
         raise SetupError(

@@ -28,7 +28,7 @@ from typing import Any
 
 from legends.engine import heals, rounds, turns
 from legends.engine.cards import SummoningCard
-from legends.engine.events import SCHEMA_VERSION, action_json
+from legends.engine.events import SCHEMA_VERSION
 from legends.engine.observation import LegendsObservation, observe
 from legends.engine.showdown import Defense, Play, intact
 from legends.engine.start import MatchStart
@@ -41,6 +41,7 @@ from legends.engine.table import (
     Action,
     Seat,
     Table,
+    shuffle,
 )
 from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
@@ -78,17 +79,16 @@ class LegendsState(Table):
             # G2: the match seed replays every shuffle and an agent's seed predicts that agent, so they are
             # logged apart from the public setup, for no seat (G3: the log is read after the match).
             self.emit({"type": "seeds", "seed": self.seed, "agent_seeds": dict(self.agent_seeds), "visible_to": []})
-        self.rng.shuffle(deck)
+        shuffle(self.rng, deck)
         self.draw = deck
-        if self.emit is not None:  # the pile's order: seen by nobody, logged for the audit (G3)
-            self.emit({"type": "shuffle", "round": 0, "reason": "start", "order": [c.slug for c in reversed(deck)],
-                       "visible_to": []})
+        if self.record is not None:  # the pile's order: seen by nobody, logged for the audit (G3)
+            self.record(("shuffle", 0, "start", tuple([c.slug for c in reversed(deck)]), ()))
         for seat in sorted(self.seats, key=lambda s: s.counter):
             cards = [self.draw.pop() for _ in range(HAND_SIZE)]
             seat.hand.extend(cards)
-            if self.emit is not None:
-                self.emit({"type": "deal", "player": seat.pid, "cards": [c.slug for c in cards],
-                           "hand": len(seat.hand), "draw_pile": len(self.draw), "visible_to": [seat.pid]})
+            if self.record is not None:
+                self.record(("deal", seat.pid, tuple([c.slug for c in cards]), len(seat.hand), len(self.draw),
+                             (seat.pid,)))
         rounds.start_round(self)
         rounds.advance(self)
 
@@ -102,6 +102,7 @@ class LegendsState(Table):
         self.seats = seats
         self.by_pid = {s.pid: s for s in seats}
         self.everyone = [s.pid for s in seats]
+        self.public = tuple(self.everyone)
 
     def match_start_event(self, start: MatchStart, deck_size: int) -> Event:
         """G3: the whole public setup (deck, teams, protector specs, seats and their agents, setup draws), seen by
@@ -224,11 +225,11 @@ class LegendsState(Table):
             if action not in legal:
                 raise IllegalAction(action, list(legal))
         stage = self.stage
-        if self.emit is not None:  # G3: the decision, what was offered and what was taken
+        if self.record is not None:  # G3: the decision, what was offered and what was taken
             player = self.current_player()
-            self.emit({"type": "decision", "round": self.round, "stage": STAGE_NAMES[stage], "player": player,
-                       "offered": [action_json(a) for a in legal], "action": action_json(action),
-                       "visible_to": [player] if stage == PLAY_STAGE else list(self.everyone)})
+            # The legal actions by reference: the list is never changed (a new one is made for the next decision).
+            self.record(("decision", self.round, STAGE_NAMES[stage], player, legal, action,
+                         (player,) if stage == PLAY_STAGE else self.public))
         self.legal = None
         if stage == ALLOCATE_STAGE:
             team = self.alloc_queue.pop(0)
@@ -298,7 +299,7 @@ def determinise(obs: LegendsObservation, seed: int) -> LegendsState:
         raise ValueError("A look-ahead match starts at a turn, not at an allocation, a heal or the end.")
     rng = random.Random(seed)
     pool = obs.unseen()
-    rng.shuffle(pool)
+    shuffle(rng, pool)
     options = {"max_rounds": obs.max_rounds, "max_actions": obs.max_actions}
     world = LegendsState(obs.mode, obs.catalogue, options, seed, keep_log=False, rng=rng)
     world.passes = obs.passes

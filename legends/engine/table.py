@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
+from legends.engine.events import EVENT_FIELDS
 from legends.engine.showdown import Defense, Placement, Play
 from legends.engine.views import KeptViews
 from simulate.engine.events import Event, EventLog
 
 # An action of a decision (see state.py): a tuple whose first item names its kind.
 Action = tuple[Any, ...]
+T = TypeVar("T")
 
 # What the match waits for.
 PLAY_STAGE: Final = 0
@@ -82,8 +84,12 @@ class Table:
         self.options = dict(options)
         self.seed = seed
         self.rng = rng if rng is not None else random.Random(seed)
-        self.log: EventLog | None = EventLog() if keep_log else None
+        self.log: EventLog | None = EventLog(EVENT_FIELDS) if keep_log else None
+        # The public setup and the seeds are logged as dicts (`emit`); every other event as a compact record
+        # (`record`: one tuple of the type and its fields' values in EVENT_FIELDS' order, made into the dict only
+        # when the log is read). What a record holds is never changed afterwards.
         self.emit: Callable[[Event], None] | None = self.log.append if self.log is not None else None
+        self.record: Callable[[tuple[Any, ...]], None] | None = self.log.record if self.log is not None else None
         self.agent_names: dict[str, str] = dict(agents or {})
         self.agent_seeds: dict[str, int] = {}
         self.max_rounds: int = options["max_rounds"]
@@ -96,6 +102,7 @@ class Table:
         self.seats: list[Seat] = []
         self.by_pid: dict[str, Seat] = {}
         self.everyone: list[str] = []  # every seat's player id, in setup order
+        self.public: tuple[str, ...] = ()  # the same, as a record's `visible_to` for every seat (never changed)
         self.draw: list[SummoningCard] = []  # the draw pile, its top last
         self.discard: list[SummoningCard] = []
         self.round = 0
@@ -148,38 +155,53 @@ class Table:
         refill happens."""
         drawn = 0
         hand = seat.hand
-        emit = self.emit
+        logged = self.record is not None
         taken: list[str] = []
         for _ in range(count):
             if not self.draw:
                 if not self.discard:
                     break
-                if emit is not None and taken:
+                if logged and taken:
                     self.log_draw(seat, reason, source, count, taken)
                     taken = []
                 self.refill()
             card = self.draw.pop()
             hand.append(card)
             drawn += 1
-            if emit is not None:
+            if logged:
                 taken.append(card.slug)
-        if emit is not None:
+        if logged:
             self.log_draw(seat, reason, source, count, taken)
         return drawn
 
     def log_draw(self, seat: Seat, reason: str, source: str | None, count: int, cards: list[str]) -> None:
-        """The `draw` event of cards just drawn (visible to their owner)."""
-        if self.emit is not None:
-            self.emit({"type": "draw", "round": self.round, "player": seat.pid, "reason": reason, "source": source,
-                       "count": count, "cards": cards, "hand": len(seat.hand), "draw_pile": len(self.draw),
-                       "visible_to": [seat.pid]})
+        """The `draw` event of cards just drawn (visible to their owner); `cards` is the caller's fresh list."""
+        if self.record is not None:
+            self.record(("draw", self.round, seat.pid, reason, source, count, cards, len(seat.hand), len(self.draw),
+                         (seat.pid,)))
 
     def refill(self) -> None:
         """The discard pile, shuffled with the match generator, becomes the draw pile (L8, G1)."""
         cards = self.discard
-        self.rng.shuffle(cards)
+        shuffle(self.rng, cards)
         self.draw = cards
         self.discard = []
-        if self.emit is not None:
-            self.emit({"type": "shuffle", "round": self.round, "reason": "refill",
-                       "order": [c.slug for c in reversed(cards)], "visible_to": []})
+        if self.record is not None:
+            self.record(("shuffle", self.round, "refill", tuple([c.slug for c in reversed(cards)]), ()))
+
+
+def shuffle(rng: random.Random, items: list[T]) -> None:
+    """`rng.shuffle(items)`, drawing exactly what it draws (G1): the standard library's loop, here compiled with the
+    engine (its own is Python code, slow for a deck). A generator of another class shuffles its own way."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        # random.Random._randbelow_with_getrandbits(i + 1): k bits drawn until they fall below i + 1
+        below = i + 1
+        bits = below.bit_length()
+        j = getrandbits(bits)
+        while j >= below:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]

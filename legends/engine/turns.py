@@ -3,7 +3,7 @@ look before a face-down turn."""
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, repeat
 
 from legends.engine.cards import SummoningCard
 from legends.engine.showdown import Play
@@ -27,13 +27,13 @@ def turn_actions(table: Table, seat: Seat) -> list[Action]:
 def redraw_actions(hand: list[SummoningCard], limit: int) -> list[Action]:
     """Every redraw: `size` 3 (up to a redraw_size protector's `limit`), discarding that many cards (the whole
     hand if fewer), any distinct choice of them (slugs in order)."""
-    slugs = sorted(card.slug for card in hand)
+    slugs = sorted([card.slug for card in hand])
     distinct = len(set(slugs)) == len(slugs)
     out: list[Action] = []
     for size in range(REDRAW_SIZE, limit + 1):
         choices = combinations(slugs, min(size, len(slugs)))
-        for discards in choices if distinct else dict.fromkeys(choices):
-            out.append((REDRAW, discards, size))
+        # zip makes the (REDRAW, discards, size) tuples in C, much faster than a loop making them one by one
+        out.extend(zip(repeat(REDRAW), choices if distinct else dict.fromkeys(choices), repeat(size)))
     return out
 
 
@@ -56,16 +56,15 @@ def play_card(table: Table, seat: Seat, action: Action) -> None:
     element: str = action[2] if orientation == ATTACK else card.element
     play = Play(table.turn, seat.index, seat.pid, seat.team, face_up, orientation, card, element)
     table.plays.append(play)
-    emit = table.emit
-    if emit is not None:
-        emit({"type": "turn", "round": table.round, "seq": play.seq, "pass": passes_done + 1,
-              "player": seat.pid, "team": seat.team, "counter": seat.counter,
-              "face": "up" if face_up else "down", "orientation": orientation,
-              "card": card.slug if face_up else None, "element": element if face_up else None,
-              "kind": play.kind if face_up else None, "visible_to": list(table.everyone)})
-        if not face_up:
-            emit({"type": "facedown", "round": table.round, "seq": play.seq, "player": seat.pid,
-                  "card": card.slug, "element": element, "kind": play.kind, "visible_to": [seat.pid]})
+    record = table.record
+    if record is not None:
+        if face_up:
+            record(("turn", table.round, play.seq, passes_done + 1, seat.pid, seat.team, seat.counter, "up",
+                    orientation, card.slug, element, play.kind, table.public))
+        else:
+            record(("turn", table.round, play.seq, passes_done + 1, seat.pid, seat.team, seat.counter, "down",
+                    orientation, None, None, None, table.public))
+            record(("facedown", table.round, play.seq, seat.pid, card.slug, element, play.kind, (seat.pid,)))
     if table.mode == DUEL:  # the two-player variant draws after every card played (L8); the card just played
         table.draw_cards(seat, DUEL_DRAW, "play")  # lies on the table until the round ends, so it cannot come back
 
@@ -77,14 +76,12 @@ def redraw(table: Table, seat: Seat, action: Action) -> None:
     # "Discards three cards to draw three new ones": the discards are held aside while the player draws, so a
     # refill during the redraw shuffles in only what the discard pile held before (L8 as amended).
     thrown = [take(seat, slug) for slug in discards]
-    if table.emit is not None:  # what it draws and falls short, counted on the piles before the discards land
+    if table.record is not None:  # what it draws and falls short, counted on the piles before the discards land
         draw_pile, discard_pile = len(table.draw), len(table.discard)
         drawn = min(size, draw_pile + discard_pile)
-        table.emit({"type": "redraw", "round": table.round, "seq": table.turn,
-                    "pass": table.turn // len(table.order) + 1, "player": seat.pid, "team": seat.team,
-                    "counter": seat.counter, "discarded": list(discards), "size": size, "drawn": drawn,
-                    "short": size - drawn, "draw_pile": draw_pile, "discard_pile": discard_pile,
-                    "hand": len(seat.hand) + drawn, "visible_to": list(table.everyone)})
+        table.record(("redraw", table.round, table.turn, table.turn // len(table.order) + 1, seat.pid, seat.team,
+                      seat.counter, discards, size, drawn, size - drawn, draw_pile, discard_pile,
+                      len(seat.hand) + drawn, table.public))
     table.draw_cards(seat, size, REDRAW)
     table.discard.extend(thrown)  # only now, face up: the redraw could not draw them back
 
@@ -103,8 +100,7 @@ def spy_look(table: Table) -> None:
         return
     table.spy_used[team] = True
     table.known[team].add(play.seq)
-    if table.emit is not None:
-        seen = [s.pid for s in table.seats if s.team == team or s.pid == play.pid]
-        table.emit({"type": "spy", "round": table.round, "team": team, "protector": table.protectors[team].slug,
-                    "player": play.pid, "seq": play.seq, "card": play.card.slug, "orientation": play.orientation,
-                    "element": play.element, "kind": play.kind, "visible_to": seen})
+    if table.record is not None:
+        seen = tuple([s.pid for s in table.seats if s.team == team or s.pid == play.pid])
+        table.record(("spy", table.round, team, table.protectors[team].slug, play.pid, play.seq, play.card.slug,
+                      play.orientation, play.element, play.kind, seen))

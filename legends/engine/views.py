@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from legends.engine.table import Seat
 
 
+# Views are made with tuple.__new__ straight away: a named tuple's own __new__ is a Python function, slow to call
+# from compiled code at every decision.
+new_view = tuple.__new__
+
+
 class PlayView(NamedTuple):
     """A card played this round as the observer sees it: `card` and `element` are None when hidden."""
 
@@ -103,6 +108,8 @@ class KeptViews:
         self.players: tuple[PlayerView, ...] = ()
         self.discard_source: list[SummoningCard] | None = None  # the discard pile the tuple below shows
         self.discard: tuple[SummoningCard, ...] = ()
+        self.order_seats: list[int] = []  # the turn order (seat indexes) the tuple below shows
+        self.order: tuple[str, ...] = ()
 
     def round_views(self, plays: Sequence[Play], pid: str, known: set[int], revealed: bool) -> tuple[PlayView, ...]:
         """This round's plays as player `pid` sees them: whole once the showdown `revealed` them, when face up,
@@ -123,11 +130,12 @@ class KeptViews:
             if revealed or p.face_up or p.pid == pid or p.seq in known:
                 view = whole[i]
                 if view is None or view.card is not p.card or view.element != p.element:
-                    view = whole[i] = PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
+                    view = whole[i] = play_view(p)
             else:
                 view = orientation_only[i]
                 if view is None:
-                    view = orientation_only[i] = PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, None, None)
+                    view = orientation_only[i] = new_view(
+                        PlayView, (p.seq, p.pid, p.team, p.face_up, p.orientation, None, None))
             views.append(view)
         if len(kept) > len(plays):
             count = len(plays)
@@ -143,12 +151,25 @@ class KeptViews:
             kept = self.discard = tuple(pile)
         return kept
 
+    def order_view(self, order: list[int], seats: Sequence[Seat]) -> tuple[str, ...]:
+        """The round's turn order as player ids: made again only when the order changed (once a round)."""
+        kept = self.order_seats
+        same = len(kept) == len(order)
+        if same:
+            for i in range(len(order)):
+                if kept[i] != order[i]:
+                    same = False
+                    break
+        if not same or len(self.order) != len(order):
+            self.order_seats = list(order)
+            self.order = tuple([seats[i].pid for i in order])
+        return self.order
+
     def last_views(self, plays: list[Play]) -> tuple[PlayView, ...]:
         """The last round's plays, every one revealed by its showdown."""
         if self.last_source is not plays or len(self.last) != len(plays):
             self.last_source = plays
-            self.last = tuple(PlayView(p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element)
-                              for p in plays)
+            self.last = tuple([play_view(p) for p in plays])
         return self.last
 
     def defense_views(self, defenses: Sequence[Sequence[Defense]]) -> tuple[tuple[DefenseView, ...], ...]:
@@ -181,7 +202,7 @@ class KeptViews:
         changed is made again, the others are kept)."""
         kept = self.players
         if len(kept) != len(seats):
-            kept = self.players = tuple(PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand)) for s in seats)
+            kept = self.players = tuple([player_view(s) for s in seats])
             return kept
         views: list[PlayerView] | None = None
         for i in range(len(kept)):
@@ -191,7 +212,7 @@ class KeptViews:
                     or view.hand_size != len(s.hand)):
                 if views is None:
                     views = list(kept)
-                views[i] = PlayerView(s.pid, s.team, s.name, s.counter, len(s.hand))
+                views[i] = player_view(s)
         if views is not None:
             kept = self.players = tuple(views)
         return kept
@@ -199,9 +220,25 @@ class KeptViews:
 
 def defense_view(d: Defense) -> DefenseView:
     """A defense as everyone sees it."""
-    return DefenseView(d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed)
+    return new_view(DefenseView, (d.card, d.slug, d.team, d.elements, tuple(d.markers), d.destroyed))
+
+
+def play_view(p: Play) -> PlayView:
+    """A play as a player seeing its card sees it (whole)."""
+    return new_view(PlayView, (p.seq, p.pid, p.team, p.face_up, p.orientation, p.card, p.element))
+
+
+def player_view(s: Seat) -> PlayerView:
+    """A player's public facts."""
+    return new_view(PlayerView, (s.pid, s.team, s.name, s.counter, len(s.hand)))
 
 
 def shows(view: DefenseView, d: Defense) -> bool:
-    """Whether `view` still shows the defense `d` as it is."""
-    return view.card is d.card and view.destroyed == d.destroyed and view.markers == tuple(d.markers)
+    """Whether `view` still shows the defense `d` as it is (its markers compared one by one: no tuple is made)."""
+    if view.card is not d.card or view.destroyed != d.destroyed:
+        return False
+    shown = view.markers
+    markers = d.markers
+    if len(shown) != len(markers):
+        return False
+    return all(shown[i] == markers[i] for i in range(len(markers)))
