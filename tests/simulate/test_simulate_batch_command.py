@@ -364,7 +364,7 @@ def test_a_process_killed_holding_a_chunk_loses_none_of_the_batch(catalogue, mon
         return batches.create_batch(game="realms", inputs={"armies": armies}, count=80, seed=2)
 
     alone = batches.play_on_cores(new_batch().pk, processes=1)
-    killed = []
+    killed: list[int] = []
 
     def kill_the_other_while_it_holds_a_chunk(row: Batch) -> None:
         for _ in range(600):
