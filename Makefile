@@ -103,3 +103,4 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) db.sqlite3 test_db*.sqlite3 media .test-media build
 	find realms legends simulate -name '*.so' -delete
+	rm -f ./*__mypyc*.so
