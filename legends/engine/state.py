@@ -41,14 +41,13 @@ from legends.engine.table import (
     Action,
     Seat,
     Table,
-    shuffle,
 )
 from legends.engine.vocabulary import ALLOCATE, ATTACK, ATTACK_ELEMENTS, HAND_SIZE, HEAL, REDRAW
 from simulate.engine.deciders import observes
 from simulate.engine.errors import IllegalAction
 from simulate.engine.events import Event, EventLog
 from simulate.engine.games import Decider, Outcome
-from simulate.engine.rng import seat_seeds
+from simulate.engine.rng import below, seat_seeds, shuffle
 
 
 def _as_action(action: Any) -> Any:
@@ -332,7 +331,7 @@ def _sample_plays(
         card, element = v.card, v.element
         if card is None or element is None:
             card = pool.pop()
-            element = card.attacks[rng.randrange(ATTACK_ELEMENTS)] if v.orientation == ATTACK else card.element
+            element = card.attacks[below(rng, ATTACK_ELEMENTS)] if v.orientation == ATTACK else card.element
         world.plays.append(Play(v.seq, index[v.player], v.player, v.team, v.face_up, v.orientation, card, element))
 
 

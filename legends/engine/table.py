@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from legends.engine.cards import Catalogue, ProtectorCard, SummoningCard
 from legends.engine.effects.base import ProtectorEffect
@@ -17,10 +17,10 @@ from legends.engine.events import EVENT_FIELDS
 from legends.engine.showdown import Defense, Placement, Play
 from legends.engine.views import KeptViews
 from simulate.engine.events import Event, EventLog
+from simulate.engine.rng import shuffle
 
 # An action of a decision (see state.py): a tuple whose first item names its kind.
 Action = tuple[Any, ...]
-T = TypeVar("T")
 
 # What the match waits for.
 PLAY_STAGE: Final = 0
@@ -188,20 +188,3 @@ class Table:
         self.discard = []
         if self.record is not None:
             self.record(("shuffle", self.round, "refill", tuple([c.slug for c in reversed(cards)]), ()))
-
-
-def shuffle(rng: random.Random, items: list[T]) -> None:
-    """`rng.shuffle(items)`, drawing exactly what it draws (G1): the standard library's loop, here compiled with the
-    engine (its own is Python code, slow for a deck). A generator of another class shuffles its own way."""
-    if type(rng) is not random.Random:
-        rng.shuffle(items)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        # random.Random._randbelow_with_getrandbits(i + 1): k bits drawn until they fall below i + 1
-        below = i + 1
-        bits = below.bit_length()
-        j = getrandbits(bits)
-        while j >= below:
-            j = getrandbits(bits)
-        items[i], items[j] = items[j], items[i]

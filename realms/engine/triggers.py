@@ -24,6 +24,7 @@ from realms.engine.selectors import (
 )
 from realms.engine.units import LIMIT_BATTLE, Unit
 from realms.engine.vocabulary import MAX_TRIGGER_DEPTH, VANGUARD
+from simulate.engine.rng import below
 
 _PROGRAMS: Final[dict[int, tuple[tuple[Effect, ...], tuple[Step, ...]]]] = {}
 
@@ -189,7 +190,7 @@ def pick_from(bf: Battlefield, pool: list[Unit], how: int) -> Unit | None:
     if not pool:
         return None
     if how == PICK_RANDOM:
-        return pool[bf.rng.randrange(len(pool))]
+        return pool[below(bf.rng, len(pool))]
     best = pool[0]
     if how == PICK_HIGHEST_ATK:
         best_atk = best.atk_now

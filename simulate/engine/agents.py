@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 from simulate.engine.errors import UnknownAgentError
 from simulate.engine.games import get_game
+from simulate.engine.rng import below
 
 ANY_GAME = "*"
 ActionT = TypeVar("ActionT")
@@ -89,7 +90,7 @@ class RandomAgent:
 
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """A uniformly random legal action."""
-        return legal_actions[rng.randrange(len(legal_actions))]
+        return legal_actions[below(rng, len(legal_actions))]
 
 
 def best_scored(scored: Sequence[tuple[float, ActionT]], first: ActionT) -> ActionT:

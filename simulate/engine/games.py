@@ -133,12 +133,16 @@ def missing_members(obj: object, protocol: type) -> list[str]:
     return [name for name in declared if not hasattr(obj, name)]
 
 
+_LOADED: dict[str, GameRules] = {}  # a registered game's rules by module path
+
+
 def get_game(name: str) -> GameRules:
     """The rules of a registered game; UnknownGameError for any other name."""
     path = GAMES.get(name) if isinstance(name, str) else None
     if path is None:
         known = ", ".join(sorted(GAMES))
         raise UnknownGameError(f"Unknown game {name!r}; known games: {known}.", [("game", "unknown")])
-    module = importlib.import_module(path)
-    rules: GameRules = module.RULES
+    rules = _LOADED.get(path)
+    if rules is None:  # imported once: the runner asks for a game's rules at every match
+        rules = _LOADED[path] = importlib.import_module(path).RULES
     return rules

@@ -15,6 +15,7 @@ from realms.engine.events import EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.formation import random_army
 from realms.engine.setup import ArmySetup, FormationSetup
 from simulate.engine import events as event_log
+from simulate.engine import rng as rng_module
 from simulate.engine.agents import AGENTS, agent_names, get_agent
 from simulate.engine.errors import (
     InputError,
@@ -316,3 +317,14 @@ def test_setups_from_dataclasses_or_dicts_and_bad_setups() -> None:
     ):
         with pytest.raises(SetupError):
             play_match("realms", setup=bad, agents=["random", "random"], seed=1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_compiled_draws_take_exactly_what_the_standard_library_takes(seed: int) -> None:
+    mine, theirs = random.Random(seed), random.Random(seed)
+    for n in (1, 2, 3, 5, 7, 8, 13, 64, 100, 1000, 2**40 + 3):
+        assert rng_module.below(mine, n) == theirs.randrange(n)
+    deck, standard = list(range(seed + 2)), list(range(seed + 2))
+    rng_module.shuffle(mine, deck)
+    theirs.shuffle(standard)
+    assert deck == standard and mine.getstate() == theirs.getstate()
