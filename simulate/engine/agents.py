@@ -24,7 +24,9 @@ ActionT = TypeVar("ActionT")
 class Agent(Protocol):
     """Chooses one legal action from an observation."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The agent's registered name."""
 
     def act(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """One of `legal_actions`; `rng` is the agent's own generator, seeded from the match generator (G2).

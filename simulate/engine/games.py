@@ -54,8 +54,13 @@ class Observation(Protocol):
 class GameState(Protocol):
     """OpenSpiel-like match state: whose decision, its legal actions, apply, terminal, outcome."""
 
-    rng: random.Random  # the match generator (G1); never handed to an agent (G2)
-    agent_seeds: dict[str, int]  # per seat, drawn from `rng` when the match starts (G2); logged
+    @property
+    def rng(self) -> random.Random:
+        """The match generator (G1); never handed to an agent (G2)."""
+
+    @property
+    def agent_seeds(self) -> dict[str, int]:
+        """Per seat, drawn from `rng` when the match starts (G2); logged."""
 
     def current_player(self) -> str | None:
         """The player who decides now, or None when the match is over."""
@@ -99,11 +104,25 @@ class PlaysDecisions(Protocol):
 class GameRules(Protocol):
     """What a game plugs into the core (`RULES` in the module `GAMES` names)."""
 
-    name: str
-    schema_version: int
-    players: Sequence[str]  # every seat a match may have, in seat order
-    event_fields: Mapping[str, tuple[str, ...]]  # the fields of each event type
-    past_event_fields: Mapping[int, Mapping[str, tuple[str, ...]]]  # the same for each earlier schema version
+    @property
+    def name(self) -> str:
+        """The game's registered name."""
+
+    @property
+    def schema_version(self) -> int:
+        """The version of its event schema."""
+
+    @property
+    def players(self) -> Sequence[str]:
+        """Every seat a match may have, in seat order."""
+
+    @property
+    def event_fields(self) -> Mapping[str, tuple[str, ...]]:
+        """The fields of each event type."""
+
+    @property
+    def past_event_fields(self) -> Mapping[int, Mapping[str, tuple[str, ...]]]:
+        """The fields of each event type for each earlier schema version."""
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Options with defaults filled in; raise OptionsError naming every bad one."""
@@ -128,8 +147,7 @@ class SeatsBySetup(Protocol):
 def missing_members(obj: object, protocol: type) -> list[str]:
     """The members (methods and attributes) that `protocol` declares and `obj` lacks: the check `isinstance` makes
     of a runtime-checkable protocol, which a compiled protocol class cannot be."""
-    declared = [name for name in vars(protocol) if not name.startswith("_")]
-    declared += [name for name in getattr(protocol, "__annotations__", {}) if name not in declared]
+    declared = [name for name in vars(protocol) if not name.startswith("_")]  # its data members are properties
     return [name for name in declared if not hasattr(obj, name)]
 
 
