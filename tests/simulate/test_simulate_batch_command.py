@@ -357,28 +357,30 @@ def test_processes_share_the_chunks_and_the_figures_are_those_of_one_process(cat
 
 @pytest.mark.django_db(transaction=True)
 def test_a_process_killed_holding_a_chunk_loses_none_of_the_batch(catalogue, monkeypatch):
-    monkeypatch.setattr(studies, "CHUNK_MATCHES", 10)
+    monkeypatch.setattr(studies, "CHUNK_MATCHES", 50)  # a chunk long enough to be caught while it is played
     armies = {"a": {"slots": faction_army("tribal")}, "b": {"slots": faction_army("shadow")}}
 
     def new_batch() -> Batch:
-        return batches.create_batch(game="realms", inputs={"armies": armies}, count=80, seed=2)
+        return batches.create_batch(game="realms", inputs={"armies": armies}, count=400, seed=2)
 
     alone = batches.play_on_cores(new_batch().pk, processes=1)
     killed: list[int] = []
 
     def kill_the_other_while_it_holds_a_chunk(row: Batch) -> None:
-        for _ in range(600):
-            if killed or row.status == "done":
+        """After this process's first chunk: the forked one killed as soon as it is seen holding a claim."""
+        for _ in range(20_000):
+            if killed or Batch.objects.get(pk=row.pk).status == "done":
                 return
             for child in multiprocessing.active_children():
                 if ChunkClaim.objects.filter(batch=row, runner__contains=f":{child.pid}:").exists():
                     os.kill(child.pid, signal.SIGKILL)
                     killed.append(child.pid)
                     return
-            time.sleep(0.05)
+            time.sleep(0.001)
 
     shared = batches.play_on_cores(new_batch().pk, processes=2, progress=kill_the_other_while_it_holds_a_chunk)
-    assert killed and (shared.status, shared.played) == ("done", 80)
+    assert killed, "the forked process was never seen holding a chunk"
+    assert (shared.status, shared.played) == ("done", 400)
     assert shared.results == alone.results
     assert not ChunkClaim.objects.filter(batch=shared).exists()
 
