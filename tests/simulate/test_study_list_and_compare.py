@@ -133,3 +133,9 @@ def test_what_cannot_be_compared_is_refused(catalogue, user, user_client, other_
     assert set(assert_error_shape(compare(matchup.id, "not-a-uuid"), 400, "invalid")["fields"]) == {"b"}
     assert set(assert_error_shape(user_client.get(COMPARE), 400, "invalid")["fields"]) == {"a", "b"}
     assert_error_shape(user_client.get(f"{COMPARE}?a={matchup.id}&a={matchup.id}&b={field.id}"), 400, "invalid")
+
+
+@pytest.mark.parametrize("value", ["AAA", "maybe", "null"])
+def test_a_published_filter_that_is_not_true_or_false_is_refused(user_client, value):
+    body = assert_error_shape(user_client.get(LIST, {"published": value}), 400, "invalid")
+    assert "published" in body["fields"]
