@@ -386,10 +386,9 @@ def play_on_cores(batch_id, *, processes: int, progress: Callable[[Batch], None]
     gone = Q()
     for helper in helpers:  # a runner's name holds its process id (services.new_runner_name)
         gone |= Q(runner__contains=f":{helper.pid}:")
-    left = ChunkClaim.objects.filter(gone, batch_id=batch_id)
-    if left.exists():
-        logger.warning("Batch %s: %d chunks left by a process that ended; played here", batch_id, left.count())
-        left.delete()
+    dropped, _ = ChunkClaim.objects.filter(gone, batch_id=batch_id).delete()
+    if dropped:
+        logger.warning("Batch %s: %d chunks left by a process that ended; played here", batch_id, dropped)
     return play_here(batch_id, progress=progress)
 
 
