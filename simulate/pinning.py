@@ -143,7 +143,8 @@ def catalogue_report(batch: Batch, current: Mapping[str, Mapping[str, int]] | No
     current = card_versions(batch.game) if current is None else current
     moved = any(current.get(model, {}).get(slug) != version
                 for model, by_slug in versions.items() for slug, version in by_slug.items())
+    # Every card it played that moved (renamed ones too), and a new card only under a slug it played.
     edited = [card for card in edited_since(batch.game, versions)
-              if card["slug"] in versions.get(card["model"], {})] if moved else []
+              if card["status"] != "added" or card["slug"] in versions.get(card["model"], {})] if moved else []
     return {"release": state.get("release"), "frozen_at": batch.created_at, "cards": state.get("cards", {}),
             "versions": versions, "edited_since": edited}

@@ -193,7 +193,9 @@ class EditedCardSerializer(serializers.Serializer):
     model = serializers.CharField(help_text="The card's kind, as a model label (`<app>.<model>`).")
     slug = serializers.CharField()
     name = serializers.CharField(allow_blank=True)
-    status = serializers.ChoiceField(choices=["changed", "deleted"], help_text="Edited, or deleted since.")
+    status = serializers.ChoiceField(choices=["changed", "deleted", "added"],
+                                     help_text="Edited, or deleted since; added: a new card under the slug of one "
+                                               "it played, which was deleted since.")
     version = serializers.IntegerField(help_text="Its version now (its deletion, for a deleted card).")
     changed_at = serializers.DateTimeField(allow_null=True)
     changes = serializers.ListField(child=serializers.DictField(), help_text="{field, before, after} since.")
@@ -301,8 +303,9 @@ class MeasuredVersionSerializer(serializers.Serializer):
     release = serializers.CharField(allow_null=True, help_text="The release the study's cards were, if one.")
     frozen_at = serializers.DateTimeField(help_text="When the study froze the cards it played.")
     version = serializers.IntegerField(allow_null=True, help_text="The card's version it measured.")
-    edited_since = serializers.DictField(allow_null=True, help_text="null, or the card's `status` (changed or "
-                                                                    "deleted), `version` and `changed_at` since.")
+    edited_since = serializers.DictField(allow_null=True, help_text="null, or the card's `status` (changed, "
+                                                                    "deleted, or added: replaced by a new card with "
+                                                                    "its slug), `version` and `changed_at` since.")
 
 
 class SimulatedSerializer(serializers.Serializer):
@@ -334,7 +337,10 @@ def simulated_block(context: Mapping[str, Any], *, game: str, group: str, member
         rows = {} if batch is None else {
             name: {row[key]: row for row in batch.results.get(name, [])} for name, (key, _) in FIELD_GROUPS.items()}
         report = None if batch is None else pinning.catalogue_report(batch)
-        edited = {(card["model"], card["slug"]): card for card in (report or {}).get("edited_since", [])}
+        edited: dict[tuple[str, str], Mapping[str, Any]] = {}
+        for card in (report or {}).get("edited_since", []):  # the measured card's own fate before a newcomer's
+            if card["status"] != "added" or (card["model"], card["slug"]) not in edited:
+                edited[(card["model"], card["slug"])] = card
         cache[game] = (batch, rows, report, edited)
     batch, rows, report, edited = cache[game]
     row = rows.get(group, {}).get(member)

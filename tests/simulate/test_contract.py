@@ -283,3 +283,22 @@ def test_the_schema_states_the_contract(openapi):
     count = components["LegendsBatchInputRequest"]["properties"]["count"]
     assert (count["minimum"], count["maximum"]) == (1, 100_000)
     assert components["LegendsMatchInputRequest"]["additionalProperties"] is False
+
+
+def test_a_study_whose_cards_were_replaced_renamed_or_edited_answers_its_schema(
+        staff_client, catalogue, contract, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        batch = contract(staff_client.post(LEGENDS_BATCH, {"setup": DUEL, "count": 1}, format="json"), LEGENDS_BATCH)
+    replaced, renamed = batch["catalogue"]["cards"]["legends.defensecard"][:2]
+    card = staff_client.get(f"/api/legends/defenses/{replaced}/").json()
+    assert staff_client.delete(f"/api/legends/defenses/{replaced}/").status_code == 204
+    assert staff_client.post("/api/legends/defenses/", card, format="json").status_code == 201
+    assert staff_client.patch(f"/api/legends/defenses/{renamed}/", {"slug": "renamed-wall"},
+                              format="json").status_code == 200
+    for url, path in ((batch["url"], "/api/simulate/batches/{id}/"), ("/api/simulate/batches/", "/api/simulate/batches/")):
+        contract(staff_client.get(url), path, "get")
+    since = staff_client.get(batch["url"]).json()["catalogue"]["edited_since"]
+    assert sorted((card["slug"], card["status"]) for card in since) == [
+        (replaced, "added"), (replaced, "deleted"), ("renamed-wall", "changed")]
+    changes = next(card["changes"] for card in since if card["slug"] == "renamed-wall")
+    assert {"field": "slug", "before": renamed, "after": "renamed-wall"} in changes
