@@ -158,6 +158,8 @@ def create_batch(*, game: str, inputs: dict[str, Any], count: int, kind: str = D
         raise _refuse("seed", f"Match i of a pairing is played with seed + i, so seed + count - 1 must be at most "
                               f"{SEED_LIMIT}: give a seed of at most {SEED_LIMIT - count + 1} for {count} matches.")
     size = studies.chunk_units(study)
+    look = study_kind(kind).look_units(inputs)
+    size = size if look is None else min(size, look)
     frozen = pinning.freeze(study)
     return store_batch(client, game=game, kind=kind, owner=account_of(user), inputs=inputs, count=study.count,
                        per_pairing=count, seed=seed, swap_sides=swap_sides, until_ci_width=until_ci_width, chunk_size=size, chunks=-(-study.units // size),

@@ -111,7 +111,8 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
         batch.heartbeat_at = batch.updated_at = now
         if batch.status == Batch.Status.QUEUED:
             batch.status = Batch.Status.RUNNING
-        prefix = _narrow_prefix(batch) if batch.until_ci_width is not None else None
+        rule = stop_rule(batch)
+        prefix = _stopping_prefix(batch, rule) if rule is not None else None
         if prefix is not None or batch.tally["stored"] >= batch.chunks:
             finish(batch, prefix)
             ChunkClaim.objects.filter(batch=batch).delete()  # chunks still out when its interval was narrow
@@ -122,20 +123,30 @@ def store_chunk(batch_id, index: int, tally: Tally, *, runner_name: str = "") ->
     return True
 
 
-def _narrow_prefix(batch: Batch) -> tuple[Tally, int] | None:
-    """With `until_ci_width`: the sum of chunks 0..k-1 and k, for the first k at which the interval is
-    narrow enough, every one of those chunks stored (so the stop is the same however chunks were spread)."""
-    total: Tally | None = None
+def stop_rule(batch: Batch) -> Callable[[Tally], bool] | None:
+    """What stops a batch before its count: its interval narrow enough (`until_ci_width`), or its kind's own
+    rule (a sequential test decided); None: it plays its count."""
     limit = batch.until_ci_width
-    if limit is None:
-        return None
-    rows = BatchChunk.objects.filter(batch=batch).order_by("index").only("index", "tally")
-    for expected, row in enumerate(rows):
+    if limit is not None:
+        return lambda total: ci_width(total["pairings"][0]) <= limit
+    return study_kind(batch.kind).stop_rule(batch)
+
+
+def _stopping_prefix(batch: Batch, rule: Callable[[Tally], bool]) -> tuple[Tally, int] | None:
+    """The sum of chunks 0..k-1 and k, for the first k at which `rule` says the batch is answered, every one
+    of those chunks stored (so the stop is the same however chunks were spread). The sum of the chunks
+    stored in a row from 0 is kept with the batch (`prefix`), so each chunk is read once."""
+    kept = batch.tally.get("prefix") or {"chunks": 0, "sum": None}
+    total, expected = kept["sum"], kept["chunks"]
+    rows = BatchChunk.objects.filter(batch=batch, index__gte=expected).order_by("index").only("index", "tally")
+    for row in rows:
         if row.index != expected:  # a chunk before it is still to come
-            return None
+            break
         total = row.tally if total is None else merge(total, row.tally)
-        if ci_width(total["pairings"][0]) <= limit:
-            return total, expected + 1
+        expected += 1
+        if rule(total):
+            return total, expected
+    batch.tally = {**batch.tally, "prefix": {"chunks": expected, "sum": total}}
     return None
 
 
@@ -143,6 +154,7 @@ def finish(batch: Batch, prefix: tuple[Tally, int] | None = None) -> None:
     """Mark a complete batch done, its results read off every chunk it needs: all of them, or the `prefix`
     of chunks at which its interval became narrow enough (its sum, and how many chunks)."""
     total = batch.tally["sum"]
+    batch.tally = {key: value for key, value in batch.tally.items() if key != "prefix"}  # needed no more
     if prefix is not None:
         total, used = prefix
         batch.tally = {**batch.tally, "sum": total, "stopped_at_chunk": used}

@@ -10,7 +10,7 @@ study for each of these and name none (see docs/architecture.md, "A new kind of 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
@@ -235,6 +235,16 @@ class StudyKind:
     def pairings(self, request: PlanRequest) -> list[Pairing]:
         """Its pairings, each played `per_pairing` times."""
         raise NotImplementedError
+
+    def look_units(self, inputs: Mapping[str, Any]) -> int | None:
+        """Units per chunk when it may stop as soon as its answer is known (each chunk is a look at it);
+        None: the usual chunks."""
+        return None
+
+    def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
+        """Whether a sum of its chunks already answers it (a sequential test decided), read on chunks 0..k-1
+        only, so the stop is the same however chunks were spread; None: it plays its count."""
+        return None
 
     # ------------------------------------------------------------------------------ tally
 

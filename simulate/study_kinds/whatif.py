@@ -5,7 +5,7 @@ each half, the what-if pairs them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from simulate.pages import charts
 from simulate.pages.games import game_pages
 from simulate.pages.report import field_row, figures, member_names
 from simulate.services import game_matches, game_studies
+from simulate.study_kinds import stopping
 from simulate.study_kinds.base import (
     Headline,
     Outcomes,
@@ -78,7 +79,7 @@ class Kind(StudyKind):
     description = "A matchup or a field played with and without a patch of one card."
     template = "simulate/studies/whatif.html"
     has_patch = True
-    keys = frozenset({"patch", "base"})
+    keys = frozenset({"patch", "base", "sequential"})
     form_legend = "What-if patch"
     variant_field = "base"  # the form reads what its base reads, as a variant of the what-if
     details_note = " (baseline)"
@@ -93,7 +94,8 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         """`base`: the kind played with and without the patch."""
-        return {"base": one_of(BASES, required=False, help_text="whatif: the study played with and without the patch.")}
+        return {"base": one_of(BASES, required=False, help_text="whatif: the study played with and without the patch."),
+                "sequential": stopping.request_field()}
 
     def takes_matchup(self, attrs: Mapping[str, Any]) -> bool:
         """It reads the matchup when its base does."""
@@ -126,6 +128,14 @@ class Kind(StudyKind):
         return Study(request.game, self.name, [replace(p, patched=members) for p in pairings], request.per_pairing,
                      paired=True)
 
+    def look_units(self, inputs: Mapping[str, Any]) -> int | None:
+        """A chunk of pairs between two looks at its sequential test, when it runs one."""
+        return stopping.look_units(inputs)
+
+    def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
+        """With `sequential`: stop once the paired difference is decided."""
+        return stopping.stop_rule(batch, lambda total: [total["pairs"]])
+
     # ------------------------------------------------------------------------------ tally
 
     def new_tally(self, study: Study) -> Tally:
@@ -155,6 +165,8 @@ class Kind(StudyKind):
                                               help_text="McNemar's exact test, paired by seed."),
             "patched_rows": PatchedRowSerializer(many=True, required=False,
                                                  help_text="field what-if: the patched cards' rows."),
+            "sequential": stopping.SequentialResultSerializer(required=False, help_text=(
+                "With `sequential`: its test, the games it took and what a fixed count would have needed.")),
         }
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
@@ -170,6 +182,9 @@ class Kind(StudyKind):
         rows = base.patched_rows(sides, patched_members(batch.inputs), studies)
         if rows is not None:
             answer["patched_rows"] = rows
+        sequential = stopping.results(batch, total, [total["pairs"]])
+        if sequential is not None:
+            answer["sequential"] = sequential
         return answer
 
     # ---------------------------------------------------------------------------- report
@@ -232,6 +247,7 @@ class Kind(StudyKind):
             },
             "p_value": charts.probability(results.get("p_value")),
             "patch": patch_entries(batch),
+            "sequential": stopping.shown(results.get("sequential")),
         }
         if answer["base"] == "field":
             answer["patched_rows"] = patched_rows_shown(batch, results.get("patched_rows", []))
@@ -244,6 +260,7 @@ class Kind(StudyKind):
         lines = ["", f"What-if on a {results['base']}, every seed played without and with the patch ({side}'s "
                      "figures)",
                  *figure_rows("variant", [(variant, results[variant]) for variant in VARIANTS], sides)]
+        lines += stopping.text_lines(results.get("sequential"))
         if results.get("patched_rows"):
             lines += ["", "Patched cards", *table(
                 ("card", "baseline win rate", "delta", "patched win rate", "delta"),
@@ -255,7 +272,8 @@ class Kind(StudyKind):
     # ------------------------------------------------------------------------ the doors
 
     def add_arguments(self, group: _ArgumentGroup) -> None:
-        """--base and --patch."""
+        """--base, --patch and --sequential."""
+        stopping.add_argument(group)
         group.add_argument("--base", choices=list(BASES), default=None,
                            help="whatif: the study played with and without the patch.")
         group.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
@@ -268,6 +286,7 @@ class Kind(StudyKind):
             body["base"] = arguments["base"]
         if arguments["patch"] is not None:
             body["patch"] = [patch_entry(text) for text in arguments["patch"]]
+        stopping.command_input(body, arguments)
 
     def form_fields(self, pages: GamePages) -> dict[str, forms.Field]:
         """Its base, and a patch of one stat of one card."""
@@ -280,6 +299,7 @@ class Kind(StudyKind):
             "patch_value": forms.CharField(required=False, max_length=200, label="Its new value",
                                            help_text="A number, true/false or an element's slug.",
                                            validators=[json_or_text]),
+            **stopping.form_fields(),
         }
 
     def form_inputs(self, data: Mapping[str, Any], body: dict[str, Any]) -> None:
@@ -288,6 +308,7 @@ class Kind(StudyKind):
         if data["patch_card"].strip():
             body["patch"] = [{"card": data["patch_card"].strip(),
                               "changes": {data["patch_field"]: json_or_text(data["patch_value"])}}]
+        stopping.form_input(data, body)
 
     def form_variants(self) -> dict[str, StudyKind]:
         """Its bases, each reading its own simple fields."""

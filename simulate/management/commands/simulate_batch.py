@@ -29,7 +29,7 @@ from simulate.engine.agents import agent_names
 from simulate.engine.errors import InputError
 from simulate.engine.runner import validate_options
 from simulate.models import Batch
-from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, study_kind
+from simulate.study_kinds import DEFAULT_KIND, KINDS, kind_names, stopping, study_kind
 from simulate.study_kinds.text import details, headline_lines
 
 DEFAULT_COUNT = 100
@@ -284,7 +284,9 @@ def advance(bar: tqdm, batch: Batch) -> None:
         bar.total = batch.played
     bar.update(batch.played - bar.n)
     rate = (batch.results or {}).get("win_rate")
-    bar.set_postfix_str(f"{batch.status}" + (f", win rate {rate:.1%}" if rate is not None else ""))
+    test = stopping.progress_text((batch.results or {}).get("sequential"))
+    bar.set_postfix_str(f"{batch.status}" + (f", win rate {rate:.1%}" if rate is not None else "")
+                        + (f", {test}" if test else ""))
 
 
 def follow(batch_id, progress: Callable[[Batch], None]) -> Batch:
