@@ -154,9 +154,9 @@ def card_version(card: Card, version_id: int) -> Version:
     return version
 
 
-def restore_version(card: Card, version_id: int, *, user: Any = None) -> Version:
-    """Put the card back as one of its versions was, as a new version ("Restored version N"): every editable
-    field but the art, checked as any edit is."""
+def restore_version(card: Card, version_id: int, *, user: Any = None, reason: str = "") -> Version:
+    """Put the card back as one of its versions was, as a new version (its reason "Restored version N" unless
+    given): every editable field but the art, checked as any edit is."""
     version = card_version(card, version_id)
     changes = {}
     for field in card._meta.concrete_fields:
@@ -165,7 +165,7 @@ def restore_version(card: Card, version_id: int, *, user: Any = None) -> Version
         old = getattr(version, field.attname)
         if old != getattr(card, field.attname):
             changes[field.name] = old
-    return apply_edit(card, changes, reason=f"Restored version {version_id}", user=user)
+    return apply_edit(card, changes, reason=reason or f"Restored version {version_id}", user=user)
 
 
 # --- Versions described ---------------------------------------------------------------------------------------

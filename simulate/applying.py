@@ -1,5 +1,5 @@
 """A what-if's patch made real: staff apply the patch a finished what-if measured to the catalogue, each
-patched card a new version in its history, all of them or none.
+patched card a new version in its history, all of them or none; and undo it the same way.
 
 A patch holds absolute values, measured against the cards the what-if froze. A card edited since then is not
 overwritten: the patch is refused, naming it, and the designer runs the what-if again on the card as it is.
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from cardsdb.card_history import apply_edit, latest_version, model_label
+from cardsdb.card_history import apply_edit, latest_version, model_label, restore_version
 from cardsdb.errors import DomainError
 from simulate.models import Batch
 from simulate.services import game_studies
@@ -47,6 +47,35 @@ def apply_patch(batch: Batch, *, user: Any) -> list[dict[str, Any]]:
                 what = "was deleted" if card is None else "was edited"
                 raise NotApplicable(f"{slug} {what} since the what-if measured it: its patch would overwrite that "
                                     "edit. Run the what-if again on the card as it is now.")
-            version = apply_edit(card, changes, reason=f"Applied from what-if {batch.pk}", user=user)
+            version = apply_edit(card, changes, reason=applied_reason(batch), user=user)
             applied.append({"model": label, "slug": slug, "version": version.history_id})
     return applied
+
+
+def applied_reason(batch: Batch) -> str:
+    """The reason a card's version applied from this study carries in its history."""
+    return f"Applied from what-if {batch.pk}"
+
+
+def undo_patch(batch: Batch, *, user: Any) -> list[dict[str, Any]]:
+    """Undo a what-if's applied patch, in one transaction: each patched card put back as it was just before,
+    a new version ("Undone: what-if ..."), answering `{model, slug, version}` of each. NotApplicable when a
+    card's latest version is not the one this study applied (never applied, undone already, or edited since:
+    undoing would overwrite that edit)."""
+    if not study_kind(batch.kind).has_patch:
+        raise NotApplicable("Only a what-if has a patch to undo.")
+    undone = []
+    with transaction.atomic():
+        for model, slug, _ in game_studies(batch.game).patch_edits(batch.inputs.get("patch") or []):
+            card = model._default_manager.select_for_update().filter(slug=slug).first()
+            latest = None if card is None else latest_version(card)
+            if card is None or latest is None or latest.history_change_reason != applied_reason(batch):
+                raise NotApplicable(f"{slug} is not as this what-if's patch left it (never applied, undone already, "
+                                    "deleted or edited since): undoing would overwrite what changed. Nothing was "
+                                    "undone.")
+            before = latest.prev_record
+            if before is None:
+                raise NotApplicable(f"{slug} has no version before the patch to go back to.")
+            version = restore_version(card, before.history_id, user=user, reason=f"Undone: what-if {batch.pk}")
+            undone.append({"model": model_label(model), "slug": slug, "version": version.history_id})
+    return undone

@@ -84,6 +84,8 @@ STUDY_ACTIONS = {
                      "(`not_publishable`, with `cards`)."),
     "apply": (200, "Not a finished what-if, or a patched card edited or deleted since it measured it "
                    "(`not_applicable`)."),
+    "undo": (200, "Not a what-if, or a patched card not as its patch left it: never applied, undone already, or "
+                  "edited since (`not_applicable`)."),
 }
 
 
@@ -116,7 +118,7 @@ class EveryGameSchema(AutoSchema):
 
     def get_request_serializer(self):
         action = getattr(self.view, "action", None)
-        if action in ("cancel", "rerun", "publish", "apply", "samples"):
+        if action in ("cancel", "rerun", "publish", "apply", "undo", "samples"):
             return None  # they take no body
         if action == "replay":
             return ReplayRequestSerializer
@@ -136,7 +138,7 @@ class EveryGameSchema(AutoSchema):
         answer = by_game(name, view.answer, many=view.action == "list")
         if view.action in STUDY_ACTIONS:
             code, conflict = STUDY_ACTIONS[view.action]
-            return {code: AppliedPatchSerializer if view.action == "apply" else answer,
+            return {code: AppliedPatchSerializer if view.action in ("apply", "undo") else answer,
                     409: OpenApiResponse(response={"$ref": "#/components/schemas/Error"}, description=conflict)}
         return answer
 

@@ -246,6 +246,14 @@ class BatchViewSet(EveryGameViewSet):
         applied = applying.apply_patch(self.get_object(), user=request.user)
         return Response(AppliedPatchSerializer({"applied": applied}).data)
 
+    @action(detail=True, methods=["post"], filter_backends=[], permission_classes=[permissions.IsAdminUser])
+    def undo(self, request, pk=None):
+        """Staff: undo a what-if's applied patch, each patched card put back as it was just before, a new version
+        in its history, all or none. 409 `not_applicable` when a card is not as the patch left it (never applied,
+        undone already, or edited since: undoing would overwrite that edit)."""
+        undone = applying.undo_patch(self.get_object(), user=request.user)
+        return Response(AppliedPatchSerializer({"applied": undone}).data)
+
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def samples(self, request, pk=None):
         """The sample matches the study kept: per pairing, its first three matches of each outcome of side a

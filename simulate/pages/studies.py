@@ -208,16 +208,26 @@ def study_publish(request, batch_id):
 def study_apply(request, batch_id):
     """Staff: apply a what-if's patch to the catalogue, as .../apply/ does; then the first patched card's page,
     whose errata show the new version."""
+    return _patch_edit(request, batch_id, applying.apply_patch, "Not applied")
+
+
+@require_POST
+def study_undo(request, batch_id):
+    """Staff: undo a what-if's applied patch, as .../undo/ does; then the first patched card's page."""
+    return _patch_edit(request, batch_id, applying.undo_patch, "Not undone")
+
+
+def _patch_edit(request, batch_id, edit, heading: str):
     if not request.user.is_staff:
         return page_error(request, 403, "Only staff edit the catalogue.")
     try:
-        applied = applying.apply_patch(visible_batch(request, batch_id), user=request.user)
+        edited = edit(visible_batch(request, batch_id), user=request.user)
     except applying.NotApplicable as exc:
-        return page_error(request, exc.status, str(exc), heading="Not applied")
+        return page_error(request, exc.status, str(exc), heading=heading)
     except DjangoValidationError as exc:
         return page_error(request, 400, "A change breaks the card's rules: " + "; ".join(exc.messages),
-                          heading="Not applied")
-    first = applied[0]  # its app is its game, and each game's card page is named "<game>-card"
+                          heading=heading)
+    first = edited[0]  # its app is its game, and each game's card page is named "<game>-card"
     return redirect(f"{first['model'].split('.')[0]}-card", slug=first["slug"])
 
 

@@ -12,5 +12,6 @@ urlpatterns = [
     path("<uuid:batch_id>/rerun/", studies.study_rerun, name="study-rerun"),
     path("<uuid:batch_id>/publish/", studies.study_publish, name="study-publish"),
     path("<uuid:batch_id>/apply/", studies.study_apply, name="study-apply"),
+    path("<uuid:batch_id>/undo/", studies.study_undo, name="study-undo"),
     path("<uuid:batch_id>/replay/", studies.study_replay, name="study-replay"),
 ]

@@ -85,3 +85,52 @@ def test_the_whatif_page_offers_staff_its_patch_as_an_edit(client, armies, staff
     assert response.status_code == 302 and response["Location"] == reverse("realms-card", args=[slug])
     assert Character.objects.get(slug=slug).speed == 3
     assert client.post(reverse("study-apply", args=[study.pk])).status_code == 409  # now edited since
+
+
+def test_undo_puts_every_patched_card_back_as_a_new_version_and_round_trips(armies, staff, staff_client, anon_client):
+    first, second = (slot["card"] for slot in armies["a"]["slots"][:2])
+    before = {slug: Character.objects.get(slug=slug) for slug in (first, second)}
+    study = whatif(armies, [{"card": first, "changes": {"atk": 3}}, {"card": second, "changes": {"hp": 40}}],
+                   user=staff)
+    applied = staff_client.post(url(study)).json()["applied"]
+    response = staff_client.post(f"/api/simulate/batches/{study.pk}/undo/")
+    assert response.status_code == 200, response.content
+    undone = response.json()["applied"]
+    assert [row["slug"] for row in undone] == [first, second]
+    assert all(after["version"] > done["version"] for after, done in zip(undone, applied, strict=True))
+    for slug, card in before.items():
+        now = Character.objects.get(slug=slug)
+        assert (now.attack, now.health, now.speed) == (card.attack, card.health, card.speed)
+    history = anon_client.get(f"/api/realms/characters/{first}/history/").json()["results"]
+    assert [row["reason"] for row in history[:2]] == [f"Undone: what-if {study.pk}", f"Applied from what-if {study.pk}"]
+    assert {"field": "attack", "before": 3, "after": before[first].attack} in history[0]["changes"]
+    # Undone once: a second undo would overwrite the undo itself; applying again works (the cards are as measured).
+    assert "undone already" in assert_error_shape(staff_client.post(f"/api/simulate/batches/{study.pk}/undo/"), 409,
+                                                  "not_applicable")["message"]
+
+
+def test_undo_refuses_over_an_edit_made_since_the_patch_and_changes_nothing(armies, staff, staff_client, user_client):
+    first, second = (slot["card"] for slot in armies["a"]["slots"][:2])
+    study = whatif(armies, [{"card": first, "changes": {"atk": 3}}, {"card": second, "changes": {"atk": 4}}],
+                   user=staff)
+    assert_error_shape(staff_client.post(f"/api/simulate/batches/{study.pk}/undo/"), 409, "not_applicable")  # never applied
+    assert staff_client.post(url(study)).status_code == 200
+    assert_error_shape(user_client.post(f"/api/simulate/batches/{study.pk}/undo/"), 403, "permission_denied")
+    edited = Character.objects.get(slug=second)
+    edited.attack = 12
+    edited.save()
+    body = assert_error_shape(staff_client.post(f"/api/simulate/batches/{study.pk}/undo/"), 409, "not_applicable")
+    assert second in body["message"]
+    assert (Character.objects.get(slug=first).attack, Character.objects.get(slug=second).attack) == (3, 12)
+
+
+def test_the_whatif_page_offers_staff_an_undo(client, armies, staff):
+    slug = armies["a"]["slots"][0]["card"]
+    speed = Character.objects.get(slug=slug).speed
+    study = whatif(armies, [{"card": slug, "changes": {"spd": 3 if speed != 3 else 4}}], user=staff)
+    client.force_login(staff)
+    assert client.post(reverse("study-apply", args=[study.pk])).status_code == 302
+    assert "Undo this patch" in client.get(reverse("study-detail", args=[study.pk])).content.decode()
+    response = client.post(reverse("study-undo", args=[study.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse("realms-card", args=[slug])
+    assert Character.objects.get(slug=slug).speed == speed
