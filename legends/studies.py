@@ -18,7 +18,7 @@ from legends import selectors
 from legends.api.studies import MAX_PATCH, LegendsPatchSerializer, LegendsPoolSerializer
 from legends.engine.cards import Catalogue, parse_catalogue
 from legends.engine.start import MatchStart, normalize_setup
-from legends.engine.vocabulary import MODES, TEAM_COUNT
+from legends.engine.vocabulary import MAX_COPIES, MODES, TEAM_COUNT
 from legends.models import Element, Protector, SummoningCard
 from legends.snapshot import (
     STUDY_AGENT,
@@ -30,7 +30,7 @@ from legends.snapshot import (
 )
 from simulate.engine.errors import InputError, SetupError
 from simulate.engine.runner import validate_options
-from simulate.services import PreparedMatch, seat_agent_names
+from simulate.services import PreparedMatch, Tuning, seat_agent_names
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -85,6 +85,8 @@ class LegendsStudies:
     pair_paths = {"teams[0]": "0", "teams[1]": "1"}
     pool_request = LegendsPoolSerializer
     patch_request = LegendsPatchSerializer
+    tuning = {"copies": Tuning(1, MAX_COPIES, -1, 1)}  # fewer copies of a summoning card: drawn less often
+    tuning_group = "summoning_cards"
 
     # ------------------------------------------------------------------- pairings of given teams
 

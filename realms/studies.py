@@ -22,7 +22,7 @@ from realms.engine.formation import RANDOM_ARMY_DRAW, legal_deployments, random_
 from realms.models import Character
 from realms.snapshot import STUDY_AGENT, card_raw, character_card, character_snapshot
 from simulate.engine.errors import InputError
-from simulate.services import PreparedMatch
+from simulate.services import PreparedMatch, Tuning
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -50,6 +50,10 @@ class RealmsStudies:
     pair_paths = {"armies.a": "a", "armies.b": "b"}  # where pair_inputs puts each entrant, and its side
     pool_request = RealmsPoolSerializer
     patch_request = RealmsPatchSerializer
+    # A stat's bounds are its model's; the screen's step is about a tenth of a stat's usual range.
+    tuning = {"atk": Tuning(0, 30, -1, 2), "def": Tuning(0, 30, -1, 2), "spd": Tuning(0, 30, -1, 2),
+              "hp": Tuning(1, 99, -1, 4), "cooldown": Tuning(1, 3, 1, 1)}
+    tuning_group = "cards"
 
     # ------------------------------------------------------------------- pairings of given armies
 

@@ -111,6 +111,17 @@ class GameMatches(Protocol):
         """The inputs and agents of a match from the command's arguments; InputError if they do not make one."""
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """A number of a card that a suggestion may change: its bounds, which way weakens the card, and the step a
+    screen tries first."""
+
+    low: int
+    high: int
+    weakens: int  # -1: lowering it weakens the card (ATK); +1: raising it does (a cooldown)
+    screen_step: int
+
+
 class GameStudies(Protocol):
     """A game app's part in the balance lab (simulate.study_kinds): what its studies' pairings, draws, patches
     and flags are made of. Registered apart from its matches, from its app's `ready()`."""
@@ -125,6 +136,8 @@ class GameStudies(Protocol):
     # Optional capability: what each side did in a match adds to what it fielded (PlaysFeatures).
     plays_features: bool
     patch_request: Any  # the serializer of one patch entry as the API takes it ({"card": ..., "changes": {...}})
+    tuning: dict[str, Tuning]  # the patch fields a suggestion may change, as numbers
+    tuning_group: str  # the field group whose members a suggestion tunes (its cards)
 
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """The match request of entrant `first` (first side) against `second`, with the study's options."""

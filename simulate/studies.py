@@ -163,6 +163,7 @@ def finish(batch: Batch, prefix: tuple[Tally, int] | None = None) -> None:
     batch.summary = legacy_summary(batch, total)
     batch.status = Batch.Status.DONE
     batch.finished_at = timezone.now()
+    study_kind(batch.kind).finished(batch)
 
 
 def pending_chunks(batch: Batch) -> list[int]:

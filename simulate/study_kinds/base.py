@@ -276,6 +276,9 @@ class StudyKind:
         """As the base of a what-if: each patched card's rows in both halves, if it reads cards' rows."""
         return None
 
+    def finished(self, batch: Batch) -> None:
+        """What it does once done, in the transaction that marks it so (a suggestion queues its confirmation)."""
+
     # ---------------------------------------------------------------------------- report
 
     def details_of(self, results: Mapping[str, Any]) -> Mapping[str, Any]:

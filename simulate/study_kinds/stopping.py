@@ -72,6 +72,7 @@ class TestSerializer(serializers.Serializer):
                                            "undecided when the count ran out first.")
     llr_raised = serializers.FloatField(help_text="The log-likelihood ratio of +delta against no difference.")
     llr_lowered = serializers.FloatField(help_text="Of -delta against no difference.")
+    of = serializers.CharField(allow_null=True, help_text="What it tests: a patched card's sides (a field what-if).")
     pairs = serializers.IntegerField(min_value=0)
     fixed_pairs = serializers.IntegerField(allow_null=True, help_text=(
         "The pairs a fixed count would need for the same errors, with the spread these pairs showed."))
@@ -98,20 +99,23 @@ class SequentialResultSerializer(serializers.Serializer):
     count = serializers.IntegerField(min_value=0, help_text="The most it would have played.")
 
 
-def results(batch: Batch, total: Tally, pairs: Sequence[Sequence[int]]) -> dict[str, Any] | None:
-    """The test's standing on these pairs, None when the study plays its count."""
+def results(batch: Batch, total: Tally, pairs: Sequence[Sequence[int]],
+            names: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The test's standing on these pairs (each test named by `names` when given), None when the study plays
+    its count."""
     design = design_of(batch.inputs)
     if design is None:
         return None
     games = sum(leg["matches"] for leg in total["pairings"])
-    tests = []
+    tests: list[dict[str, Any]] = []
     scale = 0.0
     for both, first_only, second_only, neither in pairs:
         n = both + first_only + second_only + neither
         found = verdict(design, n, first_only, second_only)
         fixed = fixed_pairs(design, first_only, second_only, n)
         tests.append({"decision": found.decision, "llr_raised": round(found.llr_raised, 4),
-                      "llr_lowered": round(found.llr_lowered, 4), "pairs": n, "fixed_pairs": fixed})
+                      "llr_lowered": round(found.llr_lowered, 4), "pairs": n, "fixed_pairs": fixed,
+                      "of": names[len(tests)] if len(names) > len(tests) else None})
         if fixed is not None and n:
             scale = max(scale, fixed / n)
     decided = all(test["decision"] != UNDECIDED for test in tests)
@@ -146,7 +150,7 @@ def text_lines(sequential: Mapping[str, Any] | None) -> list[str]:
     return ["", f"Sequential test (delta {sequential['delta']:g} points, alpha {sequential['alpha']:g}, "
                 f"beta {sequential['beta']:g}): {sequential['games']} games"
                 + (f"; a fixed count of the same errors: {fixed}" if fixed is not None else ""),
-            *(f"  {said(test, sequential['delta'])} (LLR {test['llr_raised']:+.2f} / {test['llr_lowered']:+.2f} "
+            *(f"  {test['of'] + ': ' if test.get('of') else ''}{said(test, sequential['delta'])} (LLR {test['llr_raised']:+.2f} / {test['llr_lowered']:+.2f} "
               f"of [{sequential['bounds']['lower']:.2f}, {sequential['bounds']['upper']:.2f}], {test['pairs']} pairs)"
               for test in sequential["tests"])]
 

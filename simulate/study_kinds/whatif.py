@@ -133,14 +133,26 @@ class Kind(StudyKind):
         return stopping.look_units(inputs)
 
     def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
-        """With `sequential`: stop once the paired difference is decided."""
-        return stopping.stop_rule(batch, lambda total: [total["pairs"]])
+        """With `sequential`: stop once the paired difference is decided (of each patched card's sides, on a
+        field: a patch may raise one card and lower another)."""
+        return stopping.stop_rule(batch, tested_pairs)
+
+    def finished(self, batch: Batch) -> None:
+        """A what-if confirming a suggestion tells it what it measured."""
+        if batch.inputs.get("confirms"):
+            from simulate.study_kinds.suggest import record_confirmation
+
+            record_confirmation(batch)
 
     # ------------------------------------------------------------------------------ tally
 
     def new_tally(self, study: Study) -> Tally:
-        """The base's tally and the pairs: both won, baseline only, patched only, neither."""
-        return {**super().new_tally(study), "pairs": [0, 0, 0, 0]}
+        """The base's tally and the pairs: both won, baseline only, patched only, neither; on a field, those of
+        each patched card's sides too."""
+        tally = {**super().new_tally(study), "pairs": [0, 0, 0, 0]}
+        if study.pairings[0].pool is not None:
+            tally["card_pairs"] = {card: [0, 0, 0, 0] for card in sorted(study.pairings[0].patched)}
+        return tally
 
     def play_unit(self, study: Study, unit: int, seed: int, tally: Tally) -> None:
         """Play every pairing with this unit's seed; pair each baseline side with itself patched."""
@@ -151,6 +163,8 @@ class Kind(StudyKind):
             for (won, touched), (won_after, touched_after) in zip(outcomes(before), outcomes(after), strict=True):
                 if touched or touched_after:
                     tally["pairs"][0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
+            if "card_pairs" in tally:
+                count_card_pairs(before, after, tally["card_pairs"])
 
     # ---------------------------------------------------------------------------- results
 
@@ -165,6 +179,8 @@ class Kind(StudyKind):
                                               help_text="McNemar's exact test, paired by seed."),
             "patched_rows": PatchedRowSerializer(many=True, required=False,
                                                  help_text="field what-if: the patched cards' rows."),
+            "card_differences": serializers.DictField(child=DifferenceSerializer(), required=False, help_text=(
+                "field what-if: per patched card, the sides fielding it, patched less baseline, paired by seed.")),
             "sequential": stopping.SequentialResultSerializer(required=False, help_text=(
                 "With `sequential`: its test, the games it took and what a fixed count would have needed.")),
         }
@@ -182,9 +198,11 @@ class Kind(StudyKind):
         rows = base.patched_rows(sides, patched_members(batch.inputs), studies)
         if rows is not None:
             answer["patched_rows"] = rows
-        sequential = stopping.results(batch, total, [total["pairs"]])
+        sequential = stopping.results(batch, total, tested_pairs(total), names=sorted(total.get("card_pairs") or {}))
         if sequential is not None:
             answer["sequential"] = sequential
+        if total.get("card_pairs"):
+            answer["card_differences"] = {card: difference_of(pairs) for card, pairs in total["card_pairs"].items()}
         return answer
 
     # ---------------------------------------------------------------------------- report
@@ -327,6 +345,26 @@ def outcomes(match: Played) -> list[tuple[bool, bool]]:
     if match.features is None:
         return [(match.outcome == WIN, True)]
     return list(zip(match.wins, match.touched, strict=True)) if match.touched else []
+
+
+def tested_pairs(total: Tally) -> list[list[int]]:
+    """The pairs its sequential test reads: each patched card's on a field, else side a's."""
+    by_card = total.get("card_pairs")
+    return [by_card[card] for card in sorted(by_card)] if by_card else [total["pairs"]]
+
+
+def count_card_pairs(before: Played, after: Played, by_card: dict[str, list[int]]) -> None:
+    """Pair each side fielding a patched card, card by card (a side fielding two counts for both)."""
+    for side, (won, won_after) in enumerate(zip(before.wins, after.wins, strict=True)):
+        fielded = {member for members in (before.features or ({}, {}))[side].values() for member in members}
+        for card, pairs in by_card.items():
+            if card in fielded:
+                pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
+
+
+def difference_of(pairs: list[int]) -> dict[str, Any]:
+    paired = paired_figures(pairs)
+    return {key: paired[key] for key in ("win_rate", "ci", "pairs", "discordant")}
 
 
 def pair(row: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -1,0 +1,149 @@
+"""Suggest: from a published field study with one deliberately broken card, the smallest patch that brings the
+cards back inside the band, its search checked against every patch of a small model, and its confirmation."""
+
+import itertools
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from realms.models import Character
+from simulate import batches
+from simulate.models import Batch
+from simulate.study_kinds.suggest import Model, Option, search
+from tests.conftest import assert_error_shape
+from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+REALMS = "/api/simulate/realms/batches/"
+BAND = 10  # points: wide enough that a field of 800 matches places most cards inside it
+
+
+def small_pool() -> list[str]:
+    """Sixteen cards that make legal armies: each card in a third to a half of them, so few matches measure it."""
+    cards: list[str] = []
+    for rarity, count in (("common", 6), ("uncommon", 4), ("rare", 3), ("legendary", 3)):
+        cards += Character.objects.filter(rarity__slug=rarity).order_by("slug").values_list("slug", flat=True)[:count]
+    return cards
+
+
+@pytest.fixture
+def broken_field(catalogue, staff):
+    """A published field study of the small pool in which its first common was given ATK 30."""
+    cards = small_pool()
+    broken = Character.objects.get(slug=cards[0])
+    broken.attack = 30
+    broken.save()
+    study = batches.play_here(batches.create_batch(game="realms", kind="field", inputs={"pool": {"cards": cards}},
+                                                   count=800, seed=1, user=staff).pk)
+    Batch.objects.filter(pk=study.pk).update(published_at=timezone.now())
+    return study, broken.slug
+
+
+def test_a_suggestion_finds_the_broken_card_and_a_nerf_that_the_confirmation_measures(
+        broken_field, staff, django_capture_on_commit_callbacks, local_runner):
+    study, broken = broken_field
+    rows = {row["card"]: row for row in study.results["cards"]}
+    assert max(rows, key=lambda card: rows[card]["delta"]) == broken and rows[broken]["delta"] > 0.25
+    with django_capture_on_commit_callbacks(execute=True):
+        suggestion = batches.play_here(batches.create_batch(
+            game="realms", kind="suggest", inputs={"study": str(study.pk), "band": BAND}, count=200, seed=2,
+            user=staff).pk)
+    assert suggestion.status == Batch.Status.DONE, suggestion.error
+    fix = suggestion.inputs["fix"]
+    assert fix[0] == broken  # the furthest outside the band first
+    inside = {card for card, row in rows.items() if abs(row["delta"]) <= BAND / 100}
+    assert not inside & set(fix)
+    found = suggestion.results["suggestion"]
+    patched = {entry["card"]: entry["changes"] for entry in found["patch"]}
+    assert not inside & set(patched)  # the cards inside the band are left alone
+    assert_a_nerf(broken, patched[broken])
+    change = next(change for change in found["changes"] if change["card"] == broken)
+    assert change["inside"] and abs(change["predicted_delta"]) <= BAND / 100
+    assert change["delta_before"] == rows[broken]["delta"]
+    local_runner.run_all()
+    assert_confirmed_lower(suggestion, found["patch"], broken, rows[broken]["delta"])
+
+
+def assert_confirmed_lower(suggestion, patch, broken, before):
+    """The confirming what-if: the same field with the patch, on paired seeds, until each card's shift is decided;
+    the broken card's delta measured lower, beyond its interval."""
+    confirmation = Batch.objects.get(kind="whatif", inputs__confirms=str(suggestion.pk))
+    assert confirmation.status == Batch.Status.DONE and confirmation.inputs["patch"] == patch
+    assert {test["of"] for test in confirmation.results["sequential"]["tests"]} == {entry["card"] for entry in patch}
+    suggestion.refresh_from_db()
+    confirmed = suggestion.results["confirmation"]["cards"][broken]
+    assert confirmed["shift"] < 0 and confirmed["delta_ci"]["high"] < before
+    assert confirmed["delta"] == pytest.approx(before + confirmed["shift"], abs=1e-6)
+
+
+def assert_a_nerf(slug, changes):
+    """One number of the card, moved the way that weakens it."""
+    (field, value), = changes.items()
+    card = Character.objects.get(slug=slug)
+    now = {"atk": card.attack, "def": card.defense, "spd": card.speed, "hp": card.health, "cooldown": card.cooldown}
+    assert value > now[field] if field == "cooldown" else value < now[field]
+
+
+def test_the_search_finds_the_patch_that_every_patch_of_a_small_model_ranks_first():
+    # Three cards outside a band of 0.03, each with two numbers; one card's change also moves another's delta.
+    rng = np.random.default_rng(5)
+    deltas = np.array([0.12, -0.07, 0.05])
+    options, shifts = [], []
+    for card in range(3):
+        card_options = [None]
+        card_shifts = [np.zeros(3)]
+        for field, slope in (("atk", rng.uniform(0.01, 0.03)), ("hp", rng.uniform(0.002, 0.01))):
+            for steps in range(1, 7):
+                card_options.append(Option(field, steps, steps))
+                moved = np.zeros(3)
+                moved[card] = -np.sign(deltas[card]) * slope * steps
+                if card == 0:
+                    moved[2] = 0.004 * steps  # a nerf of the first raises the third a little
+                card_shifts.append(moved)
+        options.append(card_options)
+        shifts.append(np.array(card_shifts))
+    model = Model(["a", "b", "c"], deltas, options, shifts, 0.03)
+    every = np.array(list(itertools.product(*(range(len(o)) for o in options))))
+    scores = model.evaluate(every)
+    best = min(range(len(every)), key=lambda i: (round(scores[i][0], 9), scores[i][1], scores[i][2]))
+    choice, front = search(model, seed=3)
+    assert tuple(model.evaluate(np.array(choice))[0]) == tuple(scores[best])
+    for row in front:  # the front's least error at each number of changes is the least of every patch
+        at = scores[scores[:, 1] == row["changes"]]
+        assert row["error"] == pytest.approx(at[:, 0].min(), abs=1e-8)
+
+
+def test_through_the_api_its_results_answer_their_schema_and_the_command_prints_the_patch(
+        broken_field, staff_client, contract, django_capture_on_commit_callbacks, local_runner, capsys):  # noqa: F811
+    study, broken = broken_field
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(REALMS, {"kind": "suggest", "study": str(study.pk), "band": BAND,
+                                              "cards": [broken], "tune": ["atk", "hp"], "count": 60, "seed": 4},
+                                     format="json")
+    contract(response, REALMS)
+    local_runner.run_all()
+    body = contract(staff_client.get(response.json()["url"]), "/api/simulate/batches/{id}/", "get")
+    assert body["status"] == "done" and {row["field"] for row in body["results"]["screen"]} <= {"atk", "hp"}
+    assert [change["card"] for change in body["results"]["suggestion"]["changes"]] == [broken]
+    call_command("simulate_batch", "realms", "--kind", "suggest", "--from-study", str(study.pk),
+                 "--band", str(BAND), "--fix", broken, "--tune", "atk", "--count", "40", "--processes", "1")
+    printed = capsys.readouterr().out
+    assert "Suggested patch" in printed and f"  {broken}: " in printed and "Screened moves" in printed
+
+
+def test_refusals_name_what_is_wrong(catalogue, staff_client, broken_field):
+    study, broken = broken_field
+    for body, path in (({"study": "00000000-0000-0000-0000-000000000000"}, "study"),
+                       ({"study": str(study.pk), "cards": ["no-such-card"]}, "cards"),
+                       ({"study": str(study.pk), "band": 50}, "band"),  # every card inside ±50 points
+                       ({"study": str(study.pk), "band": 0}, "band")):
+        response = staff_client.post(REALMS, {"kind": "suggest", "count": 10, **body}, format="json")
+        assert path in assert_error_shape(response, 400, "invalid")["fields"], (body, response.json())
+
+
+def test_without_a_published_field_study_there_is_nothing_to_start_from(catalogue, staff_client):
+    response = staff_client.post(REALMS, {"kind": "suggest", "count": 10}, format="json")
+    assert "study" in assert_error_shape(response, 400, "invalid")["fields"]
