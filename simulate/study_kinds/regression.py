@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django import forms
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextField
 from cardsdb.card_history import UnknownRelease, release_called
 from cardsdb.models import WORKING, Release
 from simulate.api.fields import NumberField, one_of
@@ -125,9 +126,9 @@ class Kind(StudyKind):
     def fields(self) -> dict[str, serializers.Field]:
         """`against`, `versus` and `threshold`."""
         return {
-            "against": serializers.CharField(required=False, max_length=70, help_text=(
+            "against": TextField(required=False, max_length=70, help_text=(
                 "regression (required): the release the field is played on first, by its name or slug.")),
-            "versus": serializers.CharField(required=False, max_length=70, help_text=(
+            "versus": TextField(required=False, max_length=70, help_text=(
                 "regression: the release it is compared with, by its name or slug (default: the working catalogue).")),
             "threshold": NumberField(required=False, max_value=MAX_THRESHOLD, help_text=(
                 f"regression: the gate's threshold in percentage points, above 0 and at most {MAX_THRESHOLD:g} "

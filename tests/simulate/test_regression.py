@@ -113,6 +113,9 @@ def test_an_unknown_release_is_refused_naming_against(anon_client, release):
         assert key in body["fields"] and "No release" in body["message"], body
     body = assert_error_shape(anon_client.post(REALMS, {"kind": "regression", "count": 5}, format="json"), 400)
     assert "against" in body["fields"]
+    body = assert_error_shape(anon_client.post(REALMS, {"kind": "regression", "against": 10, "count": 5},
+                                               format="json"), 400)
+    assert "against" in body["fields"]  # a release is named by text only
     for threshold in (0, 51, "3"):
         body = assert_error_shape(anon_client.post(REALMS, {"kind": "regression", "against": "Core 1.0",
                                                             "threshold": threshold, "count": 5}, format="json"), 400)
