@@ -130,7 +130,7 @@ class Kind(StudyKind):
                 "regression (required): the release the field is played on first, by its name or slug.")),
             "versus": TextField(required=False, max_length=70, help_text=(
                 "regression: the release it is compared with, by its name or slug (default: the working catalogue).")),
-            "threshold": NumberField(required=False, max_value=MAX_THRESHOLD, help_text=(
+            "threshold": NumberField(required=False, min_value=0, max_value=MAX_THRESHOLD, help_text=(
                 f"regression: the gate's threshold in percentage points, above 0 and at most {MAX_THRESHOLD:g} "
                 f"(default {DEFAULT_THRESHOLD:g}). " + HELP)),
         }
