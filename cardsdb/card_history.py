@@ -385,6 +385,15 @@ def release_named(game: str, slug: str) -> Release:
     return release
 
 
+def release_called(game: str, text: str) -> Release:
+    """The game's release named `text` or with the slug `text` (a release's slug is its name slugified), as a
+    reader names one; UnknownRelease otherwise."""
+    release = Release.objects.filter(game=game, slug=slugify(text)[:70]).first() if text.strip() else None
+    if release is None:
+        raise UnknownRelease(game, text)
+    return release
+
+
 def release_rows(release: Release, model: type[Card]) -> models.QuerySet:
     """The cards of one model as the release froze them: historical rows, every field as it was."""
     ids = list(release.versions.get(model_label(model), {}).values())

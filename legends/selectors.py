@@ -40,14 +40,19 @@ def setup_catalogue(release: Release | None = None) -> SetupCatalogue:
     """A snapshot of the card slugs a setup may name (three queries, whatever the setup); with `release`, the
     cards as that release froze them."""
 
-    def rows(model: type[Card]) -> QuerySet:
-        return model._default_manager.all() if release is None else release_rows(release, model)
-
     return SetupCatalogue(
-        spirits=frozenset(rows(Spirit).values_list("slug", flat=True)),
-        protectors=dict(rows(Protector).values_list("slug", "duel_legal")),
-        defenses=frozenset(rows(DefenseCard).values_list("slug", flat=True)),
+        spirits=frozenset(cards_as_of(Spirit, release).values_list("slug", flat=True)),
+        protectors=dict(cards_as_of(Protector, release).values_list("slug", "duel_legal")),
+        defenses=frozenset(cards_as_of(DefenseCard, release).values_list("slug", flat=True)),
     )
+
+
+def cards_as_of(model: type[Card], release: Release | None) -> QuerySet:
+    """The cards of one model now, or as a release froze them (their versions there: every field as it was),
+    in the model's order either way."""
+    if release is None:
+        return model._default_manager.all()
+    return release_rows(release, model).order_by(*(model._meta.ordering or ()), "slug")
 
 
 def setups_using(*, user, slug: str, limit: int) -> list[TeamSetup]:

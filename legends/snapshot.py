@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from cardsdb.models import Release
 from legends import selectors
 from legends.engine.cards import Catalogue, parse_catalogue
 from legends.engine.vocabulary import MODES, TEAM_COUNT
-from legends.models import Protector, SummoningCard
+from legends.models import DefenseCard, Protector, Spirit, SummoningCard
 from simulate.engine.errors import InputError
 
 TEAMS = tuple(range(TEAM_COUNT))  # team 0 first
@@ -26,17 +27,22 @@ def design_entry(c: SummoningCard) -> dict[str, Any]:
             "effect": {"kind": c.effect_kind, "element": c.effect_element.slug}, "copies": c.copies}
 
 
-def catalogue_raw() -> dict[str, Any]:
-    """The Akin Legends catalogue as plain data, as `parse_catalogue` takes it (five queries)."""
+def catalogue_raw(release: Release | None = None) -> dict[str, Any]:
+    """The Akin Legends catalogue as plain data, as `parse_catalogue` takes it (five queries); with `release`,
+    its cards as that release froze them (the elements are not versioned: as they are)."""
+    if release is None:
+        spirits, protectors = selectors.spirit_list(), selectors.protector_list()
+        defenses, deck = selectors.defense_list(), selectors.summoning_card_list()
+    else:
+        spirits, protectors = (selectors.cards_as_of(model, release) for model in (Spirit, Protector))
+        defenses = selectors.cards_as_of(DefenseCard, release).select_related("element_1", "element_2")
+        deck = selectors.cards_as_of(SummoningCard, release).select_related("attack_1", "attack_2", "effect_element")
     return {
         "elements": [element.slug for element in selectors.element_list()],
-        "spirits": [{"slug": s.slug, "name": s.name} for s in selectors.spirit_list()],
-        "protectors": [protector_entry(p) for p in selectors.protector_list()],
-        "defenses": [
-            {"slug": d.slug, "name": d.name, "elements": [d.element_1.slug, d.element_2.slug]}
-            for d in selectors.defense_list()
-        ],
-        "deck": [design_entry(c) for c in selectors.summoning_card_list()],
+        "spirits": [{"slug": s.slug, "name": s.name} for s in spirits],
+        "protectors": [protector_entry(p) for p in protectors],
+        "defenses": [{"slug": d.slug, "name": d.name, "elements": [d.element_1.slug, d.element_2.slug]} for d in defenses],
+        "deck": [design_entry(c) for c in deck],
     }
 
 

@@ -35,7 +35,7 @@ from simulate.services import PreparedMatch, Tuning, seat_agent_names
 if TYPE_CHECKING:
     from argparse import ArgumentParser
 
-    from cardsdb.models import Card
+    from cardsdb.models import Card, Release
     from simulate.pinning import Interned, Thawing
 
 # What a patch may change of each kind of card: the fields its admin page edits.
@@ -117,10 +117,12 @@ class LegendsStudies:
 
     # --------------------------------------------------------------------------------- field
 
-    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[LegendsPool, PreparedMatch]:
-        """The draws of a field study and the match every draw is played as (agents, options)."""
+    def field_pool(self, inputs: Mapping[str, Any], *, user,
+                   release: Release | None = None) -> tuple[LegendsPool, PreparedMatch]:
+        """The draws of a field study and the match every draw is played as (agents, options); with `release`,
+        its cards as that release froze them (a card it did not hold is unknown)."""
         mode = inputs["mode"]
-        raw = catalogue_raw()
+        raw = catalogue_raw(release)
         chosen = inputs.get("pool") or {}
         errors = []
         for kind in ("protectors", "defenses"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, cast
 
-from cardsdb.models import Rarity
+from cardsdb.models import Rarity, Release
 from realms import selectors
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.engine.spec import faction_spec, main_spec
@@ -38,9 +38,11 @@ def card_raw(card: CharacterCard) -> dict[str, Any]:
     }
 
 
-def character_snapshot(slugs: Iterable[str] | None = None) -> dict[str, CharacterCard]:
-    """Engine cards by slug for the given slugs (or the whole catalogue), in one query."""
-    rows = selectors.character_list()
+def character_snapshot(slugs: Iterable[str] | None = None, *, release: Release | None = None) -> dict[str, CharacterCard]:
+    """Engine cards by slug for the given slugs (or the whole catalogue), in one query; with `release`, as that
+    release froze them."""
+    rows = selectors.character_list() if release is None else \
+        selectors.characters_as_of(release).select_related("rarity", "faction")
     if slugs is not None:
         rows = rows.filter(slug__in=set(slugs))
     return {row.slug: character_card(row) for row in rows}

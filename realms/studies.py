@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 
-from cardsdb.models import Card, CardSet, OfficialRecord
+from cardsdb.models import Card, CardSet, OfficialRecord, Release
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
 from realms.engine.cards import CharacterCard, card_from_dict
@@ -93,44 +93,22 @@ class RealmsStudies:
 
     # --------------------------------------------------------------------------------- field
 
-    def official_cards(self) -> list[CharacterCard]:
-        """The cards of the official sets (every card when none is loaded)."""
+    def official_cards(self, release: Release | None = None) -> list[CharacterCard]:
+        """The cards of the official sets (every card when none is loaded), now or as `release` froze them."""
         official = OfficialRecord.objects.filter(model="cardsdb.cardset").values_list("object_pk", flat=True)
-        rows = selectors.character_list().filter(card_set__game="realms")
+        rows = selectors.characters_as_of(release).filter(card_set__game="realms")
         ids = [int(pk) for pk in official if pk.isdigit()]
         if ids and rows.filter(card_set__in=ids).exists():
             rows = rows.filter(card_set__in=ids)
-        return list(character_snapshot(rows.values_list("slug", flat=True)).values())
+        return list(character_snapshot(rows.values_list("slug", flat=True), release=release).values())
 
-    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[RealmsPool, PreparedMatch]:
-        """The pool of a field study and the match every draw is played as (agents, options)."""
+    def field_pool(self, inputs: Mapping[str, Any], *, user,
+                   release: Release | None = None) -> tuple[RealmsPool, PreparedMatch]:
+        """The pool of a field study and the match every draw is played as (agents, options); with `release`,
+        its cards as that release froze them (a card it did not hold is unknown)."""
         from simulate.engine.runner import validate_options
 
-        pool = inputs.get("pool") or {}
-        if "cards" in pool:
-            catalogue = character_snapshot(pool["cards"])
-            missing = sorted(set(pool["cards"]) - set(catalogue))
-            if missing:
-                message = f"Unknown character(s): {', '.join(missing[:10])}."
-                raise InputError(message, [("pool.cards", message)])
-            cards = list(catalogue.values())
-        elif "sets" in pool:
-            known = set(CardSet.objects.filter(code__in=pool["sets"], game="realms").values_list("code", flat=True))
-            missing = sorted(set(pool["sets"]) - known)
-            if missing:
-                message = f"Unknown Echo Realms set(s): {', '.join(missing)}."
-                raise InputError(message, [("pool.sets", message)])
-            slugs = selectors.character_list().filter(card_set__code__in=known).values_list("slug", flat=True)
-            cards = list(character_snapshot(slugs).values())
-        elif "collection" in pool:
-            collection = selectors.collection_for(user=user, collection_id=pool["collection"])
-            if collection is None:
-                message = f"You have no collection {pool['collection']}."
-                raise InputError(message, [("pool.collection", message)])
-            owned = selectors.owned_quantities(collection) or {}
-            cards = list(character_snapshot([slug for slug, n in owned.items() if n > 0]).values())
-        else:
-            cards = self.official_cards()
+        cards = self.pool_cards(inputs.get("pool") or {}, user=user, release=release)
         cards.sort(key=lambda card: card.slug)
         try:
             random_army(cards, random.Random(0))
@@ -140,6 +118,33 @@ class RealmsStudies:
         prepared = PreparedMatch(setup=None, agents=dict(inputs.get("agents") or {"a": STUDY_AGENT, "b": STUDY_AGENT}),
                                  options=validate_options("realms", inputs.get("options")), stored_setup={})
         return RealmsPool(tuple(cards)), prepared
+
+    def pool_cards(self, pool: Mapping[str, Any], *, user, release: Release | None) -> list[CharacterCard]:
+        """The cards a pool names (slugs, sets, a collection; the official sets by default), now or as `release`
+        froze them; InputError naming what is unknown."""
+        if "cards" in pool:
+            catalogue = character_snapshot(pool["cards"], release=release)
+            missing = sorted(set(pool["cards"]) - set(catalogue))
+            if missing:
+                message = f"Unknown character(s): {', '.join(missing[:10])}."
+                raise InputError(message, [("pool.cards", message)])
+            return list(catalogue.values())
+        if "sets" in pool:
+            known = set(CardSet.objects.filter(code__in=pool["sets"], game="realms").values_list("code", flat=True))
+            missing = sorted(set(pool["sets"]) - known)
+            if missing:
+                message = f"Unknown Echo Realms set(s): {', '.join(missing)}."
+                raise InputError(message, [("pool.sets", message)])
+            slugs = selectors.characters_as_of(release).filter(card_set__code__in=known).values_list("slug", flat=True)
+            return list(character_snapshot(slugs, release=release).values())
+        if "collection" in pool:
+            collection = selectors.collection_for(user=user, collection_id=pool["collection"])
+            if collection is None:
+                message = f"You have no collection {pool['collection']}."
+                raise InputError(message, [("pool.collection", message)])
+            owned = selectors.owned_quantities(collection) or {}
+            return list(character_snapshot([slug for slug, n in owned.items() if n > 0], release=release).values())
+        return self.official_cards(release)
 
     def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
         """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from cardsdb.card_history import card_versions, edited_since, release_matching
+from cardsdb.models import WORKING, Release
 from simulate.services import PreparedMatch, game_studies
 from simulate.study_kinds.base import Pairing, Study
 
@@ -122,14 +123,34 @@ def cards_played(data: Mapping[str, Any]) -> dict[str, list[str]]:
 
 def catalogue_state(data: Mapping[str, Any]) -> dict[str, Any]:
     """What a study records of the catalogue it froze: the cards it plays, by card model; each one's version
-    in the card history; and the release those versions are, if they are exactly a release's."""
+    in the card history; and the release those versions are, if they are exactly a release's. A study whose
+    pairings play other states of the catalogue (a release's cards, named by their label's `catalogue`) records
+    each state's versions apart: its `versions` are then those it played from the working catalogue (none when
+    it played none), so that a release's cards are never claimed as the working ones."""
     game = data["game"]
     cards = cards_played(data)
     current = card_versions(game)
-    versions = {model: {slug: current[model][slug] for slug in slugs if slug in current.get(model, {})}
-                for model, slugs in cards.items()}
-    release = release_matching(game, versions)
-    return {"cards": cards, "versions": versions, "release": None if release is None else release.name}
+    named = list(dict.fromkeys(entry["label"]["catalogue"] for entry in data["pairings"]
+                               if isinstance(entry["label"].get("catalogue"), str)))
+    if not named:
+        versions = held(cards, current)
+        release = release_matching(game, versions)
+        return {"cards": cards, "versions": versions, "release": None if release is None else release.name}
+    states = []
+    for slug in named:
+        release = None if slug == WORKING else Release.objects.filter(game=game, slug=slug).first()
+        states.append({"catalogue": slug, "release": None if release is None else release.name,
+                       "versions": held(cards, current if slug == WORKING else release.versions if release else {})})
+    working: dict[str, dict[str, int]] = next((state["versions"] for state in states if state["catalogue"] == WORKING), {})
+    matching = release_matching(game, working) if working else None
+    return {"cards": cards, "versions": working, "release": None if matching is None else matching.name,
+            "states": states}
+
+
+def held(cards: Mapping[str, list[str]], versions: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """The versions of these cards that a state of the catalogue (by model, slug and version) holds."""
+    return {model: {slug: versions[model][slug] for slug in slugs if slug in versions.get(model, {})}
+            for model, slugs in cards.items()}
 
 
 def catalogue_report(batch: Batch, current: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any] | None:
@@ -147,4 +168,5 @@ def catalogue_report(batch: Batch, current: Mapping[str, Mapping[str, int]] | No
     edited = [card for card in edited_since(batch.game, versions)
               if card["status"] != "added" or card["slug"] in versions.get(card["model"], {})] if moved else []
     return {"release": state.get("release"), "frozen_at": batch.created_at, "cards": state.get("cards", {}),
-            "versions": versions, "edited_since": edited}
+            "versions": versions, "edited_since": edited,
+            **({"states": state["states"]} if "states" in state else {})}

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from rest_framework.serializers import Serializer
 
-    from cardsdb.models import Card
+    from cardsdb.models import Card, Release
     from simulate.pinning import Interned, Thawing
 
 SEED_LIMIT = 2**63 - 1  # seeds are 0 to 2^63 - 1, so that every seed fits a database's 64-bit integer
@@ -151,8 +151,9 @@ class GameStudies(Protocol):
     def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
         """Every faction's strongest legal entrant and its name (a matrix of `factions`); InputError if none."""
 
-    def field_pool(self, inputs: Mapping[str, Any], *, user) -> tuple[Any, PreparedMatch]:
-        """What a field study draws from, and the match each draw plays as (its agents and options)."""
+    def field_pool(self, inputs: Mapping[str, Any], *, user, release: Release | None = None) -> tuple[Any, PreparedMatch]:
+        """What a field study draws from, and the match each draw plays as (its agents and options): the cards
+        as they are, or with `release` as that release froze them (its versions: every field as it was)."""
 
     def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
         """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""

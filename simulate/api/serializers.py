@@ -201,6 +201,16 @@ class EditedCardSerializer(serializers.Serializer):
     changes = serializers.ListField(child=serializers.DictField(), help_text="{field, before, after} since.")
 
 
+class CatalogueStatePlayedSerializer(serializers.Serializer):
+    """One state of the catalogue a study played."""
+
+    catalogue = serializers.CharField(help_text="A release's slug, or `working`.")
+    release = serializers.CharField(allow_null=True, help_text="The release's name; null: the working catalogue.")
+    versions = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
+                                     help_text="Each card's version it played from this state, by model label and "
+                                               "slug.")
+
+
 class CatalogueStateSerializer(serializers.Serializer):
     """The catalogue a study played, frozen when it was created."""
 
@@ -212,6 +222,10 @@ class CatalogueStateSerializer(serializers.Serializer):
     versions = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()),
                                      help_text="Each card's version it played, by model label and slug.")
     edited_since = EditedCardSerializer(many=True, help_text="The cards it played that were edited since.")
+    states = CatalogueStatePlayedSerializer(
+        many=True, required=False,
+        help_text="A study played on several states of the catalogue (a regression): each state's versions of the "
+                  "cards it played; `versions` and `release` are then the working catalogue's part alone.")
 
 
 class SampleSerializer(serializers.Serializer):

@@ -68,9 +68,10 @@ class Study:
 
     @property
     def patch_changes_nothing(self) -> bool:
-        """A what-if whose patched half would play the very same matches as its baseline half."""
+        """A what-if whose patched half would play the very same matches as its baseline half (a paired study
+        without a patch, two catalogue states that are the same, plays them to show that nothing moved)."""
         half = len(self.pairings) // 2
-        return self.paired and all((b.prepared, b.pool) == (p.prepared, p.pool) for b, p in zip(
+        return self.paired and any(p.patched for p in self.pairings) and all((b.prepared, b.pool) == (p.prepared, p.pool) for b, p in zip(
             self.pairings[:half], self.pairings[half:], strict=True))
 
     @property
