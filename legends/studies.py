@@ -189,6 +189,19 @@ class LegendsStudies:
             raise patch_error(exc) from exc
         return LegendsPatch(raw, catalogue)
 
+    def patch_values(self, card: str) -> dict[str, Any] | None:
+        """The protector's or summoning card's values of the fields a patch may change of its kind, elements by
+        slug."""
+        row: Protector | SummoningCard | None = selectors.protector_list().filter(slug=card).first()
+        kind = "protector"
+        if row is None:
+            row, kind = selectors.summoning_card_list().filter(slug=card).first(), "summoning card"
+        if row is None:
+            return None
+        values = {field: getattr(row, field) for field in PATCHABLE[kind]}
+        return {field: value.slug if field in ELEMENT_FIELDS and value is not None else value
+                for field, value in values.items()}
+
     def drawn_setup(self, setup: MatchStart) -> dict[str, Any]:
         """Two drawn teams, every card named, as a setup gives them."""
         return {"mode": setup.mode, "teams": [

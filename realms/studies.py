@@ -172,6 +172,11 @@ class RealmsStudies:
             raise InputError("The patch is not a valid edit: " + "; ".join(f"{p}: {r}" for p, r in errors), errors)
         return patched
 
+    def patch_values(self, card: str) -> dict[str, Any] | None:
+        """The character's values of every patch field (`atk` is its attack...)."""
+        row = selectors.character_list().filter(slug=card).first()
+        return None if row is None else {key: getattr(row, field) for key, field in PATCHABLE.items()}
+
     def drawn_setup(self, setup: Mapping[str, Any]) -> dict[str, Any]:
         """Two drawn armies as slots."""
         return {"armies": {side: [{"card": card.slug, "line": line} for card, line in army]

@@ -124,6 +124,7 @@ class GameStudies(Protocol):
     field_draw: str  # how a field study draws its sides, in one sentence for its report and results
     # Optional capability: what each side did in a match adds to what it fielded (PlaysFeatures).
     plays_features: bool
+    patch_request: Any  # the serializer of one patch entry as the API takes it ({"card": ..., "changes": {...}})
 
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """The match request of entrant `first` (first side) against `second`, with the study's options."""
@@ -145,6 +146,10 @@ class GameStudies(Protocol):
 
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
+
+    def patch_values(self, card: str) -> dict[str, Any] | None:
+        """A card's values of the fields a patch may change, as a patch gives them (an element by its slug, an
+        ability as its spec); None for no card of the catalogue with this slug."""
 
     def patched_pool(self, pool: Any, patch: Any) -> Any:
         """The field pool with the patched cards in place."""
