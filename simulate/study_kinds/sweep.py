@@ -424,18 +424,16 @@ class Kind(whatif.Kind):
         sides = [base.results(batch, {"pairings": total["pairings"][start:start + size]}, studies)
                  for start in range(0, len(total["pairings"]), size)]
         band = band_of(batch.inputs)
-        card = frozenset({axes[0].card})
-        baseline_row = None
-        curve = []
-        for values, side, pairs in zip(itertools.product(*(axis.values for axis in axes)), sides[1:], total["pairs"],
-                                       strict=True):
-            rows = base.patched_rows([sides[0], side], card, studies)
-            figure = card_figure(rows[0]["patched"]) if rows is not None else {
-                "win_rate": side["win_rate"], "win_rate_ci": side["win_rate_ci"]}
-            baseline_row = rows[0]["baseline"] if rows is not None else None
-            curve.append(point(list(values), figure, pairs, band, key="win_rate" if rows is None else "delta"))
-        answer: dict[str, Any] = {"base": base.name, "band": band, "baseline": sides[0], "curve": curve,
-                  "axes": [{"card": axis.card, "field": axis.field, "values": list(axis.values)} for axis in axes]}
+        card = frozenset({axes[0].card})  # a field's figure is the first axis's card's delta
+        # Its row in the baseline and in each value's copy (None: a base without rows, a matchup).
+        rows = [base.patched_rows([sides[0], side], card, studies) for side in sides[1:]]
+        curve = [point(list(values), side_figure(side, found), pairs, band, key="win_rate" if found is None else "delta")
+                 for values, side, found, pairs in zip(itertools.product(*(axis.values for axis in axes)), sides[1:],
+                                                      rows, total["pairs"], strict=True)]
+        answer: dict[str, Any] = {
+            "base": base.name, "band": band, "baseline": sides[0], "curve": curve,
+            "axes": [{"card": axis.card, "field": axis.field, "values": list(axis.values)} for axis in axes]}
+        baseline_row = rows[0][0]["baseline"] if rows and rows[0] else None
         if baseline_row is not None:
             answer["baseline_card"] = {key: value for key, value in baseline_row.items() if key in ROW_KEYS}
         return answer
@@ -559,6 +557,13 @@ class Kind(whatif.Kind):
 
 
 ROW_KEYS = ("card", "appearances", "wins", "win_rate", "win_rate_ci", "without_win_rate", "delta", "delta_ci", "flag")
+
+
+def side_figure(side: Mapping[str, Any], rows: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+    """A point's figure: side a's win rate (a base without rows), else the swept card's row."""
+    if rows is None:
+        return {"win_rate": side["win_rate"], "win_rate_ci": side["win_rate_ci"]}
+    return card_figure(rows[0]["patched"])
 
 
 def card_figure(row: Mapping[str, Any] | None) -> dict[str, Any]:

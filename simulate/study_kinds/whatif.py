@@ -254,7 +254,7 @@ class Kind(StudyKind):
     def add_arguments(self, group: _ArgumentGroup) -> None:
         """--base and --patch."""
         group.add_argument("--base", choices=list(BASES), default=None,
-                           help="whatif: the study played with and without the patch.")
+                           help="whatif, sweep: the study played with and without the patch (each value).")
         group.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
                            help="whatif: new values of a card, the fields the game's patch takes (a value is JSON, "
                                 "e.g. a number or an ability, or else text), e.g. CARD:atk=12,hp=20.")
