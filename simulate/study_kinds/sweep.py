@@ -116,9 +116,11 @@ def range_values(spec: Mapping[str, Any]) -> list[Any]:
     start, stop, step = spec["from"], spec["to"], spec.get("step", 1)
     if step <= 0:
         raise ValueError("A range's step is above 0.")
-    count = math.floor((stop - start) / step + 1e-9) + 1
+    span = (stop - start) / step
+    count = math.floor(span + 1e-9) + 1 if math.isfinite(span) and abs(span) < MAX_VALUES * 10 else MAX_VALUES + 1
     if not MIN_VALUES <= count <= MAX_VALUES:
-        raise ValueError(f"A range holds {MIN_VALUES} to {MAX_VALUES} values (this one {max(count, 0)}).")
+        many = f"over {MAX_VALUES}" if count > MAX_VALUES else str(max(count, 0))
+        raise ValueError(f"A range holds {MIN_VALUES} to {MAX_VALUES} values (this one {many}).")
     whole = all(float(number).is_integer() for number in (start, step))
     return [int(start + k * step) if whole else round(start + k * step, 9) for k in range(count)]
 

@@ -186,6 +186,8 @@ def test_an_akin_legends_sweep_of_a_protectors_effect_number(played, catalogue):
     ([{"card": "CARD", "field": "atk", "values": [5]}], {}, "sweep.0.values"),
     ([{"card": "CARD", "field": "atk", "values": [1, 2], "from": 1, "to": 3}], {}, "sweep.0"),
     ([{"card": "CARD", "field": "atk", "from": 1, "to": 30}], {}, "sweep.0"),
+    ([{"card": "CARD", "field": "atk", "from": 1, "to": 30, "step": 1e-300}], {}, "sweep.0"),
+    ([{"card": "CARD", "field": "atk", "from": 9, "to": 3}], {}, "sweep.0"),
     ([{"card": "CARD", "field": "atk", "values": [1, 2]}] * 3, {}, "sweep"),
     ([{"card": "CARD", "field": "atk", "values": [1, 2]}], {"band": 0}, "band"),
     ([{"card": "CARD", "field": "atk", "values": [1, 2]}], {"band": 51}, "band"),
