@@ -62,7 +62,7 @@ class BatchOptionsMixin(serializers.Serializer):
     count = WholeNumberField(
         min_value=1, max_value=MAX_PER_PAIRING,
         help_text="Matches of each pairing (each opponent, matrix cell, agent level; a what-if plays each seed "
-                  "twice), match i with seed + i (so seed + count - 1 is at most 2^63 - 1). A batch plays at most "
+                  "twice, a sweep once without its patch and once at each value), match i with seed + i (so seed + count - 1 is at most 2^63 - 1). A batch plays at most "
                   f"{MAX_BATCH:,} matches in all with a broker and 20,000 without; 1,000 and 200 when an agent is "
                   "`search`.",
     )

@@ -7,8 +7,8 @@ numbers the page prints beside it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -22,6 +22,10 @@ HISTOGRAM_LABELS = 16  # room below the bars for the axis labels
 INK, ACCENT, TRACK, LINE = "#1b1e24", "#0b4fb3", "#f3f4f7", "#4a5060"
 TRACK_EDGE = "#c9ccd4"  # outlines the track, which a panel's grey background would otherwise hide
 GOOD, BAD = "#116329", "#a11226"
+BAND = "#dcefe0"  # the shaded strip of a designer's band
+CURVE_HEIGHT = 150  # a curve's plot, above the labels of its values
+CURVE_LEFT = 48  # room left of a curve's plot for its axis labels (`+20 pp`)
+CURVE_LABELS = 30
 
 
 def pct(value: float | None, digits: int = 1) -> str:
@@ -188,3 +192,53 @@ def heat_colour(rate: float | None) -> str:
     end, share = (cold, (0.5 - rate) * 2) if rate < 0.5 else (warm, (rate - 0.5) * 2)
     rgb = (round(w + (e - w) * share) for w, e in zip(white, end, strict=True))
     return "#" + "".join(f"{channel:02x}" for channel in rgb)
+
+
+class CurvePoint(NamedTuple):
+    """A point of a curve: the value it is at (as text), its figure with its 95% interval, whether the figure
+    lies inside the band."""
+
+    label: str
+    value: float | None
+    ci: Mapping[str, float] | None
+    inside: bool
+
+
+def curve_chart(points_: Sequence[CurvePoint], *, band: Mapping[str, float], label: str,
+                show: Callable[..., str] = pct, width: int = WIDTH) -> SafeString:
+    """A figure against the values swept: a point per value with whiskers at its 95% interval, the band a shaded
+    strip, the points inside it filled. The vertical axis spans the band and every interval."""
+    ends = [band["low"], band["high"], *(end for p in points_ if p.ci for end in (p.ci["low"], p.ci["high"]))]
+    low, high = min(ends) - 0.02, max(ends) + 0.02
+    top, plot = 8, CURVE_HEIGHT - 8
+
+    def y_of(value: float) -> float:
+        return round(top + (high - min(max(value, low), high)) / (high - low) * plot, 2)
+
+    step = (width - CURVE_LEFT - MARGIN) / max(len(points_), 1)
+    parts = [format_html('<rect class="band" x="{}" y="{}" width="{}" height="{}" fill="{}"><title>Band {}</title>'
+                         '</rect>', CURVE_LEFT, y_of(band["high"]), width - CURVE_LEFT - MARGIN,
+                         round(y_of(band["low"]) - y_of(band["high"]), 2), BAND, interval(band, show)),
+             format_html_join("", '<text x="{}" y="{}" font-size="10" text-anchor="end" fill="{}">{}</text>',
+                              ((CURVE_LEFT - 4, y_of(v) + 3, LINE, show(v, 0)) for v in (low, band["low"],
+                                                                                       band["high"], high)))]
+    for index, p in enumerate(points_):
+        x = round(CURVE_LEFT + (index + 0.5) * step, 2)
+        parts.append(format_html('<text x="{}" y="{}" font-size="10" text-anchor="middle" fill="{}">{}</text>',
+                                 x, CURVE_HEIGHT + 16, LINE, p.label))
+        if p.value is None or not p.ci:
+            continue
+        said = f"{p.label}: {show(p.value)}, 95% interval {interval(p.ci, show)}" + (", inside the band" if p.inside
+                                                                                     else "")
+        parts.append(format_html(
+            '<g class="point{}"><title>{}</title>'
+            '<line class="ci" x1="{x}" y1="{a}" x2="{x}" y2="{b}" stroke="{ink}" stroke-width="2"/>'
+            '<line x1="{l}" y1="{a}" x2="{r}" y2="{a}" stroke="{ink}" stroke-width="2"/>'
+            '<line x1="{l}" y1="{b}" x2="{r}" y2="{b}" stroke="{ink}" stroke-width="2"/>'
+            '<circle cx="{x}" cy="{y}" r="4" fill="{fill}" stroke="{ink}" stroke-width="1.5"/></g>',
+            " inside" if p.inside else "", said, x=x, a=y_of(p.ci["high"]), b=y_of(p.ci["low"]), l=x - 4, r=x + 4,
+            y=y_of(p.value), ink=INK, fill=GOOD if p.inside else "#ffffff"))
+    inside = [p.label for p in points_ if p.inside]
+    description = (f"{len(points_)} values; the band is {interval(band, show)}; inside it: "
+                   f"{', '.join(inside) or 'none'}.")
+    return _svg(width, CURVE_HEIGHT + CURVE_LABELS, f"{label}: {description}", description, "".join(parts))

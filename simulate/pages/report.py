@@ -107,8 +107,17 @@ def field_groups(batch: Any, results: Mapping[str, Any], sort: str) -> list[dict
         present.sort(key=lambda row: (row[key], row["name"]), reverse=descending)
         tables.append({"group": group, "title": GROUP_TITLES.get(group, group), "sort_key": key,
                        "descending": descending,
-                       "rows": present + [row for row in shown if row[key] is None]})
+                       "rows": present + [row for row in shown if row[key] is None],
+                       "fix_link": fix_link(batch, group)})
     return tables
+
+
+def fix_link(batch: Any, group: str) -> str | None:
+    """Where a flagged card of a published field study opens a suggestion of a fix (its slug to add), else None:
+    the study form, linked to the suggestion kind with this study."""
+    if batch.published_at is None or group != game_studies(batch.game).tuning_group:
+        return None
+    return f"{reverse('study-new')}?game={batch.game}&kind=suggest&suggest_study={batch.pk}&suggest_cards="
 
 
 def field_row(game: str, group: str, row: Mapping[str, Any], member_key: str, names: Mapping[str, str]) -> dict:

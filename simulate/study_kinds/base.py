@@ -67,12 +67,22 @@ class Study:
     paired: bool  # a what-if: every unit plays each pairing with the same seed
 
     @property
+    def baseline_size(self) -> int:
+        """The pairings of a paired study's baseline (labelled `variant: baseline`, first), each patched copy
+        after it as many: half of a what-if's, a sweep's baseline then one copy per value."""
+        size = sum(1 for pairing in self.pairings if pairing.label.get("variant") == "baseline")
+        return size or len(self.pairings) // 2
+
+    @property
     def patch_changes_nothing(self) -> bool:
-        """A what-if whose patched half would play the very same matches as its baseline half (a paired study
-        without a patch, two catalogue states that are the same, plays them to show that nothing moved)."""
-        half = len(self.pairings) // 2
-        return self.paired and any(p.patched for p in self.pairings) and all((b.prepared, b.pool) == (p.prepared, p.pool) for b, p in zip(
-            self.pairings[:half], self.pairings[half:], strict=True))
+        """A paired study whose every patched copy would play the very same matches as its baseline (a paired
+        study without a patch, two catalogue states that are the same, plays them to show that nothing moved)."""
+        if not self.paired or not self.pairings or not any(p.patched for p in self.pairings):
+            return False
+        size = self.baseline_size
+        baseline = [(p.prepared, p.pool) for p in self.pairings[:size]]
+        return all([(p.prepared, p.pool) for p in self.pairings[start:start + size]] == baseline
+                   for start in range(size, len(self.pairings), size))
 
     @property
     def units(self) -> int:

@@ -32,7 +32,6 @@ from simulate.pages.report import member_names
 from simulate.services import game_studies
 from simulate.study_kinds.base import (
     PlanRequest,
-    Played,
     Study,
     StudyKind,
     merge_all,
@@ -40,6 +39,7 @@ from simulate.study_kinds.base import (
     relabelled,
 )
 from simulate.study_kinds.field import Kind as Field
+from simulate.study_kinds.whatif import count_card_pairs
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -224,7 +224,7 @@ class Kind(StudyKind):
         step the way that brings the card back, every copy on the same seeds."""
         studies = request.studies
         field = Field().pairings(request)[0]
-        pairings = relabelled([field], variant="field")
+        pairings = relabelled([field], variant="baseline")
         for card in request.inputs["fix"]:
             for option in screen_options(request.inputs, studies, card):
                 patch = studies.validated_patch([{"card": card, "changes": {option.field: option.value}}],
@@ -246,7 +246,7 @@ class Kind(StudyKind):
         """Every copy on this unit's seed; each screened copy's sides fielding its card paired with the field's."""
         played = [play_unit_match(study, p, unit, seed, tally["pairings"][k]) for k, p in enumerate(study.pairings)]
         for index, (pairing, match) in enumerate(zip(study.pairings[1:], played[1:], strict=True)):
-            count_pairs(played[0], match, pairing.label["card"], tally["pairs"][index])
+            count_card_pairs(played[0], match, {pairing.label["card"]: tally["pairs"][index]})
 
     # ---------------------------------------------------------------------------- results
 
@@ -295,8 +295,7 @@ class Kind(StudyKind):
     # ------------------------------------------------------------------------ the doors
 
     def add_arguments(self, group: _ArgumentGroup) -> None:
-        group.add_argument("--band", type=float, default=None, metavar="POINTS",
-                           help="suggest: the band every card's delta should lie in, ± points (default 3).")
+        # --band is the sweep's flag, read here too: the band every card's delta should lie in.
         group.add_argument("--fix", nargs="+", default=None, metavar="CARD",
                            help="suggest: the cards to fix (default: the ones outside the band).")
         group.add_argument("--tune", nargs="+", default=None, metavar="FIELD",
@@ -313,6 +312,8 @@ class Kind(StudyKind):
         from django import forms
 
         return {
+            "suggest_study": forms.UUIDField(required=False, label="Field study (id)",
+                                             help_text="Empty: the field study of the official sets published last."),
             "suggest_cards": forms.CharField(required=False, max_length=600, label="Cards to fix (slugs, commas)",
                                              help_text="Empty: the cards outside the band."),
             "band": forms.FloatField(required=False, min_value=0.5, max_value=50, initial=3,
@@ -325,6 +326,12 @@ class Kind(StudyKind):
             body["cards"] = cards
         if data.get("band") is not None:
             body["band"] = data["band"]
+        if data.get("suggest_study"):
+            body["study"] = str(data["suggest_study"])
+
+    def form_field_for(self, path: str) -> str | None:
+        """Its refusals belong to its own fields."""
+        return {"study": "suggest_study", "cards": "suggest_cards", "band": "band"}.get(path.split(".")[0])
 
 
 # ------------------------------------------------------------------------------------------- planning
@@ -377,14 +384,6 @@ def bounds_of(inputs: Mapping[str, Any], card: str, field: str, tuning: Tuning) 
 
 
 # ------------------------------------------------------------------------------------------- tally
-
-
-def count_pairs(field: Played, screened: Played, card: str, pairs: list[int]) -> None:
-    """Pair each side fielding the screened card with itself in the field as it is."""
-    for side, (won, won_after) in enumerate(zip(field.wins, screened.wins, strict=True)):
-        features = (field.features or ({}, {}))[side]
-        if any(card in members for members in features.values()):
-            pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
 
 
 # ------------------------------------------------------------------------------------------- results

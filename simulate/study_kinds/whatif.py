@@ -27,6 +27,7 @@ from simulate.study_kinds import stopping
 from simulate.study_kinds.base import (
     Headline,
     Outcomes,
+    Pairing,
     PlanRequest,
     Played,
     Study,
@@ -122,9 +123,8 @@ class Kind(StudyKind):
         baseline = self.base(request.inputs).plan(request).pairings
         patch = request.studies.validated_patch(request.inputs.get("patch") or [], user=request.user)
         members = patched_members(request.inputs)
-        patched = [replace(p, pool=request.studies.patched_pool(p.pool, patch)) if p.pool is not None
-                   else replace(p, prepared=request.studies.patched_match(p.prepared, patch)) for p in baseline]
-        pairings = [*relabelled(baseline, variant="baseline"), *relabelled(patched, variant="patched")]
+        pairings = [*relabelled(baseline, variant="baseline"),
+                    *relabelled(patched_pairings(request.studies, baseline, patch), variant="patched")]
         return Study(request.game, self.name, [replace(p, patched=members) for p in pairings], request.per_pairing,
                      paired=True)
 
@@ -159,10 +159,7 @@ class Kind(StudyKind):
         half = len(study.pairings) // 2
         played = [play_unit_match(study, p, unit, seed, tally["pairings"][k]) for k, p in enumerate(study.pairings)]
         for before, after in zip(played[:half], played[half:], strict=True):
-            # A side is paired when the patch touches it in either (a patch may change what is drawn).
-            for (won, touched), (won_after, touched_after) in zip(outcomes(before), outcomes(after), strict=True):
-                if touched or touched_after:
-                    tally["pairs"][0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
+            count_pairs(tally["pairs"], before, after)
             if "card_pairs" in tally:
                 count_card_pairs(before, after, tally["card_pairs"])
 
@@ -293,7 +290,7 @@ class Kind(StudyKind):
         """--base, --patch and --sequential."""
         stopping.add_argument(group)
         group.add_argument("--base", choices=list(BASES), default=None,
-                           help="whatif: the study played with and without the patch.")
+                           help="whatif, sweep: the study played with and without the patch (each value).")
         group.add_argument("--patch", nargs="+", action="extend", default=None, metavar="CARD:FIELD=VALUE,...",
                            help="whatif: new values of a card, the fields the game's patch takes (a value is JSON, "
                                 "e.g. a number or an ability, or else text), e.g. CARD:atk=12,hp=20.")
@@ -337,6 +334,21 @@ class Kind(StudyKind):
         if path.split(".")[0] == "patch":
             return "patch_value" if ".changes." in path else "patch_card"
         return None
+
+
+def patched_pairings(studies: GameStudies, pairings: Sequence[Pairing], patch: Any) -> list[Pairing]:
+    """The pairings with a validated patch's cards in place (in their pool, or in their match)."""
+    return [replace(p, pool=studies.patched_pool(p.pool, patch)) if p.pool is not None
+            else replace(p, prepared=studies.patched_match(p.prepared, patch)) for p in pairings]
+
+
+def count_pairs(pairs: list[int], before: Played, after: Played) -> None:
+    """Count one unit's outcomes without (`before`) and with a patch (`after`) of the same seed in `pairs`:
+    [both won, baseline only, patched only, neither]."""
+    # A side is paired when the patch touches it in either (a patch may change what is drawn).
+    for (won, touched), (won_after, touched_after) in zip(outcomes(before), outcomes(after), strict=True):
+        if touched or touched_after:
+            pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
 
 
 def outcomes(match: Played) -> list[tuple[bool, bool]]:

@@ -264,7 +264,10 @@ def a_patch() -> dict[str, str]:
 @pytest.mark.parametrize("data, field, said", [
     ({"kind": "gauntlet", "opponents": "random", "army_b": "CODE"}, "army_b",
      "Army b is filled in, but “Gauntlet” is chosen for the kind of study, which leaves it out: choose “Matchup”, "
-     "“What-if” or “Ladder” to use it, or clear it."),
+     "“What-if”, “Sweep” or “Ladder” to use it, or clear it."),
+    ({"kind": "sweep", "sweep_base": "field", "army_a": "CODE", "sweep_card": "elven-spellblade",
+      "sweep_field": "atk", "sweep_values": "6..8"}, "army_a",
+     "Army a is filled in, but “a field” is chosen for the sweep, which leaves it out: choose “the matchup above”"),
     ({"kind": "matchup", "opponents": "random\nfaction:arcane"}, "opponents",
      "Opponents (gauntlet) is filled in, but “Matchup” is chosen for the kind of study"),
     ({"kind": "field", "agent_b": "random"}, "agent_b", "Agent of side b is filled in, but “Field” is chosen"),

@@ -115,3 +115,20 @@ def test_numbers_read_as_text():
     assert charts.interval({"low": 0.4, "high": 0.9}) == "40.0% to 90.0%"
     assert (charts.probability(0.000061), charts.probability(0.5), charts.probability(None)) == (
         "< 0.0001", "0.5000", "–")
+
+
+def test_a_curve_marks_the_points_inside_its_band_and_draws_the_band_between_its_ends():
+    points = [charts.CurvePoint("atk 4", 0.30, {"low": 0.25, "high": 0.35}, False),
+              charts.CurvePoint("atk <8>", 0.50, {"low": 0.45, "high": 0.55}, True),
+              charts.CurvePoint("atk 12", None, None, False)]
+    markup = charts.curve_chart(points, band={"low": 0.47, "high": 0.53}, label="Sweep")
+    root = parsed(markup)
+    (band,) = by_class(root, "band")
+    assert len(by_class(root, "point")) == 1 and len(by_class(root, "point inside")) == 1  # none drawn for no figure
+    (inside,) = by_class(root, "point inside")
+    circle = inside.find(f"{SVG}circle")
+    top, bottom = float(band.get("y")), float(band.get("y")) + float(band.get("height"))
+    assert top < float(circle.get("cy")) < bottom  # 50% lies inside the band 47% to 53%
+    (outside,) = by_class(root, "point")
+    assert float(outside.find(f"{SVG}circle").get("cy")) > bottom  # 30% lies below it
+    assert "atk &lt;8&gt;" in str(markup) and "inside it: atk <8>." in root.get("aria-label")

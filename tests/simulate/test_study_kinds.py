@@ -34,7 +34,7 @@ def test_a_kind_reads_no_key_every_study_has():
 
 def test_an_unknown_kind_is_refused_at_kind():
     with pytest.raises(InputError) as refused:
-        study_kind("sweep")
+        study_kind("tournament")
     assert refused.value.errors == [("kind", "unknown")]
 
 

@@ -417,3 +417,50 @@ def test_cards_edited_while_a_worker_plays_a_study_change_none_of_its_figures(ca
     except BaseException:
         processes.dump()
         raise
+
+
+# ------------------------------------------------------------------------------ a sweep on two workers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sweep_played_by_two_workers_rises_with_atk_as_played_here(catalogue, settings, redis_url, database_url,
+                                                                     processes):
+    """A sweep of one card's ATK over a wide range, its chunks spread over two workers: its curve rises beyond
+    noise, and its figures are those of the same sweep played in this process."""
+    armies = {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("iron-kingdom")}}
+    card = armies["a"]["slots"][0]["card"]
+    body = {"kind": "sweep", "armies": armies, "count": 600, "seed": 3,
+            "sweep": [{"card": card, "field": "atk", "from": 4, "to": 16, "step": 3}]}
+    env = service_env(database_url, redis_url, MEDIA_ROOT=str(processes.folder / "media"))
+    port = free_port()
+    start_server_and_two_workers(processes, env, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for_server_and_workers(processes, base)
+        status, batch = http_json(f"{base}/api/simulate/realms/batches/", body)
+        assert status == 202, batch
+
+        def over():
+            processes.check_alive("server", "worker1", "worker2")
+            _, now = http_json(batch["url"])
+            return now if now["status"] not in ("queued", "running") else None
+
+        final = wait_until(over, timeout=300, every=0.5, what="the sweep to end")
+        stored = stored_rows(env, batch["id"])
+        assert final["status"] == "done" and final["played"] == 6 * 600, final  # the baseline and 5 values
+        assert {row["runner"].split(":")[1] for row in stored["rows"]} == {
+            str(processes.started[name][0].pid) for name in ("worker1", "worker2")}  # both workers played
+        curve = final["results"]["curve"]
+        assert [point["values"] for point in curve] == [[4], [7], [10], [13], [16]]
+        rates = [point["win_rate"] for point in curve]
+        # No value's win rate lies below the interval of a lower value's (none significantly below it).
+        assert all(later["win_rate"] >= earlier["win_rate_ci"]["low"]
+                   for i, earlier in enumerate(curve) for later in curve[i + 1:]), rates
+        assert curve[-1]["win_rate_ci"]["low"] > curve[0]["win_rate_ci"]["high"], rates
+        settings.CELERY_BROKER_URL = ""
+        here = batches.play_here(batches.create_batch(game="realms", kind="sweep", inputs=stored["inputs"],
+                                                      count=600, seed=3).pk)
+        assert stored["results"] == here.results
+    except BaseException:
+        processes.dump()
+        raise
