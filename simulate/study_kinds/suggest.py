@@ -24,6 +24,7 @@ from django.db import transaction
 from django.urls import reverse
 from rest_framework import serializers
 
+from cardsdb.api.fields import TextField
 from simulate.api.fields import NumberField
 from simulate.engine.errors import InputError
 from simulate.engine.tally import Tally, figures, group_rows, paired_figures
@@ -180,11 +181,11 @@ class Kind(StudyKind):
                 "last).")),
             "band": NumberField(min_value=0.5, max_value=50, required=False, help_text=(
                 "suggest: the band every card's delta should lie in, ± points (default 3).")),
-            "cards": serializers.ListField(child=serializers.CharField(max_length=140), min_length=1,
+            "cards": serializers.ListField(child=TextField(max_length=140), min_length=1,
                                            max_length=MAX_CARDS, required=False, help_text=(
                                                "suggest: the cards to fix (default: the ones outside the band, "
                                                f"the {MAX_CARDS} furthest).")),
-            "tune": serializers.ListField(child=serializers.CharField(max_length=40), min_length=1, max_length=10,
+            "tune": serializers.ListField(child=TextField(max_length=40), min_length=1, max_length=10,
                                           required=False, help_text=(
                                               "suggest: the numbers it may change (default every one the game "
                                               "tunes: a character's atk, def, spd, hp, cooldown; a summoning card's "
@@ -253,8 +254,8 @@ class Kind(StudyKind):
     def result_fields(self) -> dict[str, serializers.Field]:
         return {
             "screen": SuggestScreenRowSerializer(many=True, required=False, help_text="suggest: each screened move."),
-            "suggestion": SuggestedPatchSerializer(required=False, allow_null=True, help_text=(
-                "suggest: the patch found, once the screen is complete (null before).")),
+            "suggestion": SuggestedPatchSerializer(required=False, help_text=(
+                "suggest: the patch found, once the screen is complete (absent before).")),
             "confirmation": SuggestConfirmationSerializer(required=False, help_text=(
                 "suggest: the field what-if that confirms the patch on paired seeds, and what it measured.")),
         }
@@ -267,7 +268,7 @@ class Kind(StudyKind):
         screen = [screen_row(label, base, {row[key]: row for row in group_rows(leg.get("groups", {}), group, key)},
                              pairs, batch.inputs["fix"])
                   for label, leg, pairs in zip(labels, legs[1:], total["pairs"], strict=True)]
-        answer: dict[str, Any] = {**figures(merge_all(legs[:1])), "screen": screen, "suggestion": None}
+        answer: dict[str, Any] = {**figures(merge_all(legs[:1])), "screen": screen}
         if batch.tally.get("stored", 0) >= batch.chunks or "stopped_at_chunk" in batch.tally:
             answer["suggestion"] = suggestion(batch, screen, studies)
         return answer

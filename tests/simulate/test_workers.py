@@ -464,3 +464,65 @@ def test_a_sweep_played_by_two_workers_rises_with_atk_as_played_here(catalogue, 
     except BaseException:
         processes.dump()
         raise
+
+
+# ------------------------------------------------------------------------------ a suggestion on two workers
+
+
+SMALL_POOL = (("common", 6), ("uncommon", 4), ("rare", 3), ("legendary", 3))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_suggestion_on_two_workers_finds_the_broken_card_and_its_confirmation_measures_the_nerf(
+        catalogue, settings, redis_url, database_url, processes):
+    """Through the API as a designer works: a card broken (ATK 30), a field study of a small pool played by two
+    workers and published, a suggestion from it, and the what-if that confirms its patch, queued by the
+    suggestion itself: the broken card is the first to fix, its patch weakens it, the confirmation measures its
+    delta lower."""
+    env = service_env(database_url, redis_url, MEDIA_ROOT=str(processes.folder / "media"))
+    port = free_port()
+    start_server_and_two_workers(processes, env, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for_server_and_workers(processes, base)
+        token = staff_token(env)
+        pool = [card["slug"] for rarity, count in SMALL_POOL for card in http_json(
+            f"{base}/api/realms/characters/?rarity={rarity}&ordering=name&page_size={count}")[1]["results"]]
+        broken = pool[0]
+        status, _ = http_json(f"{base}/api/realms/characters/{broken}/", {"atk": 30}, method="PATCH", token=token)
+        assert status == 200
+
+        def done(url: str, what: str) -> dict:
+            def over():
+                processes.check_alive("server", "worker1", "worker2")
+                _, now = http_json(url, token=token)
+                return now if now["status"] not in ("queued", "running") else None
+            return wait_until(over, timeout=300, every=0.5, what=what)
+
+        status, field = http_json(f"{base}/api/simulate/realms/batches/", {
+            "kind": "field", "pool": {"cards": pool}, "count": 1500, "seed": 1}, token=token)
+        assert status == 202, field
+        assert done(field["url"], "the field study")["status"] == "done"
+        status, published = http_json(f"{field['url']}publish/", {}, token=token)
+        assert status == 200 and published["published_at"], published
+        status, suggestion = http_json(f"{base}/api/simulate/realms/batches/", {
+            "kind": "suggest", "study": field["id"], "band": 10, "count": 150, "seed": 2}, token=token)
+        assert status == 202, suggestion
+        found = done(suggestion["url"], "the suggestion")
+        assert found["status"] == "done" and found["results"]["suggestion"]["patch"], found["results"]
+        assert found["results"]["suggestion"]["changes"][0]["card"] == broken
+
+        def confirmed():
+            _, now = http_json(suggestion["url"], token=token)
+            confirmation = now["results"].get("confirmation") or {}
+            return now if confirmation.get("cards") else None
+
+        final = wait_until(confirmed, timeout=300, every=0.5, what="the confirming what-if")
+        confirmation = final["results"]["confirmation"]
+        patch = {entry["card"]: entry["changes"] for entry in final["results"]["suggestion"]["patch"]}
+        assert broken in patch and confirmation["status"] == "done"
+        assert confirmation["cards"][broken]["shift"] < 0
+        assert confirmation["sequential"]["decided"] and confirmation["played"] < 2 * 4000
+    except BaseException:
+        processes.dump()
+        raise
