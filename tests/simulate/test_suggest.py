@@ -91,9 +91,10 @@ def test_the_search_finds_the_patch_that_every_patch_of_a_small_model_ranks_firs
     # Three cards outside a band of 0.03, each with two numbers; one card's change also moves another's delta.
     rng = np.random.default_rng(5)
     deltas = np.array([0.12, -0.07, 0.05])
-    options, shifts = [], []
+    options: list[list[Option | None]] = []
+    shifts = []
     for card in range(3):
-        card_options = [None]
+        card_options: list[Option | None] = [None]
         card_shifts = [np.zeros(3)]
         for field, slope in (("atk", rng.uniform(0.01, 0.03)), ("hp", rng.uniform(0.002, 0.01))):
             for steps in range(1, 7):
