@@ -55,6 +55,7 @@ logger = logging.getLogger(__name__)
 
 MAX_CARDS = 6  # cards one suggestion fixes: the worst ones outside the band
 CONFIRM_SEEDS = 4000  # the most seeds the confirming what-if plays (it stops once decided)
+FIELD_KEYS = ("pool", "mode", "agents", "options")  # what makes the study's field: the suggestion plays the same
 GENERATIONS = 60
 POPULATION = 48
 
@@ -214,8 +215,7 @@ class Kind(StudyKind):
         inputs["fix"] = fix
         inputs["measured"] = {card: {key: rows[card][key] for key in ("delta", "delta_ci", "appearances")}
                               for card in fix}
-        if source.inputs.get("pool"):
-            inputs["pool"] = source.inputs["pool"]
+        inputs.update({key: source.inputs[key] for key in FIELD_KEYS if key in source.inputs})
         return fix
 
     # ------------------------------------------------------------------------------- plan
@@ -500,8 +500,7 @@ def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
     # Each card's difference decided at half the band: enough games to place its delta against the band.
     inputs = {"base": "field", "patch": patch, "sequential": {"delta": max(0.5, float(batch.inputs.get("band", 3)) / 2)},
               "confirms": str(batch.pk)}
-    if batch.inputs.get("pool"):
-        inputs["pool"] = batch.inputs["pool"]
+    inputs.update({key: batch.inputs[key] for key in FIELD_KEYS if key in batch.inputs})
     try:
         confirmation = batches.create_batch(game=batch.game, kind="whatif", inputs=inputs, count=CONFIRM_SEEDS,
                                             seed=batch.seed, user=batch.owner, client=batch.client)

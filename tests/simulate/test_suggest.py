@@ -8,6 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from legends.engine.vocabulary import MAX_COPIES
+from legends.models import SummoningCard
 from realms.models import Character
 from simulate import batches
 from simulate.models import Batch
@@ -148,3 +150,25 @@ def test_refusals_name_what_is_wrong(catalogue, staff_client, broken_field):
 def test_without_a_published_field_study_there_is_nothing_to_start_from(catalogue, staff_client):
     response = staff_client.post(REALMS, {"kind": "suggest", "count": 10}, format="json")
     assert "study" in assert_error_shape(response, 400, "invalid")["fields"]
+
+
+def test_an_akin_legends_suggestion_tunes_summoning_cards_copies(catalogue, staff, django_capture_on_commit_callbacks,
+                                                                 local_runner):
+    study = batches.play_here(batches.create_batch(game="legends", kind="field", inputs={"mode": "duel"}, count=300,
+                                                   seed=5, user=staff).pk)
+    Batch.objects.filter(pk=study.pk).update(published_at=timezone.now())
+    copies = dict(SummoningCard.objects.values_list("slug", "copies"))
+    # The furthest card whose copies can move the way that brings it back (fewer when over, more when under).
+    row = max((row for row in study.results["summoning_cards"] if row["delta"] is not None and (
+        copies[row["summoning_card"]] > 1 if row["delta"] > 0 else copies[row["summoning_card"]] < MAX_COPIES)),
+        key=lambda row: abs(row["delta"]))
+    with django_capture_on_commit_callbacks(execute=True):
+        suggestion = batches.play_here(batches.create_batch(
+            game="legends", kind="suggest", inputs={"study": str(study.pk), "band": 5, "cards": [row["summoning_card"]]},
+            count=40, seed=6, user=staff).pk)
+    assert suggestion.status == Batch.Status.DONE, suggestion.error
+    assert suggestion.inputs["mode"] == "duel"  # the study's own field
+    assert {move["field"] for move in suggestion.results["screen"]} == {"copies"}
+    change = suggestion.results["suggestion"]["changes"][0]
+    assert change["card"] == row["summoning_card"] and change["delta_before"] == row["delta"]
+    assert change["field"] in (None, "copies")
