@@ -25,7 +25,6 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from cardsdb.api.fields import TextField
-from simulate.api.fields import NumberField
 from simulate.engine.errors import InputError
 from simulate.engine.tally import Tally, figures, group_rows, paired_figures
 from simulate.pages.games import game_pages
@@ -180,8 +179,6 @@ class Kind(StudyKind):
             "study": serializers.UUIDField(required=False, help_text=(
                 "suggest: a published field study of the game (default: the one of its official sets published "
                 "last).")),
-            "band": NumberField(min_value=0.5, max_value=50, required=False, help_text=(
-                "suggest: the band every card's delta should lie in, ± points (default 3).")),
             "cards": serializers.ListField(child=TextField(max_length=140), min_length=1,
                                            max_length=MAX_CARDS, required=False, help_text=(
                                                "suggest: the cards to fix (default: the ones outside the band, "
@@ -195,6 +192,11 @@ class Kind(StudyKind):
                 child=serializers.IntegerField(min_value=0, max_value=999), min_length=2, max_length=2)),
                 required=False, help_text="suggest: per card and number, [low, high] it may take."),
         }
+
+    def validate(self, attrs: dict[str, Any]) -> None:
+        """A band above 0 (`band` is the sweep's field, read here too)."""
+        if attrs.get("band") is not None and attrs["band"] <= 0:
+            raise serializers.ValidationError({"band": ["The band is above 0 points."]})
 
     def prepared_inputs(self, inputs: dict[str, Any], studies: GameStudies) -> list[str]:
         """The field study it starts from (its id, pool and each card's delta) and the cards to fix."""

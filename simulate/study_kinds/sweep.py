@@ -28,7 +28,7 @@ from simulate.engine.errors import InputError
 from simulate.engine.tally import Tally, paired_figures
 from simulate.pages import charts
 from simulate.pages.games import game_pages
-from simulate.study_kinds import whatif
+from simulate.study_kinds import stopping, whatif
 from simulate.study_kinds.base import (
     Headline,
     Outcomes,
@@ -325,7 +325,7 @@ class Kind(whatif.Kind):
     description = "One or two stats of a card over a range of values, each a what-if on the same seeds: a curve."
     template = "simulate/studies/sweep.html"
     has_patch = False  # many patches, none of them the study's to apply
-    keys = frozenset({"sweep", "band", "base"})
+    keys = frozenset({"sweep", "band", "base", "sequential"})
     form_legend = "Sweep"
     variant_field = "sweep_base"
 
@@ -340,7 +340,8 @@ class Kind(whatif.Kind):
                                     help_text=f"sweep: 1 or 2 axes, at most {MAX_VARIANTS} values in all."),
             "band": NumberField(required=False, min_value=0, max_value=MAX_BAND, help_text=(
                 f"sweep: the acceptable figure, in points (default {DEFAULT_BAND:g}): side a's win rate within "
-                "50 ± band (matchup), the swept card's delta within ± band (field).")),
+                "50 ± band (matchup), the swept card's delta within ± band (field); suggest: the band every "
+                "card's delta should lie in.")),
         }
 
     def validate(self, attrs: dict[str, Any]) -> None:
@@ -391,6 +392,14 @@ class Kind(whatif.Kind):
 
     # ------------------------------------------------------------------------------ tally
 
+    def look_units(self, inputs: Mapping[str, Any]) -> int | None:
+        """A chunk of seeds between two looks at its sequential tests, when it runs them."""
+        return stopping.look_units(inputs)
+
+    def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
+        """With `sequential`: stop once every value's paired difference from the baseline is decided."""
+        return stopping.stop_rule(batch, lambda total: total["pairs"])
+
     def new_tally(self, study: Study) -> Tally:
         """The base's legs of every copy, and one [both, baseline only, patched only, neither] per value."""
         variants = len(study.pairings) // study.baseline_size - 1
@@ -415,7 +424,7 @@ class Kind(whatif.Kind):
             "baseline_card": GROUP_ROWS["cards"](required=False, help_text=(
                 "field sweep: the first axis's card's row without the patch (absent when no side fielded it).")),
             "curve": CurvePointSerializer(many=True, required=False, help_text="sweep: one point per value."),
-        }
+        }  # `sequential` is the what-if's result field, one test per value
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """Each copy as its base reads it; each value's figure, its difference from the baseline and its band
@@ -438,6 +447,9 @@ class Kind(whatif.Kind):
         baseline_row = rows[0][0]["baseline"] if rows and rows[0] else None
         if baseline_row is not None:
             answer["baseline_card"] = {key: value for key, value in baseline_row.items() if key in ROW_KEYS}
+        sequential = stopping.results(batch, total, total["pairs"], names=[value_text(answer, p) for p in curve])
+        if sequential is not None:
+            answer["sequential"] = sequential
         return answer
 
     # ---------------------------------------------------------------------------- report
@@ -486,7 +498,8 @@ class Kind(whatif.Kind):
             [charts.CurvePoint(row["label"], p.get(key), p.get(f"{key}_ci"), bool(p.get("inside_band")))
              for row, p in zip(rows, curve, strict=True)],
             band=band, label=f"Sweep: {figure} by value", show=show)
-        return {"sweep": {"base": results.get("base", "matchup"), "figure": figure, "chart": chart, "rows": rows,
+        return {"sweep": {"sequential": stopping.shown(results.get("sequential")),
+                          "base": results.get("base", "matchup"), "figure": figure, "chart": chart, "rows": rows,
                           "band": charts.interval(band, show), "grid": grid(results, key, show)}}
 
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
@@ -502,7 +515,8 @@ class Kind(whatif.Kind):
                     (value_text(results, p), show(p.get(key)), ci(p.get(f"{key}_ci"), show),
                      points(p["difference"]["win_rate"]), ci(p["difference"]["ci"], points),
                      charts.probability(p.get("p_value")), "yes" if p.get("inside_band") else "no",
-                     p.get("band_verdict") or "—") for p in results.get("curve") or []])]
+                     p.get("band_verdict") or "—") for p in results.get("curve") or []]),
+                *stopping.text_lines(results.get("sequential"))]
 
     # ------------------------------------------------------------------------ the doors
 
@@ -523,6 +537,7 @@ class Kind(whatif.Kind):
             body["sweep"] = [command_axis(text) for text in arguments["sweep"]]
         if arguments["band"] is not None:
             body["band"] = arguments["band"]
+        stopping.command_input(body, arguments)  # --sequential is the what-if's flag, read here too
 
     def form_fields(self, pages: GamePages) -> dict[str, forms.Field]:
         """Its base, one axis (a card, its field, its values) and the band."""
@@ -548,6 +563,7 @@ class Kind(whatif.Kind):
                               **values_spec(data["sweep_values"])}]
         if data.get("sweep_band") is not None:
             body["band"] = data["sweep_band"]
+        stopping.form_input(data, body)  # the what-if's "stop as soon as it is decided", read here too
 
     def form_field_for(self, path: str) -> str | None:
         """The axis's paths belong to its fields, the band to its own."""

@@ -118,6 +118,18 @@ def test_a_wider_atk_gives_a_rising_win_rate(played, armies):
     rises(curve)
 
 
+def test_a_sequential_sweep_stops_once_every_value_is_decided_with_the_same_curve_shape(played, armies):
+    card = armies["a"]["slots"][0]["card"]
+    body = played(REALMS, {"kind": "sweep", "armies": armies, "count": 3000, "seed": 3, "sequential": {"delta": 5},
+                           "sweep": [{"card": card, "field": "atk", "values": [2, 26]}]})
+    test = body["results"]["sequential"]
+    assert test["decided"] and test["stopped_early"] and body["played"] < 3 * 3000
+    assert [t["of"] for t in test["tests"]] == ["atk 2", "atk 26"]
+    weaker, stronger = (t["decision"] for t in test["tests"])
+    assert stronger == "raised" and weaker in ("lowered", "unchanged")
+    assert body["played"] % 3 == 0 and test["games"] == body["played"]  # every seed plays all three
+
+
 def test_a_number_inside_an_ability_is_swept_on_a_copy_of_its_spec(played, armies):
     card = armies["a"]["slots"][0]["card"]
     spec = Character.objects.get(slug=card).main_ability
