@@ -632,6 +632,8 @@ def suggestion_report(batch: Batch, results: Mapping[str, Any]) -> dict[str, Any
         "unfixed": [{**row, **named(row["card"])} for row in found.get("unfixed", [])],
         "screen": [{**row, **named(row["card"])} for row in results.get("screen", [])],
         "confirmation": confirmation_shown(confirmation),
+        "again": f"{reverse('study-new')}?game={batch.game}&kind=suggest&band={band * 100:g}&suggest_cards="
+                 + ",".join(cards),
         "pushed": [{**row, **named(row["card"])} for row in pushed],
     }
 

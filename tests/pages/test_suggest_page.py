@@ -35,6 +35,8 @@ def test_a_flagged_card_links_to_a_suggestion_that_the_form_starts_and_the_repor
     assert f"Suggested patch: every card within ±{BAND}" in page or f"±{BAND:g}" in page
     assert 'class="suggestion"' in page and 'class="screen"' in page and 'class="front"' in page
     assert reverse("study-detail", args=[confirmation.pk]) in page
+    again = f"{reverse('study-new')}?game=realms&amp;kind=suggest&amp;band={BAND}&amp;suggest_cards={broken}"
+    assert again in page
     batches.play_here(confirmation.pk)
     page = client.get(reverse("study-detail", args=[suggestion.pk])).content.decode()
     assert any(verdict in page for verdict in ("<td>inside</td>", "<td>outside</td>", "<td>unsure</td>"))
