@@ -1,7 +1,7 @@
 """A suggestion from a published field study to its confirmed patch, on two Celery workers, against a fixed count.
 
     .venv/bin/python bench/suggestion.py [--field-matches 30000] [--seed 2026] [--band 3] [--screen-seeds 1000]
-                                         [--redis-db 13] [--pure] [--sweep | --no-sweep]
+                                         [--redis-db 9] [--pure] [--sweep | --no-sweep]
 
 On a temporary SQLite database (migrated, the official sets loaded), Redis database --redis-db and two
 `celery -A cardsdb worker --pool solo` processes (bench/batch_workers.py's `environment`), every study stored
@@ -63,7 +63,8 @@ def main() -> None:
                         help="seeds per sweep value (default: chosen for about ±3 points, capped by the batch limit)")
     parser.add_argument("--fixed-cap", type=int, default=300000,
                         help="the most games the fixed-count what-if plays (said when it caps)")
-    parser.add_argument("--redis-db", type=int, default=13, help="Redis database number (flushed at the end)")
+    parser.add_argument("--redis-db", type=int, default=9, help=(
+        "Redis database number, flushed at the end (not 10 to 13: tests/simulate/test_workers.py empties those)"))
     parser.add_argument("--redis", default="127.0.0.1:6379", help="Redis host:port")
     parser.add_argument("--pure", action="store_true", help="plain Python engines, not the compiled ones")
     parser.add_argument("--postgres", nargs="?", const=PG_URL, default="", metavar="URL",
