@@ -146,6 +146,15 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
     parser.add_argument("--pure", action="store_true", help="plain Python engines, not the compiled ones")
     args = parser.parse_args()
 
+    with environment(args, "batch-bench-") as workers:
+        run(args, workers)
+
+
+@contextlib.contextmanager
+def environment(args: argparse.Namespace, prefix: str) -> Iterator[Workers]:
+    """A temporary database (SQLite, or PostgreSQL with `args.postgres`) migrated and loaded with the official
+    sets, Redis database `args.redis_db` locked for the run and flushed after, this process's environment set as
+    the workers' (`args.pure`: plain Python engines everywhere); the workers started inside are stopped after."""
     import redis
 
     host, port = args.redis.rsplit(":", 1)
@@ -153,7 +162,7 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
     if not broker.set(LOCK_KEY, str(os.getpid()), nx=True, ex=3600):
         raise SystemExit(f"Redis database {args.redis_db} is held by another run ({LOCK_KEY}); use --redis-db.")
     database = f"cardsdb_bench_{uuid.uuid4().hex[:12]}" if args.postgres else ""
-    with tempfile.TemporaryDirectory(prefix="batch-bench-") as tmp, postgres_database(args.postgres, database):
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp, postgres_database(args.postgres, database):
         folder = Path(tmp)
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("CELERY_", "DJANGO_", "DATABASE_"))}
@@ -170,7 +179,7 @@ def main() -> None:  # noqa: C901  (one run, start to end, like the other benchm
         os.environ.update(env)
         workers = Workers(folder, env)
         try:
-            run(args, workers)
+            yield workers
         except BaseException:
             for log in sorted(folder.glob("*.log")):
                 print(f"----- {log.name}\n{log.read_text(errors='replace')[-5000:]}")
