@@ -34,12 +34,12 @@ from simulate.study_kinds.base import (
     PlanRequest,
     Study,
     StudyKind,
+    count_card_pairs,
     merge_all,
     play_unit_match,
     relabelled,
 )
 from simulate.study_kinds.field import Kind as Field
-from simulate.study_kinds.whatif import count_card_pairs
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -199,20 +199,11 @@ class Kind(StudyKind):
             raise serializers.ValidationError({"band": ["The band is above 0 points."]})
 
     def prepared_inputs(self, inputs: dict[str, Any], studies: GameStudies) -> list[str]:
-        """The field study it starts from (its id, pool and each card's delta) and the cards to fix."""
+        """The field study it starts from (its id, its field and each card's delta) and the cards to fix."""
         source = measured_study(inputs, studies.game)
         rows = {row[studies.field_groups[studies.tuning_group]]: row
                 for row in source.results.get(studies.tuning_group) or []}
-        band = float(inputs.get("band", 3)) / 100
-        named = inputs.get("cards")
-        unknown = [card for card in named or [] if card not in rows]
-        if unknown:
-            raise InputError(f"The study measured no {', '.join(unknown)}.", [("cards", "not measured")])
-        outside = sorted((card for card, row in rows.items() if row["delta"] is not None and abs(row["delta"]) > band),
-                         key=lambda card: (-abs(rows[card]["delta"]), card))
-        fix = list(named) if named else outside[:MAX_CARDS]
-        if not fix:
-            raise InputError("Every card of the study lies inside the band: nothing to fix.", [("band", "nothing")])
+        fix = cards_to_fix(rows, float(inputs.get("band", 3)) / 100, inputs.get("cards"))
         inputs["study"] = str(source.pk)
         inputs["fix"] = fix
         inputs["measured"] = {card: {key: rows[card][key] for key in ("delta", "delta_ci", "appearances")}
@@ -356,6 +347,19 @@ def measured_study(inputs: Mapping[str, Any], game: str) -> Batch:
         raise InputError("No field study of this game's official sets is published yet: publish one, or name one.",
                          [("study", "none published")])
     return source
+
+
+def cards_to_fix(rows: Mapping[str, Mapping[str, Any]], band: float, named: Sequence[str] | None) -> list[str]:
+    """The cards named (each one the study measured), else the ones outside the band, furthest first."""
+    unknown = [card for card in named or [] if card not in rows]
+    if unknown:
+        raise InputError(f"The study measured no {', '.join(unknown)}.", [("cards", "not measured")])
+    outside = sorted((card for card, row in rows.items() if row["delta"] is not None and abs(row["delta"]) > band),
+                     key=lambda card: (-abs(rows[card]["delta"]), card))
+    fix = list(named) if named else outside[:MAX_CARDS]
+    if not fix:
+        raise InputError("Every card of the study lies inside the band: nothing to fix.", [("band", "nothing")])
+    return fix
 
 
 def screen_options(inputs: Mapping[str, Any], studies: GameStudies, card: str) -> list[Option]:

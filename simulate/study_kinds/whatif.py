@@ -32,6 +32,7 @@ from simulate.study_kinds.base import (
     Played,
     Study,
     StudyKind,
+    count_card_pairs,
     play_unit_match,
     relabelled,
 )
@@ -363,15 +364,6 @@ def tested_pairs(total: Tally) -> list[list[int]]:
     """The pairs its sequential test reads: each patched card's on a field, else side a's."""
     by_card = total.get("card_pairs")
     return [by_card[card] for card in sorted(by_card)] if by_card else [total["pairs"]]
-
-
-def count_card_pairs(before: Played, after: Played, by_card: dict[str, list[int]]) -> None:
-    """Pair each side fielding a patched card, card by card (a side fielding two counts for both)."""
-    for side, (won, won_after) in enumerate(zip(before.wins, after.wins, strict=True)):
-        fielded = {member for members in (before.features or ({}, {}))[side].values() for member in members}
-        for card, pairs in by_card.items():
-            if card in fielded:
-                pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
 
 
 def difference_of(pairs: list[int]) -> dict[str, Any]:
