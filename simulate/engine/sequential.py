@@ -63,14 +63,19 @@ class Verdict:
         return self.decision != UNDECIDED
 
 
+def moments(pairs: int, first_only: int, second_only: int) -> tuple[float, float]:
+    """The mean score of `pairs` pairs (at least one) and its variance, never below that of one discordant pair
+    among them (a run of ties says little about how wide the scores spread)."""
+    mean = (second_only - first_only) / pairs
+    return mean, max((first_only + second_only) / pairs - mean * mean, 1.0 / pairs)
+
+
 def llr(pairs: int, first_only: int, second_only: int, mean1: float) -> float:
     """The GSPRT's log-likelihood ratio of a mean score `mean1` against 0, after `pairs` pairs of which
-    `first_only` scored -1 and `second_only` +1. The variance is the pairs' own, never below that of one
-    discordant pair among them (a run of ties says little about how wide the scores spread)."""
+    `first_only` scored -1 and `second_only` +1, with the variance of `moments`."""
     if pairs <= 0:
         return 0.0
-    mean = (second_only - first_only) / pairs
-    variance = max((first_only + second_only) / pairs - mean * mean, 1.0 / pairs)
+    mean, variance = moments(pairs, first_only, second_only)
     return pairs * ((mean * mean) - (mean - mean1) * (mean - mean1)) / (2 * variance)
 
 
@@ -95,8 +100,7 @@ def fixed_pairs(design: Design, first_only: int, second_only: int, pairs: int) -
     see delta), with the spread of the scores these pairs showed; None before any pair."""
     if pairs <= 0:
         return None
-    mean = (second_only - first_only) / pairs
-    variance = max((first_only + second_only) / pairs - mean * mean, 1.0 / pairs)
+    _, variance = moments(pairs, first_only, second_only)
     normal = NormalDist()
     z = normal.inv_cdf(1 - design.alpha / 2) + normal.inv_cdf(1 - design.beta)
     return math.ceil(variance * (z / design.delta) ** 2)

@@ -434,13 +434,18 @@ def count_drawn(studies: GameStudies, pairing: Pairing, match: Played,
                          for side in features]
 
 
+def pair_index(won: bool, won_after: bool) -> int:
+    """Where a pair of outcomes on one seed is counted: [both won, baseline only, patched only, neither]."""
+    return 0 if won and won_after else 1 if won else 2 if won_after else 3
+
+
 def count_card_pairs(before: Played, after: Played, by_card: dict[str, list[int]]) -> None:
     """Pair each side fielding a patched card, card by card (a side fielding two counts for both)."""
     for side, (won, won_after) in enumerate(zip(before.wins, after.wins, strict=True)):
         fielded = {member for members in (before.features or ({}, {}))[side].values() for member in members}
         for card, pairs in by_card.items():
             if card in fielded:
-                pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
+                pairs[pair_index(won, won_after)] += 1
 
 
 # ------------------------------------------------------------------------------------- results

@@ -109,13 +109,13 @@ def results(batch: Batch, total: Tally, pairs: Sequence[Sequence[int]],
     games = sum(leg["matches"] for leg in total["pairings"])
     tests: list[dict[str, Any]] = []
     scale = 0.0
-    for both, first_only, second_only, neither in pairs:
+    for index, (both, first_only, second_only, neither) in enumerate(pairs):
         n = both + first_only + second_only + neither
         found = verdict(design, n, first_only, second_only)
         fixed = fixed_pairs(design, first_only, second_only, n)
         tests.append({"decision": found.decision, "llr_raised": round(found.llr_raised, 4),
                       "llr_lowered": round(found.llr_lowered, 4), "pairs": n, "fixed_pairs": fixed,
-                      "of": names[len(tests)] if len(names) > len(tests) else None})
+                      "of": names[index] if index < len(names) else None})
         if fixed is not None and n:
             scale = max(scale, fixed / n)
     decided = all(test["decision"] != UNDECIDED for test in tests)

@@ -17,6 +17,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -90,9 +91,13 @@ class Model:
         for card, shifts in enumerate(self.shifts):
             predicted += shifts[rows[:, card]]
         excess = np.maximum(np.abs(predicted) - self.band, 0.0)
-        steps = np.array([[0 if o is None else o.steps for o in options] for options in self.options], dtype=object)
-        taken = np.array([sum(int(steps[card][row[card]]) for card in range(len(self.cards))) for row in rows])
+        taken = sum(steps[rows[:, card]] for card, steps in enumerate(self.steps))
         return np.column_stack([(excess ** 2).sum(axis=1), (rows > 0).sum(axis=1), taken])
+
+    @cached_property
+    def steps(self) -> list[np.ndarray]:
+        """Per card, the steps each of its options takes (0: unchanged)."""
+        return [np.array([0 if option is None else option.steps for option in options]) for options in self.options]
 
     def predicted(self, choice: Sequence[int]) -> np.ndarray:
         total = self.deltas.copy()
@@ -129,9 +134,10 @@ def search(model: Model, seed: int) -> tuple[list[int], list[dict[str, Any]]]:
     found = minimize(Patches(), algorithm, ("n_gen", GENERATIONS), seed=seed, verbose=False)
     tried = np.vstack([starts, np.rint(np.atleast_2d(found.pop.get("X")))]).astype(int)
     scores = model.evaluate(tried)
-    order = sorted(range(len(tried)), key=lambda i: (round(float(scores[i][0]), 9) > 0, round(float(scores[i][0]), 9)
-                                                       if scores[i][0] > 0 else 0, scores[i][1], scores[i][2], list(tried[i])))
-    best = [int(v) for v in tried[order[0]]]
+    # The least error (no error at all first), then the fewest cards changed, then the fewest steps.
+    first = min(range(len(tried)), key=lambda i: (round(float(scores[i][0]), 9), scores[i][1], scores[i][2],
+                                                  list(tried[i])))
+    best = [int(v) for v in tried[first]]
     front = []
     for changes in range(width + 1):
         at = [i for i in range(len(tried)) if scores[i][1] == changes]
@@ -261,14 +267,14 @@ class Kind(StudyKind):
         screen = [screen_row(label, base, {row[key]: row for row in group_rows(leg.get("groups", {}), group, key)},
                              pairs, batch.inputs["fix"])
                   for label, leg, pairs in zip(labels, legs[1:], total["pairs"], strict=True)]
-        answer: dict[str, Any] = {**figures(merge_all(legs[:1])), "screen": screen}
-        if batch.tally.get("stored", 0) >= batch.chunks or "stopped_at_chunk" in batch.tally:
-            answer["suggestion"] = suggestion(batch, screen, studies)
-        return answer
+        return {**figures(merge_all(legs[:1])), "screen": screen}
 
     def finished(self, batch: Batch) -> None:
-        """Once the screen is done: the field what-if that confirms its patch, queued when this commits."""
-        patch = ((batch.results or {}).get("suggestion") or {}).get("patch") or []
+        """Once the screen is done: the search for the patch, and the field what-if that confirms it, queued
+        when this commits."""
+        found = suggestion(batch, batch.results["screen"], game_studies(batch.game))
+        batch.results = {**batch.results, "suggestion": found}
+        patch = found["patch"]
         if patch:
             transaction.on_commit(lambda: queue_confirmation(batch, patch))
 
@@ -388,9 +394,6 @@ def bounds_of(inputs: Mapping[str, Any], card: str, field: str, tuning: Tuning) 
     if not given:
         return tuning.low, tuning.high
     return max(tuning.low, min(given)), min(tuning.high, max(given))
-
-
-# ------------------------------------------------------------------------------------------- tally
 
 
 # ------------------------------------------------------------------------------------------- results
@@ -514,9 +517,7 @@ def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
         logger.exception("Suggestion %s: its confirming what-if was not queued", batch.pk)
         return
     with transaction.atomic():
-        from simulate.models import Batch
-
-        row = Batch.objects.select_for_update().get(pk=batch.pk)
+        row = type(batch).objects.select_for_update().get(pk=batch.pk)
         row.results = {**(row.results or {}), "confirmation": confirmation_block(confirmation, {}, [])}
         row.save(update_fields=["results"])
     background.queue_batch(confirmation.id)

@@ -33,6 +33,7 @@ from simulate.study_kinds.base import (
     Study,
     StudyKind,
     count_card_pairs,
+    pair_index,
     play_unit_match,
     relabelled,
 )
@@ -349,7 +350,7 @@ def count_pairs(pairs: list[int], before: Played, after: Played) -> None:
     # A side is paired when the patch touches it in either (a patch may change what is drawn).
     for (won, touched), (won_after, touched_after) in zip(outcomes(before), outcomes(after), strict=True):
         if touched or touched_after:
-            pairs[0 if won and won_after else 1 if won else 2 if won_after else 3] += 1
+            pairs[pair_index(won, won_after)] += 1
 
 
 def outcomes(match: Played) -> list[tuple[bool, bool]]:
