@@ -631,7 +631,7 @@ def suggestion_report(batch: Batch, results: Mapping[str, Any]) -> dict[str, Any
     cards = [change["card"] for change in found.get("changes", [])] or list(batch.inputs.get("fix") or [])
     named = namer(batch, cards + [row["card"] for row in pushed])
     return {
-        "found": bool(found), "band": band * 100, "search": found.get("search", ""), "front": found.get("front", []),
+        "found": bool(found), "band": band * 100, "seeds": batch.per_pairing, "search": found.get("search", ""), "front": found.get("front", []),
         "changes": [{**change, **named(change["card"]), "confirmed": confirmed.get(change["card"])}
                     for change in found.get("changes", [])],
         "unfixed": [{**row, **named(row["card"])} for row in found.get("unfixed", [])],

@@ -34,6 +34,7 @@ def test_a_flagged_card_links_to_a_suggestion_that_the_form_starts_and_the_repor
     page = client.get(reverse("study-detail", args=[suggestion.pk])).content.decode()
     assert f"Suggested patch: every card within ±{BAND}" in page or f"±{BAND:g}" in page
     assert 'class="suggestion"' in page and 'class="screen"' in page and 'class="front"' in page
+    assert "on the same seeds as the field itself (150 seeds)" in page and "Paired difference (sides fielding it)" in page
     assert reverse("study-detail", args=[confirmation.pk]) in page
     again = f"{reverse('study-new')}?game=realms&amp;kind=suggest&amp;band={BAND}&amp;suggest_cards={broken}"
     assert again in page
