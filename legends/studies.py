@@ -115,6 +115,18 @@ class LegendsStudies:
                    "their protector and defenses).")
         raise InputError(message, [("factions", message)])
 
+    def faction_names(self) -> dict[str, str]:
+        """None: Akin Legends has no factions."""
+        return {}
+
+    def faction_pool(self, inputs: Mapping[str, Any], first: str, second: str, *, user,
+                     path: str) -> tuple[LegendsPool, PreparedMatch]:
+        message = "Akin Legends has no factions to draw target matchups from."
+        raise InputError(message, [(path, message)])
+
+    def pool_cards_of(self, pool: LegendsPool) -> list[str]:
+        return sorted({*pool.protectors, *pool.defenses})
+
     # --------------------------------------------------------------------------------- field
 
     def field_pool(self, inputs: Mapping[str, Any], *, user,

@@ -81,7 +81,9 @@ def prepare_armies(armies: Mapping[str, Any], user) -> tuple[dict, dict]:
 
 
 def swap_sides(setup: dict) -> dict:
-    """An engine or stored setup with players a and b exchanged."""
+    """An engine or stored setup with players a and b exchanged (none stays none: a field's drawn sides)."""
+    if not setup:
+        return {}
     key = "armies" if "armies" in setup else "collections"
     return {key: {"a": setup[key]["b"], "b": setup[key]["a"]}}
 

@@ -34,7 +34,14 @@ CARD_MODEL = "realms.character"  # the model label a card's versions are kept un
 
 @dataclass(frozen=True)
 class RealmsPool:
+    """The cards a field draws each side's army from: side b's from `against` when it is set (a faction
+    matchup), else from the same cards."""
+
     cards: tuple[CharacterCard, ...]
+    against: tuple[CharacterCard, ...] | None = None
+
+    def of_side(self, side: str) -> tuple[CharacterCard, ...]:
+        return self.against if side == "b" and self.against is not None else self.cards
 
 
 class RealmsStudies:
@@ -90,6 +97,29 @@ class RealmsStudies:
             message = "Fewer than two factions can field a legal army from the official sets."
             raise InputError(message, [("factions", message)])
         return entrants, names
+
+    def faction_names(self) -> dict[str, str]:
+        """Every faction's slug and name."""
+        return dict(selectors.character_list().values_list("faction__slug", "faction__name"))
+
+    def faction_pool(self, inputs: Mapping[str, Any], first: str, second: str, *, user,
+                     path: str) -> tuple[RealmsPool, PreparedMatch]:
+        """A field of faction `first`'s armies against faction `second`'s: each side a random legal army of its
+        faction's cards in the study's pool; InputError at `path` when a faction cannot field one."""
+        pool, prepared = self.field_pool(inputs, user=user)
+        sides = []
+        for faction in (first, second):
+            cards = tuple(card for card in pool.cards if card.faction == faction)
+            try:
+                random_army(cards, random.Random(0))
+            except ValueError as exc:
+                message = f"The pool's {faction} cards cannot make a legal army."
+                raise InputError(message, [(path, message)]) from exc
+            sides.append(cards)
+        return RealmsPool(sides[0], sides[1]), prepared
+
+    def pool_cards_of(self, pool: RealmsPool) -> list[str]:
+        return sorted({card.slug for card in (*pool.cards, *(pool.against or ()))})
 
     # --------------------------------------------------------------------------------- field
 
@@ -148,7 +178,7 @@ class RealmsStudies:
 
     def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
         """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""
-        armies = {side: random_army(pool.cards, rng) for side in ("a", "b")}
+        armies = {side: random_army(pool.of_side(side), rng) for side in ("a", "b")}
         features = tuple(
             {"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],
              "classes": [card.character_class for card, _ in army]}
@@ -197,7 +227,8 @@ class RealmsStudies:
                 for entry in patch]
 
     def patched_pool(self, pool: RealmsPool, patched: Mapping[str, CharacterCard]) -> RealmsPool:
-        return RealmsPool(tuple(patched.get(card.slug, card) for card in pool.cards))
+        against = None if pool.against is None else tuple(patched.get(card.slug, card) for card in pool.against)
+        return RealmsPool(tuple(patched.get(card.slug, card) for card in pool.cards), against)
 
     def patched_match(self, prepared: PreparedMatch, patched: Mapping[str, CharacterCard]) -> PreparedMatch:
         """The same match with the patched cards in place of the catalogue's."""
@@ -227,10 +258,15 @@ class RealmsStudies:
                                 for side, pool in data["collections"].items()}}
 
     def freeze_pool(self, pool: RealmsPool, table: Interned) -> dict[str, Any]:
-        return {"cards": [table.ref(card_raw(card)) for card in pool.cards]}
+        frozen = {"cards": [table.ref(card_raw(card)) for card in pool.cards]}
+        if pool.against is not None:
+            frozen["against"] = [table.ref(card_raw(card)) for card in pool.against]
+        return frozen
 
     def thaw_pool(self, data: Mapping[str, Any], table: Thawing) -> RealmsPool:
-        return RealmsPool(tuple(table.parsed(ref, card_from_dict) for ref in data["cards"]))
+        against = data.get("against")
+        return RealmsPool(tuple(table.parsed(ref, card_from_dict) for ref in data["cards"]),
+                          None if against is None else tuple(table.parsed(ref, card_from_dict) for ref in against))
 
     def frozen_cards(self, value: Mapping[str, Any]) -> dict[str, list[str]]:
         """A frozen plan's values are cards."""

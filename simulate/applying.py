@@ -29,8 +29,8 @@ def apply_patch(batch: Batch, *, user: Any) -> list[dict[str, Any]]:
     """Apply a finished what-if's patch to the catalogue, in one transaction: each card's new version
     (`{model, slug, version}`). NotApplicable for another kind, an unfinished study, or a card deleted or
     edited since the what-if froze it; a change the card's rules refuse raises ValidationError."""
-    if not study_kind(batch.kind).has_patch:
-        raise NotApplicable("Only a what-if has a patch to apply.")
+    if not study_kind(batch.kind).has_patch or not batch.inputs.get("patch"):
+        raise NotApplicable("Only a what-if (or a targets check) has a patch to apply.")
     if batch.status != Batch.Status.DONE:
         raise NotApplicable(f"The what-if is {batch.status}: apply its patch once it has measured it.")
     played = (batch.catalogue or {}).get("versions", {})
@@ -62,8 +62,8 @@ def undo_patch(batch: Batch, *, user: Any) -> list[dict[str, Any]]:
     a new version ("Undone: what-if ..."), answering `{model, slug, version}` of each. NotApplicable when a
     card's latest version is not the one this study applied (never applied, undone already, or edited since:
     undoing would overwrite that edit)."""
-    if not study_kind(batch.kind).has_patch:
-        raise NotApplicable("Only a what-if has a patch to undo.")
+    if not study_kind(batch.kind).has_patch or not batch.inputs.get("patch"):
+        raise NotApplicable("Only a what-if (or a targets check) has a patch to undo.")
     undone = []
     with transaction.atomic():
         for model, slug, _ in game_studies(batch.game).patch_edits(batch.inputs.get("patch") or []):

@@ -151,6 +151,17 @@ class GameStudies(Protocol):
     def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
         """Every faction's strongest legal entrant and its name (a matrix of `factions`); InputError if none."""
 
+    def faction_names(self) -> dict[str, str]:
+        """Every faction's slug and name (none for a game without factions)."""
+
+    def faction_pool(self, inputs: Mapping[str, Any], first: str, second: str, *, user,
+                     path: str) -> tuple[Any, PreparedMatch]:
+        """A field of faction `first`'s sides against faction `second`'s, each drawn from its faction's cards of
+        the study's pool; InputError at `path` when a faction cannot field a side (or the game has none)."""
+
+    def pool_cards_of(self, pool: Any) -> list[str]:
+        """The cards a field pool draws from (either side's), by slug."""
+
     def field_pool(self, inputs: Mapping[str, Any], *, user, release: Release | None = None) -> tuple[Any, PreparedMatch]:
         """What a field study draws from, and the match each draw plays as (its agents and options): the cards
         as they are, or with `release` as that release froze them (its versions: every field as it was)."""

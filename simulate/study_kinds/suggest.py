@@ -75,14 +75,16 @@ class Option:
 
 @dataclass(frozen=True)
 class Model:
-    """The screen's linear model: each screened card's delta now, and how each option shifts every screened
-    card's delta (`shifts[c][o]`: a vector over the screened cards)."""
+    """The screen's linear model: each measure now (a screened card's delta, a targeted matchup's win rate),
+    and how each option of each card shifts every measure (`shifts[c][o]`: a vector over the measures); each
+    measure should lie within `band` of its aim (0 for a delta)."""
 
     cards: list[str]
     deltas: np.ndarray
     options: list[list[Option | None]]  # per card, None first: unchanged
-    shifts: list[np.ndarray]  # per card: options x cards
+    shifts: list[np.ndarray]  # per card: options x measures
     band: float
+    aims: np.ndarray | None = None  # where each measure should be (None: every one at 0)
 
     def evaluate(self, choice: np.ndarray) -> np.ndarray:
         """(error, cards changed, steps) of each row of choices: an option index per card."""
@@ -90,7 +92,7 @@ class Model:
         predicted = np.tile(self.deltas, (len(rows), 1))
         for card, shifts in enumerate(self.shifts):
             predicted += shifts[rows[:, card]]
-        excess = np.maximum(np.abs(predicted) - self.band, 0.0)
+        excess = np.maximum(np.abs(predicted if self.aims is None else predicted - self.aims) - self.band, 0.0)
         taken = sum(steps[rows[:, card]] for card, steps in enumerate(self.steps))
         return np.column_stack([(excess ** 2).sum(axis=1), (rows > 0).sum(axis=1), taken])
 
