@@ -12,6 +12,11 @@ A difference is looked for in both directions, as two one-sided tests of H0: mea
 (raised) and against H1: mean -delta (lowered), each at half the error rate alpha. The answer is known when
 one of them accepts its H1, or both accept H0 (the patch moves the rate by less than delta). `alpha` is the
 chance of announcing a difference that is not there; `beta` the chance of missing one of at least delta.
+
+A difference may instead be placed against a band [low, high] (where a patched card should land): two Wald
+SPRTs, one at each edge, of mean `edge - delta` against `edge + delta` (inside against outside by delta), each at
+half the error rate alpha. The answer is inside when both accept their inside hypothesis, outside when one
+accepts its outside one.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ RAISED: Final = "raised"
 LOWERED: Final = "lowered"
 UNCHANGED: Final = "unchanged"
 UNDECIDED: Final = "undecided"
+INSIDE: Final = "inside"
+OUTSIDE: Final = "outside"
 MIN_PAIRS: Final = 30  # below this many pairs the normal approximation is not trusted: no decision yet
 
 
@@ -104,3 +111,27 @@ def fixed_pairs(design: Design, first_only: int, second_only: int, pairs: int) -
     normal = NormalDist()
     z = normal.inv_cdf(1 - design.alpha / 2) + normal.inv_cdf(1 - design.beta)
     return math.ceil(variance * (z / design.delta) ** 2)
+
+
+def edge_llr(pairs: int, first_only: int, second_only: int, edge: float, delta: float) -> float:
+    """The log-likelihood ratio of a mean score `edge + delta` against `edge - delta` (beyond an edge of a band
+    against short of it), with the variance of `moments`."""
+    if pairs <= 0:
+        return 0.0
+    mean, variance = moments(pairs, first_only, second_only)
+    return pairs * 2 * delta * (mean - edge) / variance
+
+
+def band_verdict(design: Design, pairs: int, first_only: int, second_only: int, low: float,
+                 high: float) -> tuple[str, float, float]:
+    """Where the mean score lies against the band [low, high]: INSIDE, OUTSIDE or UNDECIDED, with the
+    log-likelihood ratios of lying above `high` and below `low` (each of outside by delta against inside)."""
+    above = edge_llr(pairs, first_only, second_only, high, design.delta)
+    below = -edge_llr(pairs, first_only, second_only, low, design.delta)
+    decision = UNDECIDED
+    if pairs >= MIN_PAIRS:
+        if above >= design.upper or below >= design.upper:
+            decision = OUTSIDE
+        elif above <= design.lower and below <= design.lower:
+            decision = INSIDE
+    return decision, above, below

@@ -14,7 +14,18 @@ from rest_framework import serializers
 
 from cardsdb.api.serializers import StrictSerializer
 from simulate.api.fields import NumberField, one_of
-from simulate.engine.sequential import LOWERED, RAISED, UNCHANGED, UNDECIDED, Design, fixed_pairs, verdict
+from simulate.engine.sequential import (
+    INSIDE,
+    LOWERED,
+    OUTSIDE,
+    RAISED,
+    UNCHANGED,
+    UNDECIDED,
+    Design,
+    band_verdict,
+    fixed_pairs,
+    verdict,
+)
 from simulate.engine.tally import Tally
 
 if TYPE_CHECKING:
@@ -23,9 +34,10 @@ if TYPE_CHECKING:
     from simulate.models import Batch
 
 LOOK_UNITS = 50  # units of play between two looks at the test: one chunk
-DECISIONS = (RAISED, LOWERED, UNCHANGED, UNDECIDED)
+DECISIONS = (RAISED, LOWERED, UNCHANGED, INSIDE, OUTSIDE, UNDECIDED)
 SAID = {RAISED: "raises it by at least {delta}", LOWERED: "lowers it by at least {delta}",
-        UNCHANGED: "moves it by less than {delta}", UNDECIDED: "undecided"}
+        UNCHANGED: "moves it by less than {delta}", INSIDE: "lands it inside the band (by {delta} at least)",
+        OUTSIDE: "lands it outside the band (by {delta} at least)", UNDECIDED: "undecided"}
 
 
 class SequentialSerializer(StrictSerializer):
@@ -58,20 +70,47 @@ def look_units(inputs: Mapping[str, Any]) -> int | None:
     return LOOK_UNITS if design_of(inputs) is not None else None
 
 
-def stop_rule(batch: Batch, pairs_of: Callable[[Tally], Sequence[Sequence[int]]]) -> Callable[[Tally], bool] | None:
+def stop_rule(batch: Batch, pairs_of: Callable[[Tally], Sequence[Sequence[int]]],
+              names: Callable[[Tally], Sequence[str]] = lambda total: ()) -> Callable[[Tally], bool] | None:
     """Stop once every paired difference (`pairs_of(total)`: [both, baseline only, patched only, neither]
-    lists) is decided; None when the study plays its count."""
+    lists, named by `names(total)`) is decided: moved or not, or placed against its band where the inputs give
+    one (`band_edges`, by name); None when the study plays its count."""
     design = design_of(batch.inputs)
     if design is None:
         return None
-    return lambda total: all(verdict(design, sum(p), p[1], p[2]).decided for p in pairs_of(total))
+    edges = batch.inputs.get("band_edges") or {}
+
+    def decided(total: Tally) -> bool:
+        named = list(names(total))
+        return all(decision(design, p, edges.get(named[i]) if i < len(named) else None) != UNDECIDED
+                   for i, p in enumerate(pairs_of(total)))
+
+    return decided
+
+
+def decision(design: Design, pairs: Sequence[int], edges: Sequence[float] | None) -> str:
+    """A paired difference's decision: against its band's edges when it has them, else moved or not."""
+    n = sum(pairs)
+    if edges is not None:
+        return band_verdict(design, n, pairs[1], pairs[2], edges[0], edges[1])[0]
+    return verdict(design, n, pairs[1], pairs[2]).decision
+
+
+class EdgesSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
 
 
 class TestSerializer(serializers.Serializer):
     decision = one_of(DECISIONS, help_text="raised or lowered by at least delta, unchanged (by less), or "
                                            "undecided when the count ran out first.")
-    llr_raised = serializers.FloatField(help_text="The log-likelihood ratio of +delta against no difference.")
-    llr_lowered = serializers.FloatField(help_text="Of -delta against no difference.")
+    llr_raised = serializers.FloatField(help_text=(
+        "The log-likelihood ratio of +delta against no difference (against a band: of beyond its upper edge by "
+        "delta against short of it by delta)."))
+    llr_lowered = serializers.FloatField(help_text="Of -delta against no difference (against a band: of below its "
+                                                   "lower edge by delta against above it by delta).")
+    edges = EdgesSerializer(required=False, help_text=(
+        "The band the difference is placed against (rates of the paired difference), when it is."))
     of = serializers.CharField(allow_null=True, help_text="What it tests: a patched card's sides (a field what-if).")
     pairs = serializers.IntegerField(min_value=0)
     fixed_pairs = serializers.IntegerField(allow_null=True, help_text=(
@@ -109,13 +148,22 @@ def results(batch: Batch, total: Tally, pairs: Sequence[Sequence[int]],
     games = sum(leg["matches"] for leg in total["pairings"])
     tests: list[dict[str, Any]] = []
     scale = 0.0
+    edges = batch.inputs.get("band_edges") or {}
     for index, (both, first_only, second_only, neither) in enumerate(pairs):
         n = both + first_only + second_only + neither
-        found = verdict(design, n, first_only, second_only)
+        name = names[index] if index < len(names) else None
         fixed = fixed_pairs(design, first_only, second_only, n)
-        tests.append({"decision": found.decision, "llr_raised": round(found.llr_raised, 4),
-                      "llr_lowered": round(found.llr_lowered, 4), "pairs": n, "fixed_pairs": fixed,
-                      "of": names[index] if index < len(names) else None})
+        test: dict[str, Any] = {"pairs": n, "fixed_pairs": fixed, "of": name}
+        if name in edges:
+            low, high = edges[name]
+            found, above, below = band_verdict(design, n, first_only, second_only, low, high)
+            test.update(decision=found, llr_raised=round(above, 4), llr_lowered=round(below, 4),
+                        edges={"low": low, "high": high})
+        else:
+            moved = verdict(design, n, first_only, second_only)
+            test.update(decision=moved.decision, llr_raised=round(moved.llr_raised, 4),
+                        llr_lowered=round(moved.llr_lowered, 4))
+        tests.append(test)
         if fixed is not None and n:
             scale = max(scale, fixed / n)
     decided = all(test["decision"] != UNDECIDED for test in tests)

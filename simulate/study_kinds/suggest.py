@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MAX_CARDS = 6  # cards one suggestion fixes: the worst ones outside the band
-CONFIRM_SEEDS = 4000  # the most seeds the confirming what-if plays (it stops once decided)
+CONFIRM_SEEDS = 25_000  # the most seeds the confirming what-if plays (it stops once each card is placed)
 FIELD_KEYS = ("pool", "mode", "agents", "options")  # what makes the study's field: the suggestion plays the same
 GENERATIONS = 60
 POPULATION = 48
@@ -83,7 +83,7 @@ class Model:
     deltas: np.ndarray
     options: list[list[Option | None]]  # per card, None first: unchanged
     shifts: list[np.ndarray]  # per card: options x measures
-    band: float
+    band: float | np.ndarray  # one for every measure, or each its own
     aims: np.ndarray | None = None  # where each measure should be (None: every one at 0)
 
     def evaluate(self, choice: np.ndarray) -> np.ndarray:
@@ -471,7 +471,15 @@ def build_model(batch: Batch, screen: Sequence[Mapping[str, Any]], fix: list[str
                 card_shifts.append(interpolated(points, steps))
         options.append(card_options)
         shifts.append(np.array(card_shifts))
-    return Model(fix, deltas, options, shifts, band)
+    return Model(fix, deltas, options, shifts, aimed_band(measured, fix, band))
+
+
+def aimed_band(measured: Mapping[str, Mapping[str, Any]], fix: list[str], band: float) -> np.ndarray:
+    """The band the search aims each card at: the designer's, narrowed by the half-width of the card's interval
+    before (at least to a quarter of it). A card predicted at the band's edge would be confirmed inside it only
+    if its delta were known exactly; aimed inward by its own uncertainty, it can be."""
+    return np.array([max(band / 4, band - (measured[card]["delta_ci"]["high"] - measured[card]["delta_ci"]["low"]) / 2)
+                     for card in fix])
 
 
 def measured_shifts(row: Mapping[str, Any], fix: list[str], own: int) -> np.ndarray:
@@ -508,12 +516,13 @@ def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
     """The field what-if of a suggestion's patch, on the suggestion's field, stopping once decided."""
     from simulate import background, batches
 
-    # Each card's difference decided at half the band: enough games to place its delta against the band.
-    inputs = {"base": "field", "patch": patch, "sequential": {"delta": max(0.5, float(batch.inputs.get("band", 3)) / 2)},
-              "confirms": str(batch.pk)}
+    band = float(batch.inputs.get("band", 3))
+    inputs = {"base": "field", "patch": patch, "confirms": str(batch.pk),
+              "sequential": {"delta": max(0.25, band / 4)}, "band_edges": band_edges(batch, patch, band / 100)}
     inputs.update({key: batch.inputs[key] for key in FIELD_KEYS if key in batch.inputs})
+    seeds = min(CONFIRM_SEEDS, batches.batch_limit(searching=False) // 2)
     try:
-        confirmation = batches.create_batch(game=batch.game, kind="whatif", inputs=inputs, count=CONFIRM_SEEDS,
+        confirmation = batches.create_batch(game=batch.game, kind="whatif", inputs=inputs, count=seeds,
                                             seed=batch.seed, user=batch.owner, client=batch.client)
     except Exception:  # the suggestion stands without it; its page offers to confirm again
         logger.exception("Suggestion %s: its confirming what-if was not queued", batch.pk)
@@ -523,6 +532,22 @@ def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
         row.results = {**(row.results or {}), "confirmation": confirmation_block(confirmation, {}, [])}
         row.save(update_fields=["results"])
     background.queue_batch(confirmation.id)
+
+
+def band_edges(batch: Batch, patch: list[dict[str, Any]], band: float) -> dict[str, list[float]]:
+    """Per patched card, the band its delta should land in as edges of the paired difference of the sides
+    fielding it (the confirmation's sequential test places that difference against them): a shift `s` of those
+    sides' win rate moves the card's delta by about s / (1 - share), share being the sides fielding it."""
+    from simulate.models import Batch
+
+    source = Batch.objects.filter(pk=batch.inputs["study"]).values_list("results", flat=True).first() or {}
+    sides = 2 * int(source.get("played") or 0)
+    edges = {}
+    for entry in patch:
+        measured = batch.inputs["measured"][entry["card"]]
+        keep = 1 - (measured["appearances"] / sides if sides else 0.0)
+        edges[entry["card"]] = [round((-band - measured["delta"]) * keep, 6), round((band - measured["delta"]) * keep, 6)]
+    return edges
 
 
 # ------------------------------------------------------------------------------------------- confirmation

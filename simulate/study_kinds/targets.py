@@ -68,7 +68,7 @@ logger = logging.getLogger(__name__)
 MAX_TARGETS = 4
 MAX_SCREENED = 400  # patched copies of the matchups a screen plays each seed
 SCREEN_STEPS = 2  # a move is this many screen steps each way (less where a bound is nearer)
-CONFIRM_SEEDS = 4000  # the most seeds the confirming study plays (it stops once decided)
+CONFIRM_SEEDS = 4000  # the most seeds the check plays (it stops once each matchup is placed against its band)
 VERDICTS = ("inside", "outside", "unsure")
 
 
@@ -166,7 +166,7 @@ class Kind(StudyKind):
 
     def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
         """A check with `sequential` stops once each matchup's shift is decided."""
-        return stopping.stop_rule(batch, lambda total: total["pairs"])
+        return stopping.stop_rule(batch, lambda total: total["pairs"], lambda total: batch.plan.get("names") or [])
 
     # ------------------------------------------------------------------------------ tally
 
@@ -439,11 +439,15 @@ def why_left(model: Model, index: int, predicted: float, target: float, band: fl
 
 def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
     """The check of a screen's patch: the same targets with the patch, stopping once each matchup's shift is
-    decided at half the band."""
+    placed against the band around its target (a quarter of the band its indifference)."""
     from simulate import background, batches
 
+    band = band_of(batch.inputs)
+    # Each matchup's shift placed against the band around its target, from where the screen measured it.
+    edges = {row["name"]: [round(row["target"] / 100 - band - row["win_rate"], 6),
+                           round(row["target"] / 100 + band - row["win_rate"], 6)] for row in batch.results["targets"]}
     inputs = {"targets": batch.inputs["targets"], "patch": patch, "confirms": str(batch.pk),
-              "sequential": {"delta": max(0.5, band_of(batch.inputs) * 100 / 2)}}
+              "sequential": {"delta": max(0.25, band * 100 / 4)}, "band_edges": edges}
     inputs.update({key: batch.inputs[key] for key in ("band", *FIELD_KEYS) if key in batch.inputs})
     try:
         confirmation = batches.create_batch(game=batch.game, kind="targets", inputs=inputs, count=CONFIRM_SEEDS,

@@ -137,7 +137,7 @@ class Kind(StudyKind):
     def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
         """With `sequential`: stop once the paired difference is decided (of each patched card's sides, on a
         field: a patch may raise one card and lower another)."""
-        return stopping.stop_rule(batch, tested_pairs)
+        return stopping.stop_rule(batch, tested_pairs, lambda total: sorted(total.get("card_pairs") or {}))
 
     def finished(self, batch: Batch) -> None:
         """A what-if confirming a suggestion tells it what it measured."""

@@ -10,12 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulate.engine.sequential import (
+    INSIDE,
     LOWERED,
     MIN_PAIRS,
+    OUTSIDE,
     RAISED,
     UNCHANGED,
     UNDECIDED,
     Design,
+    band_verdict,
     fixed_pairs,
     llr,
     verdict,
@@ -95,3 +98,44 @@ def test_more_wins_of_the_patched_half_never_lower_the_case_for_raised(first_onl
     tie = llr(pairs + 1, first_only, second_only, 0.05)
     assert better >= tie - 1e-9
     assert verdict(Design(), pairs, first_only, second_only).decision in {RAISED, LOWERED, UNCHANGED, UNDECIDED}
+
+
+# ------------------------------------------------------------------------------ placed against a band
+
+
+def band_run(rng: np.random.Generator, design: Design, lowered: float, raised: float, low: float,
+             high: float) -> str:
+    """One test against the band [low, high] on synthetic pairs, looked at every LOOK pairs."""
+    pairs = first_only = second_only = 0
+    while pairs < 100_000:
+        minus, plus, _ = rng.multinomial(LOOK, [lowered, raised, 1 - lowered - raised])
+        pairs, first_only, second_only = pairs + LOOK, first_only + int(minus), second_only + int(plus)
+        decision = band_verdict(design, pairs, first_only, second_only, low, high)[0]
+        if decision != UNDECIDED:
+            return decision
+    return UNDECIDED
+
+
+def test_the_band_ratios_by_hand():
+    # 400 pairs, 60 -1 and 100 +1: mean 0.1, variance 0.39; against the edge 0.08 with delta 0.02:
+    # LLR(0.10 against 0.06) = 400 * 2 * 0.02 * (0.1 - 0.08) / 0.39.
+    decision, above, below = band_verdict(Design(delta=0.02), 400, 60, 100, -0.08, 0.08)
+    assert above == pytest.approx(400 * 2 * 0.02 * 0.02 / 0.39)
+    assert below == pytest.approx(-400 * 2 * 0.02 * 0.18 / 0.39)
+    assert decision == UNDECIDED  # 0.82 is short of the upper bound 3.64
+    assert band_verdict(Design(delta=0.02), 4000, 600, 1000, -0.08, 0.08)[0] == OUTSIDE
+    assert band_verdict(Design(delta=0.02), 4000, 700, 700, -0.08, 0.08)[0] == INSIDE
+
+
+@pytest.mark.parametrize(("lowered", "raised", "wrong"), [
+    (0.10, 0.18, INSIDE),  # mean +0.08: outside the band [-0.06, 0.04] by delta 0.04
+    (0.14, 0.14, OUTSIDE),  # mean 0: inside it by 0.04 from its upper edge
+    (0.20, 0.10, INSIDE),  # mean -0.10: outside it below by delta
+])
+def test_a_difference_delta_from_an_edge_is_placed_on_the_wrong_side_at_most_alpha_or_beta_of_the_time(
+        lowered, raised, wrong):
+    design = Design(delta=0.04)
+    rng = np.random.default_rng(11)
+    outcomes = Counter(band_run(rng, design, lowered, raised, -0.06, 0.04) for _ in range(RUNS))
+    assert outcomes[wrong] / RUNS <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / RUNS), outcomes
+    assert outcomes[UNDECIDED] == 0

@@ -33,6 +33,7 @@ import pytest
 
 from simulate import batches
 from simulate.models import Batch
+from simulate.study_kinds.suggest import CONFIRM_SEEDS
 from tests.factories import faction_army
 
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
@@ -522,7 +523,7 @@ def test_a_suggestion_on_two_workers_finds_the_broken_card_and_its_confirmation_
         patch = {entry["card"]: entry["changes"] for entry in final["results"]["suggestion"]["patch"]}
         assert broken in patch and confirmation["status"] == "done"
         assert confirmation["cards"][broken]["shift"] < 0
-        assert confirmation["sequential"]["decided"] and confirmation["played"] < 2 * 4000
+        assert confirmation["sequential"]["decided"] and confirmation["played"] < 2 * CONFIRM_SEEDS
     except BaseException:
         processes.dump()
         raise
