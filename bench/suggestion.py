@@ -11,8 +11,9 @@ as the API stores it (`batches.create_batch`, then `background.queue_batch`):
                    when a card is measured wider than the publishing bound, up to --max-field-matches),
                    published by a staff user; its top and bottom card deltas
   suggest          band --band, --screen-seeds seeds for the screen; followed to done, then its confirming
-                   field what-if (sequential, decided at half the band) to done; the patch, each card's delta
-                   before, predicted and confirmed, the cards left, games, wall and CPU time, games per fix
+                   field what-if (sequential: each patched card placed against the band by a test at each of
+                   its edges) to done; the patch, each card's delta before, predicted and confirmed, the cards
+                   left, games, wall and CPU time, games per fix confirmed inside the band
   fixed count      the same field what-if of the same patch without `sequential`, the seeds a fixed test of
                    the same errors needs (the sequential confirmation's `fixed_games` / 2: a field what-if
                    plays each seed twice); its games and time, and sequential games / fixed games
@@ -237,9 +238,11 @@ class Run:
                   f"(a fixed test: {test['fixed_pairs']} pairs)")
         fixes = self.confirmed_fixes(batch, found)
         total = screen_games + sequential["games"]
-        print("  a fix confirmed: a patched card whose confirmed verdict is inside the band, or whose confirmed "
-              "shift has the sign opposite to its delta before and leaves |delta| smaller (moved toward the band)")
-        print(f"  fixes confirmed: {fixes} of {len(found['patch'])} patched cards")
+        toward = self.moved_toward(batch, found)
+        print("  a fix confirmed: a patched card whose confirmed delta's whole 95% interval lies inside the band")
+        print(f"  fixes confirmed: {fixes} of {len(found['patch'])} patched cards; {toward} more moved toward the "
+              "band (a confirmed shift against the sign of the delta before, |delta| smaller) but not confirmed "
+              "inside it")
         print(f"  games in all (screen + confirmation): {total:,}; wall {wall + c_wall:.1f} s; CPU "
               f"{cpu + c_cpu:.1f} s; games per fix confirmed: "
               + (f"{total / fixes:,.0f} (confirmation alone {sequential['games'] / fixes:,.0f})" if fixes else "—"))
@@ -265,17 +268,21 @@ class Run:
             print(f"    pushed out by the patch: {row['card']} {pts(row['delta'])} {ci_text(row['delta_ci'])}")
 
     def confirmed_fixes(self, batch, found: Mapping[str, Any]) -> int:
-        """Patched cards confirmed inside the band, or moved toward it (see the printed definition)."""
+        """Patched cards confirmed inside the band."""
         confirmed = ((batch.results or {}).get("confirmation") or {}).get("cards") or {}
-        fixes = 0
+        return sum(1 for change in found.get("changes", []) if change["field"] is not None
+                   and (confirmed.get(change["card"]) or {}).get("verdict") == "inside")
+
+    def moved_toward(self, batch, found: Mapping[str, Any]) -> int:
+        """Patched cards moved toward the band but not confirmed inside it."""
+        confirmed = ((batch.results or {}).get("confirmation") or {}).get("cards") or {}
+        toward = 0
         for change in found.get("changes", []):
             after = confirmed.get(change["card"])
-            if change["field"] is None or after is None:
+            if change["field"] is None or after is None or after["verdict"] == "inside":
                 continue
-            before = change["delta_before"]
-            toward = after["shift"] * before < 0 and abs(after["delta"]) < abs(before)
-            fixes += after["verdict"] == "inside" or toward
-        return fixes
+            toward += after["shift"] * change["delta_before"] < 0 and abs(after["delta"]) < abs(change["delta_before"])
+        return toward
 
     # ---------------------------------------------------------------------------------- fixed count
 
