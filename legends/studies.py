@@ -124,6 +124,14 @@ class LegendsStudies:
         message = "Akin Legends has no factions to draw target matchups from."
         raise InputError(message, [(path, message)])
 
+    def setup_cards(self, setup: Mapping[str, Any]) -> list[str]:
+        """Every summoning card of the deck both teams draw from, and the teams' protectors and defenses."""
+        catalogue = setup["catalogue"]
+        teams = [team for team in setup.get("teams") or [] if isinstance(team, Mapping)]
+        return sorted({*(design.slug for design in catalogue.designs),
+                       *(team["protector"] for team in teams if isinstance(team.get("protector"), str)),
+                       *(slug for team in teams for slug in team.get("defenses") or [] if isinstance(slug, str))})
+
     def pool_cards_of(self, pool: LegendsPool) -> list[str]:
         return sorted({*pool.protectors, *pool.defenses})
 

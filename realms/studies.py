@@ -118,6 +118,12 @@ class RealmsStudies:
             sides.append(cards)
         return RealmsPool(sides[0], sides[1]), prepared
 
+    def setup_cards(self, setup: Mapping[str, Any]) -> list[str]:
+        """Both armies' cards (or both Formation Round pools')."""
+        if "armies" in setup:
+            return sorted({card.slug for army in setup["armies"].values() for card, _ in army})
+        return sorted({card.slug for pool in setup["collections"].values() for card in pool})
+
     def pool_cards_of(self, pool: RealmsPool) -> list[str]:
         return sorted({card.slug for card in (*pool.cards, *(pool.against or ()))})
 

@@ -159,6 +159,9 @@ class GameStudies(Protocol):
         """A field of faction `first`'s sides against faction `second`'s, each drawn from its faction's cards of
         the study's pool; InputError at `path` when a faction cannot field a side (or the game has none)."""
 
+    def setup_cards(self, setup: Any) -> list[str]:
+        """The cards a prepared match's engine setup plays (both sides'), by slug: what a patch of it may touch."""
+
     def pool_cards_of(self, pool: Any) -> list[str]:
         """The cards a field pool draws from (either side's), by slug."""
 

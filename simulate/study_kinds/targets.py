@@ -1,8 +1,9 @@
-"""Targets: the win rates a designer intends between factions ("Tribal beats Arcane 55–45"), and the smallest
-patch that fits the faction matchups to them.
+"""Targets: the win rates a designer intends between factions or armies ("Tribal beats Arcane 55–45"), and the
+smallest patch that fits those matchups to them.
 
-Each target is a field of its first faction's armies against its second's (each side a random legal army of its
-faction's cards, sides swapped every second match). Without a patch the study screens: every number of each
+A target between two factions is a field of its first faction's armies against its second's (each side a random
+legal army of its faction's cards); between two of the request's `entrants`, their matchup; sides swapped every
+second match. Without a patch the study screens: every number of each
 card of the targeted factions (or of the cards named) moved both ways, each a patched copy of the matchups that
 card plays in, on the same seeds as the matchups themselves, so each move's shift of a matchup's win rate is
 measured paired. The screen's slopes make the same linear model a suggestion searches (NSGA-II, pymoo), its
@@ -53,6 +54,7 @@ from simulate.study_kinds.suggest import (
     search,
 )
 from simulate.study_kinds.text import pct, table
+from simulate.study_kinds.whatif import patched_pairings
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -75,8 +77,8 @@ VERDICTS = ("inside", "outside", "unsure")
 class TargetSerializer(StrictSerializer):
     """One intended relation: faction `a`'s win rate against faction `b`."""
 
-    a = TextField(max_length=60, help_text="A faction (its slug).")
-    b = TextField(max_length=60, help_text="Another faction (its slug).")
+    a = TextField(max_length=60, help_text="A faction (its slug), or an entrant by its number from 1.")
+    b = TextField(max_length=60, help_text="Another faction, or another entrant (two of a kind).")
     win_rate = NumberField(min_value=1, max_value=99, help_text="a's intended win rate against b, in points "
                                                                 "(55: a beats b 55–45).")
 
@@ -86,7 +88,7 @@ class Kind(StudyKind):
     label = "Fit to targets"
     description = "Intended win rates between factions, and the smallest patch that fits the matchups to them."
     template = "simulate/studies/targets.html"
-    keys = frozenset({"targets", "band", "cards", "tune", "bounds", "pool", "patch", "sequential"})
+    keys = frozenset({"targets", "entrants", "band", "cards", "tune", "bounds", "pool", "patch", "sequential"})
     has_overall = False  # each target's matchup is its own figure
     has_patch = True  # with a patch given: the check of that patch, which staff may apply
     details_note = " (of every targeted matchup, unpatched)"
@@ -103,26 +105,42 @@ class Kind(StudyKind):
             raise serializers.ValidationError({"targets": [f"Give 1 to {MAX_TARGETS} targets: "
                                                            '[{"a": ..., "b": ..., "win_rate": 55}].']})
         seen: set[frozenset[str]] = set()
+        entrants = len(attrs.get("entrants") or [])
         for index, target in enumerate(targets):
             pair = frozenset((target["a"], target["b"]))
             if len(pair) < 2 or pair in seen:
-                raise serializers.ValidationError({"targets": {str(index): ["Two different factions, each pair once."]}})
+                raise serializers.ValidationError({"targets": {str(index): ["Two different sides, each pair once."]}})
             seen.add(pair)
+            numbers = [target[side] for side in ("a", "b") if target[side].isdigit()]
+            if len(numbers) == 1:
+                raise serializers.ValidationError({"targets": {str(index): [
+                    "Two factions, or two entrants by their numbers: not one of each."]}})
+            if any(not 1 <= int(number) <= entrants for number in numbers):
+                raise serializers.ValidationError({"targets": {str(index): [
+                    f"An entrant's number is 1 to {entrants}, the `entrants` given."]}})
         if attrs.get("band") is not None and attrs["band"] <= 0:
             raise serializers.ValidationError({"band": ["The band is above 0 points."]})
         if attrs.get("sequential") and not attrs.get("patch"):
             raise serializers.ValidationError({"sequential": ["Only the check of a patch stops once decided."]})
 
     def prepared_inputs(self, inputs: dict[str, Any], studies: GameStudies) -> list[str]:
-        """Each target's name (`Tribal against Arcane`); InputError at the faction no card of the game has."""
+        """Each target's name (`Tribal against Arcane`, `army 1 (...) against army 2 (...)`); InputError at the
+        faction no card of the game has."""
         names = studies.faction_names()
+        entrants = inputs.get("entrants") or []
         for index, target in enumerate(inputs["targets"]):
             for side in ("a", "b"):
-                if target[side] not in names:
+                if not target[side].isdigit() and target[side] not in names:
                     message = f"No faction {target[side]!r}" + (f"; known: {', '.join(sorted(names))}." if names
                                                                  else ": this game has no factions.")
                     raise InputError(message, [(f"targets.{index}.{side}", message)])
-        return [f"{names[target['a']]} against {names[target['b']]}" for target in inputs["targets"]]
+
+        def named(side: str) -> str:
+            if side.isdigit():
+                return studies.entrant_name(entrants[int(side) - 1], int(side) - 1)
+            return names[side]
+
+        return [f"{named(target['a'])} against {named(target['b'])}" for target in inputs["targets"]]
 
     # ------------------------------------------------------------------------------- plan
 
@@ -130,29 +148,27 @@ class Kind(StudyKind):
         """Each target's matchup; then each matchup patched (a check), or a copy of each matchup per screened
         move of a card it draws (a screen), every copy on the same seeds."""
         studies, inputs = request.studies, request.inputs
-        baseline, drawn = [], []
-        for index, target in enumerate(inputs["targets"]):
-            pool, prepared = studies.faction_pool(inputs, target["a"], target["b"], user=request.user,
-                                                  path=f"targets.{index}")
-            baseline.append(Pairing({"variant": "baseline", "target": index}, prepared, True, pool=pool))
-            drawn.append(set(studies.pool_cards_of(pool)))
+        baseline = [matchup(request, index, target) for index, target in enumerate(inputs["targets"])]
+        drawn = [set(studies.pool_cards_of(p.pool) if p.pool is not None else studies.setup_cards(p.prepared.setup))
+                 for p in baseline]
         if inputs.get("patch"):
             patch = studies.validated_patch(inputs["patch"], user=request.user)
-            copies = [replace(p, pool=studies.patched_pool(p.pool, patch), label={**p.label, "variant": "patched"},
-                             patched=frozenset(patch)) for p in baseline]
+            copies = [replace(p, label={**p.label, "variant": "patched"}, patched=frozenset(patch))
+                      for p in patched_pairings(studies, baseline, patch)]
             return Study(request.game, self.name, [*baseline, *copies], request.per_pairing, paired=True)
         copies = []
         for card in screened_cards(inputs, drawn):
             for option in screen_moves(inputs, studies, card):
+                drawing = [pairing for pairing, cards in zip(baseline, drawn, strict=True) if card in cards]
                 try:
                     patch = studies.validated_patch([{"card": card, "changes": {option.field: option.value}}],
                                                     user=request.user)
+                    patched = patched_pairings(studies, drawing, patch)
                 except InputError:  # a value the card's own rules refuse (an ability's cooldown): no candidate
                     continue
-                copies += [replace(pairing, pool=studies.patched_pool(pairing.pool, patch), patched=frozenset({card}),
-                                   label={**pairing.label, "variant": "screen", "card": card, "field": option.field,
-                                          "current": option.before, "value": option.value})
-                           for pairing, cards in zip(baseline, drawn, strict=True) if card in cards]
+                copies += [replace(pairing, patched=frozenset({card}), label={
+                    **pairing.label, "variant": "screen", "card": card, "field": option.field,
+                    "current": option.before, "value": option.value}) for pairing in patched]
         if not copies:
             raise InputError("No number of these cards can move within its bounds.", [("tune", "nothing to move")])
         if len(copies) > MAX_SCREENED:
@@ -298,6 +314,19 @@ class Kind(StudyKind):
 
 
 # ------------------------------------------------------------------------------------------- planning
+
+
+def matchup(request: PlanRequest, index: int, target: Mapping[str, Any]) -> Pairing:
+    """A target's matchup, sides swapped every second match: a field of two factions' armies, or two entrants."""
+    label = {"variant": "baseline", "target": index}
+    if target["a"].isdigit():
+        first, second = int(target["a"]) - 1, int(target["b"]) - 1
+        entrants = request.inputs["entrants"]
+        return Pairing(label, request.prepare_pair(entrants[first], entrants[second],
+                                                   (f"entrants.{first}", f"entrants.{second}")), True)
+    pool, prepared = request.studies.faction_pool(request.inputs, target["a"], target["b"], user=request.user,
+                                                  path=f"targets.{index}")
+    return Pairing(label, prepared, True, pool=pool)
 
 
 def number_or_text(text: str) -> Any:

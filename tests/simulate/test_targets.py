@@ -182,3 +182,34 @@ def test_the_search_fits_the_aims_as_every_patch_of_a_small_model_ranks_them():
     best = min(range(len(every)), key=lambda i: (round(scores[i][0], 9), scores[i][1], scores[i][2]))
     choice, _ = search(model, seed=2)
     assert tuple(model.evaluate(np.array(choice))[0]) == tuple(scores[best])
+
+
+def test_a_target_between_two_armies_screens_their_cards_on_their_own_matchup(
+        catalogue, staff_client, contract, local_runner, django_capture_on_commit_callbacks):  # noqa: F811
+    body = {"kind": "targets", "entrants": [{"faction": "tribal"}, {"faction": "arcane"}], "tune": ["atk"],
+            "targets": [{"a": "1", "b": "2", "win_rate": 60}], "band": BAND, "count": 40, "seed": 5}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(REALMS, body, format="json")
+    contract(response, REALMS)
+    local_runner.run_all()
+    study = Batch.objects.get(pk=response.json()["id"])
+    armies = [{slot["card"] for slot in entrant["slots"]} for entrant in study.inputs["entrants"]]
+    answer = contract(staff_client.get(response.json()["url"]), "/api/simulate/batches/{id}/", "get")
+    assert answer["status"] == "done"
+    (row,) = answer["results"]["targets"]
+    assert row["name"].startswith("army 1") and " against army 2" in row["name"] and row["played"] == 40
+    screened = {move["card"] for move in answer["results"]["target_screen"]}
+    assert screened == armies[0] | armies[1]  # every card of both armies, and no other
+    assert all(move["field"] == "atk" for move in answer["results"]["target_screen"])
+    assert "target_suggestion" in answer["results"]
+
+
+def test_a_target_is_two_factions_or_two_entrants(catalogue, staff_client):
+    armies = [{"faction": "tribal"}, {"faction": "arcane"}]
+    for targets, entrants in (([{"a": "tribal", "b": "2", "win_rate": 55}], armies),
+                              ([{"a": "1", "b": "3", "win_rate": 55}], armies),
+                              ([{"a": "1", "b": "2", "win_rate": 55}], None)):
+        response = staff_client.post(REALMS, {"kind": "targets", "targets": targets, "count": 10,
+                                              **({"entrants": entrants} if entrants else {})}, format="json")
+        fields = assert_error_shape(response, 400, "invalid")["fields"]
+        assert any(field.startswith("targets") for field in fields), fields
