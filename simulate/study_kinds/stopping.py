@@ -213,7 +213,7 @@ def progress_text(sequential: Mapping[str, Any] | None) -> str:
 
     def closeness(test: Mapping[str, Any]) -> float:  # 1 or more: decided
         return max(test["llr_raised"] / upper, test["llr_lowered"] / upper,
-                   min(test["llr_raised"], test["llr_lowered"]) / lower)
+                   max(test["llr_raised"], test["llr_lowered"]) / lower)  # both at or below lower
 
     open_test = min(tests, key=closeness)
     decided = sum(test["decision"] != UNDECIDED for test in tests)

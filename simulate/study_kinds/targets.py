@@ -261,9 +261,11 @@ class Kind(StudyKind):
                                        f"{row['verdict']})" for row in rows))
 
     def about(self, batch: Batch) -> str:
+        """Each target in words (`Tribal against Arcane at 65%`), and whether it checks a patch."""
         targets = batch.inputs.get("targets") or []
-        return ", ".join(f"{t['a']} {t['win_rate']:g}–{100 - t['win_rate']:g} {t['b']}" for t in targets[:2]) + \
-            ("…" if len(targets) > 2 else "") + (" (a patch)" if batch.inputs.get("patch") else "")
+        names = (batch.plan or {}).get("names") or [f"{t['a']} against {t['b']}" for t in targets]
+        said = [f"{name} at {t['win_rate']:g}%" for name, t in zip(names, targets, strict=False)]
+        return ", ".join(said[:2]) + ("…" if len(said) > 2 else "") + (" (a patch)" if batch.inputs.get("patch") else "")
 
     def sides_swapped(self, batch: Batch) -> bool:
         return True
