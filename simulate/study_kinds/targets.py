@@ -95,11 +95,11 @@ class Kind(StudyKind):
 
     def fields(self) -> dict[str, serializers.Field]:
         return {"targets": TargetSerializer(many=True, required=False, help_text=(
-            f"targets: 1 to {MAX_TARGETS} intended win rates between factions."))}
+            f"targets: 1 to {MAX_TARGETS} intended win rates between factions, or between entrants."))}
 
     def validate(self, attrs: dict[str, Any]) -> None:
-        """Targets given, each of two factions, each pair of factions once; a band above 0; a sequential test
-        only of a patch."""
+        """Targets given, each of two factions or two entrants (by number, within `entrants`), each pair once; a
+        band above 0; a sequential test only of a patch."""
         targets = attrs.get("targets") or []
         if not 1 <= len(targets) <= MAX_TARGETS:
             raise serializers.ValidationError({"targets": [f"Give 1 to {MAX_TARGETS} targets: "
@@ -181,7 +181,7 @@ class Kind(StudyKind):
         return stopping.look_units(inputs)
 
     def stop_rule(self, batch: Batch) -> Callable[[Tally], bool] | None:
-        """A check with `sequential` stops once each matchup's shift is decided."""
+        """A check with `sequential` stops once each matchup's shift is placed against its band (`band_edges`)."""
         return stopping.stop_rule(batch, lambda total: total["pairs"], lambda total: batch.plan.get("names") or [])
 
     # ------------------------------------------------------------------------------ tally
