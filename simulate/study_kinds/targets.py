@@ -92,6 +92,7 @@ class Kind(StudyKind):
     has_overall = False  # each target's matchup is its own figure
     has_patch = True  # with a patch given: the check of that patch, which staff may apply
     details_note = " (of every targeted matchup, unpatched)"
+    form_reads = ("band",)  # the suggestion's band, read here too
 
     def fields(self) -> dict[str, serializers.Field]:
         return {"targets": TargetSerializer(many=True, required=False, help_text=(
@@ -297,7 +298,9 @@ class Kind(StudyKind):
         return {"targets_text": forms.CharField(
             required=False, max_length=600, widget=forms.Textarea(attrs={"rows": 3}), label="Targets",
             help_text="One a line: a faction, another, the first's intended win rate in points "
-                      "(tribal arcane 55). The band is the suggestion's.")}
+                      "(tribal arcane 55). The band is the suggestion's."),
+            "targets_cards": forms.CharField(required=False, max_length=600, label="Cards to change (slugs, commas)",
+                                             help_text="Empty: every card of the targeted factions.")}
 
     def form_inputs(self, data: Mapping[str, Any], body: dict[str, Any]) -> None:
         targets = []
@@ -308,11 +311,14 @@ class Kind(StudyKind):
                                 "win_rate": number_or_text(words[2]) if len(words) > 2 else None})
         if targets:
             body["targets"] = targets
+        cards = [card.strip() for card in (data.get("targets_cards") or "").split(",") if card.strip()]
+        if cards:
+            body["cards"] = cards
         if data.get("band") is not None:
             body["band"] = data["band"]
 
     def form_field_for(self, path: str) -> str | None:
-        return {"targets": "targets_text", "band": "band"}.get(path.split(".")[0])
+        return {"targets": "targets_text", "cards": "targets_cards", "band": "band"}.get(path.split(".")[0])
 
 
 # ------------------------------------------------------------------------------------------- planning

@@ -527,3 +527,64 @@ def test_a_suggestion_on_two_workers_finds_the_broken_card_and_its_confirmation_
     except BaseException:
         processes.dump()
         raise
+
+
+# --------------------------------------------------------------------------------- targets on two workers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_fit_to_a_target_on_two_workers_weakens_the_archer_and_its_check_measures_the_matchup_lower(
+        catalogue, settings, redis_url, database_url, processes):
+    """Through the API as a designer works: Tribal beats Arcane about four times in five in the official set, the
+    designer wants 65–35; the screen of the Tribal archer's ATK, played by two workers, finds a patch that weakens
+    it, and the check it queues itself, stopping once decided, measures the matchup lower."""
+    env = service_env(database_url, redis_url, MEDIA_ROOT=str(processes.folder / "media"))
+    port = free_port()
+    start_server_and_two_workers(processes, env, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for_server_and_workers(processes, base)
+        token = staff_token(env)
+        status, screen = http_json(f"{base}/api/simulate/realms/batches/", {
+            "kind": "targets", "targets": [{"a": "tribal", "b": "arcane", "win_rate": 65}], "band": 8,
+            "cards": ["elven-archer"], "tune": ["atk"], "count": 300, "seed": 2}, token=token)
+        assert status == 202, screen
+        found = played_by_workers(processes, screen["url"], token, "the screen")
+        assert found["status"] == "done", found
+        patch = {entry["card"]: entry["changes"] for entry in found["results"]["target_suggestion"]["patch"]}
+        assert patch["elven-archer"]["atk"] < 8, found["results"]["target_suggestion"]
+        check_measured_lower(token, wait_for_the_check(screen["url"], token))
+    except BaseException:
+        processes.dump()
+        raise
+
+
+def played_by_workers(processes: Processes, url: str, token: str, what: str) -> dict:
+    """The batch at `url` once it has stopped being played (while the server and both workers live)."""
+    def over():
+        processes.check_alive("server", "worker1", "worker2")
+        _, now = http_json(url, token=token)
+        return now if now["status"] not in ("queued", "running") else None
+    return wait_until(over, timeout=300, every=0.5, what=what)
+
+
+def wait_for_the_check(url: str, token: str) -> dict:
+    """The screen at `url` once the check it queued has written what it measured into it."""
+    def checked():
+        _, now = http_json(url, token=token)
+        return now if (now["results"].get("target_confirmation") or {}).get("targets") else None
+    return wait_until(checked, timeout=300, every=0.5, what="the check of the patch")
+
+
+def check_measured_lower(token: str, screen: dict) -> None:
+    """The check: done, its sequential test decided before its cap, the matchup measured lower with the patch;
+    its own page in the API the same, of the patch found."""
+    confirmation = screen["results"]["target_confirmation"]
+    assert confirmation["status"] == "done", confirmation
+    assert confirmation["sequential"]["decided"] and confirmation["played"] < 2 * 4000, confirmation
+    (matchup,) = confirmation["targets"]
+    assert matchup["name"] == "Tribal against Arcane" and matchup["shift"]["win_rate"] < 0, matchup
+    _, check = http_json(screen["url"].replace(screen["id"], confirmation["batch"]), token=token)
+    assert check["status"] == "done" and check["played"] == confirmation["played"], check
+    assert check["inputs"]["patch"] == screen["results"]["target_suggestion"]["patch"], check["inputs"]
+    assert check["results"]["target_patched"] == confirmation["targets"]
