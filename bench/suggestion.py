@@ -10,11 +10,12 @@ as the API stores it (`batches.create_batch`, then `background.queue_batch`):
   field study      the official Echo Realms sets, the study's default agents, --field-matches matches (more
                    when a card is measured wider than the publishing bound, up to --max-field-matches),
                    published by a staff user; its top and bottom card deltas
-  suggest          band --band, --screen-seeds seeds for the screen; followed to done, then its confirming
+  suggest          band --band, --screen-seeds seeds for the screen; followed to done, then every confirming
                    field what-if (sequential: each patched card placed against the band by a test at each of
-                   its edges) to done; the patch, each card's delta before, predicted and confirmed, the cards
-                   left, games, wall and CPU time, games per fix confirmed inside the band
-  fixed count      the same field what-if of the same patch without `sequential`, the seeds a fixed test of
+                   its edges; a round refined from what the last measured, up to 3) to done; the patch, each
+                   card's delta before, predicted and confirmed, the cards left, games, wall and CPU time,
+                   games per fix confirmed inside the band
+  fixed count      round 1's field what-if of the same patch without `sequential`, the seeds a fixed test of
                    the same errors needs (the sequential confirmation's `fixed_games` / 2: a field what-if
                    plays each seed twice); its games and time, and sequential games / fixed games
   sweep            the most out-of-band card's atk over 6 values around its own (field base, band ±3 points),
@@ -110,9 +111,9 @@ class Run:
               f"default; engines {engine_build()}; database {connection.vendor}; two Celery workers "
               f"(--pool solo); seed {self.args.seed}")
         field = self.field_study()
-        suggestion, confirmation, spent = self.suggest(field)
-        if confirmation is not None:
-            self.fixed_count(suggestion, confirmation, spent)
+        suggestion, rounds, spent = self.suggest(field)
+        if rounds:
+            self.fixed_count(suggestion, rounds, spent)
         if self.args.sweep:
             self.sweep(field)
 
@@ -197,10 +198,8 @@ class Run:
     # ------------------------------------------------------------------------------------- suggest
 
     def suggest(self, field):
-        """The suggestion, followed to done, then its confirmation; the figures. Returns (suggestion,
-        confirmation or None, (screen games, wall, CPU))."""
-        from simulate.study_kinds import suggest
-
+        """The suggestion, followed to done, then every confirmation round; the figures. Returns (suggestion,
+        the rounds, (screen games, wall, CPU))."""
         seeds = self.args.screen_seeds
         inputs = {"study": str(field.pk), "band": self.args.band}
         print(f"\nSuggest: band ±{self.args.band:g} points from the published field study ({field.played:,} "
@@ -211,57 +210,84 @@ class Run:
               f"seeds = {batch.played:,} games; {wall:.1f} s wall, {cpu:.1f} s CPU; cards screened: "
               f"{', '.join(batch.inputs['fix'])}")
         print(f"  search: {found.get('search', '—')}")
-        confirmation = None
+        rounds: list[Any] = []
         c_wall = c_cpu = 0.0
         if found.get("patch"):
             start, cpu_start = time.perf_counter(), cpu_now(self.workers)
-            while (confirmation := suggest.confirmation_of(batch)) is None:
-                if time.perf_counter() - start > 60:
-                    raise SystemExit("the confirming what-if was not queued within a minute")
-                time.sleep(POLL)
-            confirmation = self.wait(confirmation.pk, "confirmation", sequential_progress)
+            while (latest := self.next_round(batch, rounds, start)) is not None:
+                rounds.append(self.wait(latest.pk, f"confirmation round {len(rounds) + 1}", sequential_progress))
             c_wall, c_cpu = time.perf_counter() - start, cpu_now(self.workers) - cpu_start
             batch.refresh_from_db()
         self.print_patch(batch, found)
         screen_games = batch.played
-        if confirmation is None:
+        if not rounds:
             print("  no patch: nothing to confirm")
             return batch, None, (screen_games, wall, cpu)
-        sequential = (confirmation.results or {}).get("sequential") or {}
-        print(f"  confirmation (field what-if, sequential: delta {sequential.get('delta')} points, alpha "
-              f"{sequential.get('alpha')}, beta {sequential.get('beta')}, at most {suggest.CONFIRM_SEEDS:,} seeds, "
-              f"seeds {confirmation.seed}..): {sequential.get('games'):,} games "
-              f"({'stopped early, every test decided' if sequential.get('stopped_early') else 'its whole count'}); "
-              f"{c_wall:.1f} s wall (from the screen's end), {c_cpu:.1f} s CPU")
-        for test in sequential.get("tests", []):
-            print(f"    test {test.get('of')}: {test['decision']} after {test['pairs']:,} pairs "
-                  f"(a fixed test: {test['fixed_pairs']} pairs)")
+        games = 0
+        for confirmation in rounds:
+            sequential = (confirmation.results or {}).get("sequential") or {}
+            games += sequential.get("games") or confirmation.played
+            print(f"  confirmation round {confirmation.inputs.get('round', 1)} (field what-if of "
+                  f"{shown_patch(confirmation.inputs['patch'])}; sequential: delta {sequential.get('delta')} points, "
+                  f"alpha {sequential.get('alpha')}, beta {sequential.get('beta')}, at most {confirmation.count // 2:,} "
+                  f"seeds, seeds {confirmation.seed}..): {sequential.get('games'):,} games "
+                  f"({'stopped early, every card placed' if sequential.get('stopped_early') else 'its whole count'}); "
+                  f"a fixed count of the same errors: {sequential.get('fixed_games')}")
+            for test in sequential.get("tests", []):
+                print(f"    test {test.get('of')}: {test['decision']} after {test['pairs']:,} pairs "
+                      f"(a fixed test: {test['fixed_pairs']} pairs)")
+        print(f"  confirmations: {len(rounds)} round(s), {games:,} games; {c_wall:.1f} s wall (from the screen's "
+              f"end), {c_cpu:.1f} s CPU")
         fixes = self.confirmed_fixes(batch, found)
-        total = screen_games + sequential["games"]
         toward = self.moved_toward(batch, found)
-        print("  a fix confirmed: a patched card whose confirmed delta's whole 95% interval lies inside the band")
+        total = screen_games + games
+        print("  a fix confirmed: a patched card whose confirmed delta's whole 95% interval lies inside the band "
+              "(in the last round)")
         print(f"  fixes confirmed: {fixes} of {len(found['patch'])} patched cards; {toward} more moved toward the "
               "band (a confirmed shift against the sign of the delta before, |delta| smaller) but not confirmed "
               "inside it")
-        print(f"  games in all (screen + confirmation): {total:,}; wall {wall + c_wall:.1f} s; CPU "
+        print(f"  games in all (screen + confirmations): {total:,}; wall {wall + c_wall:.1f} s; CPU "
               f"{cpu + c_cpu:.1f} s; games per fix confirmed: "
-              + (f"{total / fixes:,.0f} (confirmation alone {sequential['games'] / fixes:,.0f})" if fixes else "—"))
-        return batch, confirmation, (screen_games, wall, cpu)
+              + (f"{total / fixes:,.0f} (confirmations alone {games / fixes:,.0f})" if fixes else "—"))
+        return batch, rounds, (screen_games, wall, cpu)
+
+    def next_round(self, batch, rounds: list[Any], start: float):
+        """The next confirmation round queued for the suggestion, None once the last one done queued no other."""
+        from simulate.study_kinds import suggest
+
+        while True:
+            latest = suggest.confirmation_of(batch)
+            if latest is not None and latest.pk not in {done.pk for done in rounds}:
+                return latest
+            if rounds and latest is not None and latest.pk == rounds[-1].pk:
+                # The last round is done: a refined round is queued in the same commit that records it, or none.
+                batch.refresh_from_db()
+                recorded = [done["round"] for done in (batch.results or {}).get("confirmations") or []]
+                if rounds[-1].inputs.get("round", 1) in recorded:
+                    latest = suggest.confirmation_of(batch)
+                    return None if latest.pk == rounds[-1].pk else latest
+            if time.perf_counter() - start > 60 and not rounds:
+                raise SystemExit("the confirming what-if was not queued within a minute")
+            time.sleep(POLL)
 
     def print_patch(self, batch, found: Mapping[str, Any]) -> None:
         """The patch, card by card: change, delta before, predicted, confirmed and its verdict; the cards left."""
-        confirmed = ((batch.results or {}).get("confirmation") or {}).get("cards") or {}
-        print(f"  patch (band ±{self.args.band:g} points; deltas in points, 95% intervals; confirmed = the field "
-              "study's delta plus the shift the confirmation measured, paired):")
-        for change in found.get("changes", []):
-            from simulate.study_kinds.suggest import shown_change
+        from simulate.study_kinds.suggest import round_changes, shown_change
 
+        last = (batch.results or {}).get("confirmation") or {}
+        confirmed = last.get("cards") or {}
+        print(f"  patch (band ±{self.args.band:g} points; deltas in points, 95% intervals; predicted by the screen's "
+              f"model for the search's value; confirmed = the field study's delta plus the shift the last "
+              f"confirmation round ({last.get('round', 1)}) measured, paired, for the value it played):")
+        for change, final in zip(found.get("changes", []), round_changes(found.get("changes", []),
+                                                                         last.get("patch") or []), strict=True):
             after = confirmed.get(change["card"])
             said = "not confirmed" if after is None else \
                 f"{pts(after['delta'])} {ci_text(after['delta_ci'])} {after['verdict']}"
+            refined = "" if final["after"] == change["after"] else f", refined to {final['after']}"
             print(f"    {change['card']:28} {shown_change(change):16} before {pts(change['delta_before'])} "
-                  f"{ci_text(change['delta_before_ci'])}, predicted {pts(change['predicted_delta'])}, confirmed "
-                  f"{said}")
+                  f"{ci_text(change['delta_before_ci'])}, predicted {pts(change['predicted_delta'])}{refined}; "
+                  f"confirmed {said}")
         for row in found.get("unfixed", []):
             print(f"    not fixed: {row['card']}: {row['why']}")
         for row in ((batch.results or {}).get("confirmation") or {}).get("pushed") or []:
@@ -286,12 +312,18 @@ class Run:
 
     # ---------------------------------------------------------------------------------- fixed count
 
-    def fixed_count(self, suggestion, confirmation, spent: tuple[int, float, float]) -> None:
-        """The same field what-if of the same patch at the fixed count a test of the same errors needs: over the
-        batch limit, in parts of consecutive seeds (the same matches one batch would play), all queued at once."""
+    def fixed_count(self, suggestion, rounds: list[Any], spent: tuple[int, float, float]) -> None:
+        """The first round's field what-if at the fixed count a test of the same errors needs: over the batch
+        limit, in parts of consecutive seeds (the same matches one batch would play), all queued at once; every
+        round's fixed count summed, as each round's own pairs estimate it."""
         from simulate import background, batches
         from simulate.batches import batch_limit
 
+        confirmation = rounds[0]
+        every = [(done.results or {}).get("sequential") or {} for done in rounds]
+        print(f"\nEvery round at a fixed count of the same errors: {sum(s.get('fixed_games') or 0 for s in every):,} "
+              f"games (each round's fixed_games), against {sum(s.get('games') or 0 for s in every):,} played "
+              "sequentially")
         sequential = confirmation.results["sequential"]
         fixed_games = sequential.get("fixed_games")
         if not fixed_games:
@@ -301,7 +333,7 @@ class Run:
         played_seeds = min(seeds, math.ceil(self.args.fixed_cap / 2))
         part = batch_limit(searching=False) // 2
         inputs = {"base": "field", "patch": confirmation.inputs["patch"]}
-        print(f"\nFixed count: the same field what-if of the same patch without `sequential`, {seeds:,} seeds "
+        print(f"\nFixed count: round 1's field what-if of the same patch without `sequential`, {seeds:,} seeds "
               f"(the sequential confirmation's fixed_games {fixed_games:,} / 2 games per seed), seeds "
               f"{confirmation.seed}..; in {-(-played_seeds // part)} batch(es) of consecutive seeds (a batch holds at "
               f"most {part * 2:,} games), queued together"
@@ -322,7 +354,7 @@ class Run:
               f"(target at most 0.5: {'met' if ratio <= 0.5 else 'NOT met'}"
               + ("" if played_seeds == seeds else f"; against the uncapped {fixed_games:,}: "
                  f"{sequential['games'] / fixed_games:.3f}") + ")")
-        print(f"  screen + sequential confirmation {spent[0] + sequential['games']:,} games against screen + fixed "
+        print(f"  screen + sequential round 1 {spent[0] + sequential['games']:,} games against screen + fixed "
               f"count {spent[0] + games:,}")
 
     # --------------------------------------------------------------------------------------- sweep
@@ -358,6 +390,10 @@ class Run:
             width = "—" if not ci else f"±{(ci['high'] - ci['low']) * 50:.1f}"
             print(f"    atk {point['values'][0]:>3}: delta {pts(point.get('delta'))} {ci_text(ci)} ({width} points), "
                   f"{point.get('band_verdict')}")
+
+
+def shown_patch(patch: list[Mapping[str, Any]]) -> str:
+    return ", ".join(f"{entry['card']} {field} {value}" for entry in patch for field, value in entry["changes"].items())
 
 
 def sequential_progress(batch) -> str:

@@ -56,6 +56,7 @@ logger = logging.getLogger(__name__)
 MAX_CARDS = 6  # cards one suggestion fixes: the worst ones outside the band
 CONFIRM_SEEDS = 25_000  # the most seeds the confirming what-if plays (it stops once each card is placed)
 FIELD_KEYS = ("pool", "mode", "agents", "options")  # what makes the study's field: the suggestion plays the same
+ROUNDS = 3  # confirmations of one suggestion: its patch, then each refined from what the last one measured
 GENERATIONS = 60
 POPULATION = 48
 
@@ -258,7 +259,11 @@ class Kind(StudyKind):
             "suggestion": SuggestedPatchSerializer(required=False, help_text=(
                 "suggest: the patch found, once the screen is complete (absent before).")),
             "confirmation": SuggestConfirmationSerializer(required=False, help_text=(
-                "suggest: the field what-if that confirms the patch on paired seeds, and what it measured.")),
+                "suggest: the field what-if that confirms the patch on paired seeds, and what it measured (the "
+                "latest round).")),
+            "confirmations": SuggestConfirmationSerializer(many=True, required=False, help_text=(
+                f"suggest: every round done, at most {ROUNDS}: the search's patch, then each refined from what the "
+                "round before measured.")),
         }
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
@@ -512,12 +517,13 @@ def why_left(model: Model, index: int, card: str, predicted: float, band: float)
             f"±{band * 100:g}); apply this patch and suggest again from a new field study to go further")
 
 
-def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
-    """The field what-if of a suggestion's patch, on the suggestion's field, stopping once decided."""
+def queue_confirmation(batch: Batch, patch: list[dict[str, Any]], round_: int = 1) -> None:
+    """The field what-if of a suggestion's patch (round 1: the search's; then each refined), on the suggestion's
+    field, stopping once each patched card is placed against the band."""
     from simulate import background, batches
 
     band = float(batch.inputs.get("band", 3))
-    inputs = {"base": "field", "patch": patch, "confirms": str(batch.pk),
+    inputs = {"base": "field", "patch": patch, "confirms": str(batch.pk), "round": round_,
               "sequential": {"delta": max(0.25, band / 4)}, "band_edges": band_edges(batch, patch, band / 100)}
     inputs.update({key: batch.inputs[key] for key in FIELD_KEYS if key in batch.inputs})
     seeds = min(CONFIRM_SEEDS, batches.batch_limit(searching=False) // 2)
@@ -532,6 +538,34 @@ def queue_confirmation(batch: Batch, patch: list[dict[str, Any]]) -> None:
         row.results = {**(row.results or {}), "confirmation": confirmation_block(confirmation, {}, [])}
         row.save(update_fields=["results"])
     background.queue_batch(confirmation.id)
+
+
+def round_changes(changes: Sequence[Mapping[str, Any]], patch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The search's changes with the values a round's patch gives them."""
+    values = {entry["card"]: entry["changes"] for entry in patch}
+    return [{**change, "after": values.get(change["card"], {}).get(change["field"], change["after"])}
+            for change in changes]
+
+
+def refined_patch(batch: Batch, changes: Sequence[Mapping[str, Any]],
+                  confirmed: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]] | None:
+    """A round's patch refined from what its confirmation measured: each card it did not place inside the band
+    moved to where the line through its delta before (at its value before) and its confirmed delta (at its value
+    in the round) crosses zero, within its bounds; the cards placed inside kept. None when nothing moves. The
+    confirmed delta holds what the screen's model left out: every other patched card's change at once."""
+    tuning = game_studies(batch.game).tuning
+    patch, moved = [], False
+    for change in changes:
+        if change["field"] is None:
+            continue
+        after, found = change["after"], confirmed.get(change["card"])
+        if found is not None and found["verdict"] != "inside" and found["shift"] and after != change["before"]:
+            slope = found["shift"] / (after - change["before"])
+            low, high = bounds_of(batch.inputs, change["card"], change["field"], tuning[change["field"]])
+            value = min(high, max(low, round(after - found["delta"] / slope)))
+            moved, after = moved or value != after, value
+        patch.append({"card": change["card"], "changes": {change["field"]: after}})
+    return patch if moved else None
 
 
 def band_edges(batch: Batch, patch: list[dict[str, Any]], band: float) -> dict[str, list[float]]:
@@ -635,14 +669,21 @@ def record_confirmation(confirmation: Batch) -> None:
     if suggestion_row is None or not (suggestion_row.results or {}).get("suggestion"):
         return
     found = suggestion_row.results["suggestion"]
-    confirmed, pushed = confirmed_rows(confirmation, found["changes"], found["band"] / 100)
-    suggestion_row.results = {**suggestion_row.results, "confirmation": confirmation_block(confirmation, confirmed,
-                                                                                         pushed)}
+    changes = round_changes(found["changes"], confirmation.inputs["patch"])
+    confirmed, pushed = confirmed_rows(confirmation, changes, found["band"] / 100)
+    block = confirmation_block(confirmation, confirmed, pushed)
+    rounds = [*(done for done in suggestion_row.results.get("confirmations") or [] if done["round"] != block["round"]),
+              block]
+    suggestion_row.results = {**suggestion_row.results, "confirmation": block, "confirmations": rounds}
     suggestion_row.save(update_fields=["results"])
+    refined = refined_patch(suggestion_row, changes, confirmed) if block["round"] < ROUNDS else None
+    if refined is not None:
+        transaction.on_commit(lambda: queue_confirmation(suggestion_row, refined, block["round"] + 1))
 
 
 def confirmation_block(confirmation: Batch, confirmed: Mapping[str, Any], pushed: list[dict[str, Any]]) -> dict[str, Any]:
     return {"batch": str(confirmation.pk), "status": confirmation.status, "played": confirmation.played,
+            "round": int(confirmation.inputs.get("round", 1)), "patch": confirmation.inputs.get("patch") or [],
             "sequential": (confirmation.results or {}).get("sequential"), "cards": confirmed, "pushed": pushed}
 
 
@@ -654,13 +695,16 @@ def suggestion_report(batch: Batch, results: Mapping[str, Any]) -> dict[str, Any
     found = results.get("suggestion") or {}
     band = float(batch.inputs.get("band", 3)) / 100
     confirmation = confirmation_of(batch)
-    confirmed, pushed = confirmed_rows(confirmation, list(found.get("changes", [])), band)
-    cards = [change["card"] for change in found.get("changes", [])] or list(batch.inputs.get("fix") or [])
+    changes = round_changes(found.get("changes", []), confirmation.inputs.get("patch") or [] if confirmation else [])
+    confirmed, pushed = confirmed_rows(confirmation, changes, band)
+    cards = [change["card"] for change in changes] or list(batch.inputs.get("fix") or [])
     named = namer(batch, cards + [row["card"] for row in pushed])
     return {
         "found": bool(found), "band": band * 100, "seeds": batch.per_pairing, "search": found.get("search", ""), "front": found.get("front", []),
-        "changes": [{**change, **named(change["card"]), "confirmed": confirmed.get(change["card"])}
-                    for change in found.get("changes", [])],
+        "changes": [{**change, **named(change["card"]), "confirmed": confirmed.get(change["card"]),
+                     "searched": searched["after"]} for change, searched in zip(changes, found.get("changes", []),
+                                                                                strict=True)],
+        "rounds": [rounds_row(done) for done in results.get("confirmations") or []],
         "unfixed": [{**row, **named(row["card"])} for row in found.get("unfixed", [])],
         "screen": [{**row, **named(row["card"])} for row in results.get("screen", [])],
         "confirmation": confirmation_shown(confirmation),
@@ -668,6 +712,16 @@ def suggestion_report(batch: Batch, results: Mapping[str, Any]) -> dict[str, Any
                  + ",".join(cards),
         "pushed": [{**row, **named(row["card"])} for row in pushed],
     }
+
+
+def rounds_row(done: Mapping[str, Any]) -> dict[str, Any]:
+    """A confirmation round as the report lists it: its patch in words and how many cards it placed where."""
+    verdicts = [card["verdict"] for card in done["cards"].values()]
+    return {"round": done["round"], "url": reverse("study-detail", args=[done["batch"]]), "played": done["played"],
+            "patch": ", ".join(f"{entry['card']} {field} {value}" for entry in done["patch"]
+                               for field, value in entry["changes"].items()),
+            **{verdict: verdicts.count(verdict) for verdict in ("inside", "outside", "unsure")},
+            "pushed": len(done.get("pushed") or [])}
 
 
 def namer(batch: Batch, cards: list[str]) -> Callable[[str], dict[str, Any]]:
@@ -717,6 +771,10 @@ def suggestion_lines(batch: Batch, results: Mapping[str, Any]) -> list[str]:
         f"{row['changes']}: {row['error']:.5f}" for row in found["front"])]
     if found["patch"]:
         lines.append("A field what-if of this patch confirms it on paired seeds once this study is done.")
+    for done in results.get("confirmations") or []:
+        row = rounds_row(done)
+        lines.append(f"Confirmation round {row['round']} ({row['played']} games): {row['patch']}; inside "
+                     f"{row['inside']}, unsure {row['unsure']}, outside {row['outside']}, pushed out {row['pushed']}")
     return lines
 
 
@@ -806,6 +864,9 @@ class SuggestConfirmationSerializer(serializers.Serializer):
     batch = serializers.UUIDField(help_text="The confirming what-if.")
     status = serializers.CharField()
     played = serializers.IntegerField(min_value=0)
+    round = serializers.IntegerField(min_value=1, required=False, help_text=(
+        "1: the search's patch; then each refined from what the round before measured."))
+    patch = SuggestPatchEntrySerializer(many=True, required=False, help_text="The patch this round confirms.")
     sequential = serializers.DictField(allow_null=True, help_text="Its sequential test (as a what-if's).")
     cards = serializers.DictField(child=SuggestConfirmedSerializer(), help_text="Each patched card, once it is done.")
     pushed = SuggestPushedSerializer(many=True, help_text="Other cards it measured wholly outside the band with the patch "

@@ -2,10 +2,12 @@
 cards back inside the band, its search checked against every patch of a small model, and its confirmation."""
 
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from legends.engine.vocabulary import MAX_COPIES
@@ -13,7 +15,7 @@ from legends.models import SummoningCard
 from realms.models import Character
 from simulate import batches
 from simulate.models import Batch
-from simulate.study_kinds.suggest import Model, Option, search
+from simulate.study_kinds.suggest import Model, Option, queue_confirmation, refined_patch, search
 from tests.conftest import assert_error_shape
 from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
 
@@ -172,3 +174,50 @@ def test_an_akin_legends_suggestion_tunes_summoning_cards_copies(catalogue, staf
     change = suggestion.results["suggestion"]["changes"][0]
     assert change["card"] == row["summoning_card"] and change["delta_before"] == row["delta"]
     assert change["field"] in (None, "copies")
+
+
+def test_a_refined_patch_moves_each_card_not_placed_inside_to_where_its_line_crosses_zero():
+    # Royal Battlemage +22.9 at ATK 11, confirmed -4.0 at ATK 6: 5.38 points an ATK, so zero near ATK 6.74.
+    suggestion = SimpleNamespace(game="realms", inputs={"bounds": {"b": {"atk": [5, 20]}}})
+    changes = [{"card": "a", "field": "atk", "before": 11, "after": 6, "delta_before": 0.229},
+               {"card": "b", "field": "atk", "before": 6, "after": 12, "delta_before": -0.207},
+               {"card": "c", "field": "hp", "before": 30, "after": 26, "delta_before": 0.05}]
+    confirmed = {"a": {"delta": -0.04, "shift": -0.269, "verdict": "outside"},
+                 "b": {"delta": -0.05, "shift": 0.157, "verdict": "unsure"},  # 2.6 points an ATK: ~14, within [5, 20]
+                 "c": {"delta": 0.01, "shift": -0.04, "verdict": "inside"}}
+    assert refined_patch(suggestion, changes, confirmed) == [
+        {"card": "a", "changes": {"atk": 7}}, {"card": "b", "changes": {"atk": 14}}, {"card": "c", "changes": {"hp": 26}}]
+    suggestion.inputs["bounds"]["b"]["atk"] = [5, 13]
+    assert refined_patch(suggestion, changes, confirmed)[1] == {"card": "b", "changes": {"atk": 13}}
+    inside = {card: {**row, "verdict": "inside"} for card, row in confirmed.items()}
+    assert refined_patch(suggestion, changes, inside) is None  # every card placed inside: nothing to refine
+
+
+def test_a_confirmation_that_overshoots_queues_a_refined_round_that_the_report_lists(
+        broken_field, staff, client, django_capture_on_commit_callbacks, local_runner):
+    study, broken = broken_field
+    with django_capture_on_commit_callbacks(execute=False):  # the search's own confirmation is not queued here
+        suggestion = batches.play_here(batches.create_batch(
+            game="realms", kind="suggest", inputs={"study": str(study.pk), "band": BAND, "cards": [broken],
+                                                   "tune": ["atk"]}, count=60, seed=4, user=staff).pk)
+    # Round 1 of a patch far past the search's: ATK 30 → 1 takes the card past zero.
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_confirmation(suggestion, [{"card": broken, "changes": {"atk": 1}}])
+    with django_capture_on_commit_callbacks(execute=True):
+        local_runner.run_all()
+    suggestion.refresh_from_db()
+    (first,) = suggestion.results["confirmations"][:1]
+    assert first["round"] == 1 and first["cards"][broken]["verdict"] != "inside", first["cards"]
+    assert first["cards"][broken]["shift"] < 0 and first["cards"][broken]["delta"] < 0  # past zero, not placed inside
+    second = Batch.objects.get(kind="whatif", inputs__confirms=str(suggestion.pk), inputs__round=2)
+    refined = second.inputs["patch"][0]["changes"]["atk"]
+    assert 1 < refined < 30  # moved back up, toward where the card's line crosses zero
+    with django_capture_on_commit_callbacks(execute=True):
+        local_runner.run_all()
+    suggestion.refresh_from_db()
+    assert [done["round"] for done in suggestion.results["confirmations"]][:2] == [1, 2]
+    # The latest round (a third one queued, when the second did not place the card inside either).
+    assert suggestion.results["confirmation"]["round"] >= 2
+    client.force_login(staff)
+    page = client.get(reverse("study-detail", args=[suggestion.pk])).content.decode()
+    assert 'class="rounds"' in page and f"{broken} atk 1" in page and f"{broken} atk {refined}" in page
