@@ -137,12 +137,15 @@ def test_akin_legends_has_no_factions_to_target(catalogue, staff_client):
     assert "targets.0.a" in error["fields"] and "no factions" in error["message"]
 
 
-def test_the_command_line_fits_a_target_and_prints_the_matchup_and_the_patch(broken_tribal, capsys):
-    call_command("simulate_batch", "realms", "--kind", "targets", "--target", "tribal", "arcane", "50",
-                 "--fix", broken_tribal, "--tune", "atk", "--band", str(BAND), "--count", "40", "--processes", "1")
+def test_the_command_line_fits_a_target_and_prints_the_matchup_and_the_patch(catalogue, capsys):
+    archer = tribal_archer()
+    call_command("simulate_batch", "realms", "--kind", "targets", "--target", "tribal", "arcane", "65",
+                 "--fix", archer.slug, "--tune", "atk", "--band", str(BAND), "--count", "150", "--seed", "2",
+                 "--processes", "1")
     printed = capsys.readouterr().out
-    assert "Targets (band ±8 points)" in printed and "Tribal against Arcane" in printed
-    assert "Suggested patch" in printed and f"  {broken_tribal}: atk 30 → " in printed
+    assert "Targets (band ±8 points)" in printed and "Tribal against Arcane     65%" in printed
+    assert "Suggested patch" in printed and f"  {archer.slug}: atk {archer.attack} → " in printed
+    assert "Tribal against Arcane: predicted " in printed
 
 
 def test_the_model_interpolates_each_matchup_between_the_moves_screened():
