@@ -106,19 +106,11 @@ class Kind(StudyKind):
             raise serializers.ValidationError({"targets": [f"Give 1 to {MAX_TARGETS} targets: "
                                                            '[{"a": ..., "b": ..., "win_rate": 55}].']})
         seen: set[frozenset[str]] = set()
-        entrants = len(attrs.get("entrants") or [])
         for index, target in enumerate(targets):
-            pair = frozenset((target["a"], target["b"]))
-            if len(pair) < 2 or pair in seen:
-                raise serializers.ValidationError({"targets": {str(index): ["Two different sides, each pair once."]}})
-            seen.add(pair)
-            numbers = [target[side] for side in ("a", "b") if target[side].isdigit()]
-            if len(numbers) == 1:
-                raise serializers.ValidationError({"targets": {str(index): [
-                    "Two factions, or two entrants by their numbers: not one of each."]}})
-            if any(not 1 <= int(number) <= entrants for number in numbers):
-                raise serializers.ValidationError({"targets": {str(index): [
-                    f"An entrant's number is 1 to {entrants}, the `entrants` given."]}})
+            refusal = target_refusal(target, seen, len(attrs.get("entrants") or []))
+            if refusal:
+                raise serializers.ValidationError({"targets": {str(index): [refusal]}})
+            seen.add(frozenset((target["a"], target["b"])))
         if attrs.get("band") is not None and attrs["band"] <= 0:
             raise serializers.ValidationError({"band": ["The band is above 0 points."]})
         if attrs.get("sequential") and not attrs.get("patch"):
@@ -322,6 +314,20 @@ class Kind(StudyKind):
 
 
 # ------------------------------------------------------------------------------------------- planning
+
+
+def target_refusal(target: Mapping[str, Any], seen: set[frozenset[str]], entrants: int) -> str:
+    """Why a target cannot be played ("" when it can): the same side twice, a pair already given, one faction
+    and one entrant, an entrant's number beyond the entrants."""
+    pair = frozenset((target["a"], target["b"]))
+    if len(pair) < 2 or pair in seen:
+        return "Two different sides, each pair once."
+    numbers = [target[side] for side in ("a", "b") if target[side].isdigit()]
+    if len(numbers) == 1:
+        return "Two factions, or two entrants by their numbers: not one of each."
+    if any(not 1 <= int(number) <= entrants for number in numbers):
+        return f"An entrant's number is 1 to {entrants}, the `entrants` given."
+    return ""
 
 
 def matchup(request: PlanRequest, index: int, target: Mapping[str, Any]) -> Pairing:
