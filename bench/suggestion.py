@@ -265,7 +265,7 @@ class Run:
                 recorded = [done["round"] for done in (batch.results or {}).get("confirmations") or []]
                 if rounds[-1].inputs.get("round", 1) in recorded:
                     latest = suggest.confirmation_of(batch)
-                    return None if latest.pk == rounds[-1].pk else latest
+                    return None if latest is None or latest.pk == rounds[-1].pk else latest
             if time.perf_counter() - start > 60 and not rounds:
                 raise SystemExit("the confirming what-if was not queued within a minute")
             time.sleep(POLL)

@@ -2,7 +2,6 @@
 cards back inside the band, its search checked against every patch of a small model, and its confirmation."""
 
 import itertools
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -178,7 +177,7 @@ def test_an_akin_legends_suggestion_tunes_summoning_cards_copies(catalogue, staf
 
 def test_a_refined_patch_moves_each_card_not_placed_inside_to_where_its_line_crosses_zero():
     # Royal Battlemage +22.9 at ATK 11, confirmed -4.0 at ATK 6: 5.38 points an ATK, so zero near ATK 6.74.
-    suggestion = SimpleNamespace(game="realms", inputs={"bounds": {"b": {"atk": [5, 20]}}})
+    suggestion = Batch(game="realms", kind="suggest", inputs={"bounds": {"b": {"atk": [5, 20]}}})  # never saved
     changes = [{"card": "a", "field": "atk", "before": 11, "after": 6, "delta_before": 0.229},
                {"card": "b", "field": "atk", "before": 6, "after": 12, "delta_before": -0.207},
                {"card": "c", "field": "hp", "before": 30, "after": 26, "delta_before": 0.05}]
