@@ -494,11 +494,7 @@ def test_a_suggestion_on_two_workers_finds_the_broken_card_and_its_confirmation_
         assert status == 200
 
         def done(url: str, what: str) -> dict:
-            def over():
-                processes.check_alive("server", "worker1", "worker2")
-                _, now = http_json(url, token=token)
-                return now if now["status"] not in ("queued", "running") else None
-            return wait_until(over, timeout=300, every=0.5, what=what)
+            return played_by_workers(processes, url, token, what)
 
         status, field = http_json(f"{base}/api/simulate/realms/batches/", {
             "kind": "field", "pool": {"cards": pool}, "count": 1500, "seed": 1}, token=token)
