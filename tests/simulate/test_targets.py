@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from legends.models import SummoningCard
 from realms.models import Character
 from simulate import batches
 from simulate.models import Batch
@@ -18,6 +19,7 @@ from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtu
 pytestmark = pytest.mark.django_db
 
 REALMS = "/api/simulate/realms/batches/"
+LEGENDS = "/api/simulate/legends/batches/"
 BAND = 8  # points: wide enough for a few hundred seeds to place a matchup against it
 
 
@@ -216,3 +218,21 @@ def test_a_target_is_two_factions_or_two_entrants(catalogue, staff_client):
                                               **({"entrants": entrants} if entrants else {})}, format="json")
         fields = assert_error_shape(response, 400, "invalid")["fields"]
         assert any(field.startswith("targets") for field in fields), fields
+
+
+def test_an_akin_legends_target_between_two_teams_screens_the_deck_copies(
+        catalogue, staff_client, contract, local_runner, django_capture_on_commit_callbacks):  # noqa: F811
+    teams = [{"spirit": "akin", "protector": protector, "players": [{"name": "Cat", "counter": 1}]}
+             for protector in ("archivist", "flame-herald")]
+    card = SummoningCard.objects.filter(copies__gt=1).order_by("slug").values_list("slug", flat=True).first()
+    body = {"kind": "targets", "mode": "duel", "entrants": teams, "cards": [card],
+            "targets": [{"a": "1", "b": "2", "win_rate": 50}], "band": BAND, "count": 30, "seed": 6}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(LEGENDS, body, format="json")
+    contract(response, LEGENDS)
+    local_runner.run_all()
+    answer = contract(staff_client.get(response.json()["url"]), "/api/simulate/batches/{id}/", "get")
+    assert answer["status"] == "done", answer
+    (row,) = answer["results"]["targets"]
+    assert row["name"] == "team 1 (archivist) against team 2 (flame-herald)" and row["played"] == 30
+    assert {(move["card"], move["field"]) for move in answer["results"]["target_screen"]} == {(card, "copies")}
