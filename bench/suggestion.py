@@ -259,16 +259,19 @@ class Run:
             latest = suggest.confirmation_of(batch)
             if latest is not None and latest.pk not in {done.pk for done in rounds}:
                 return latest
-            if rounds and latest is not None and latest.pk == rounds[-1].pk:
-                # The last round is done: a refined round is queued in the same commit that records it, or none.
-                batch.refresh_from_db()
-                recorded = [done["round"] for done in (batch.results or {}).get("confirmations") or []]
-                if rounds[-1].inputs.get("round", 1) in recorded:
-                    latest = suggest.confirmation_of(batch)
-                    return None if latest is None or latest.pk == rounds[-1].pk else latest
+            if rounds and self.recorded(batch, rounds[-1]):
+                # A refined round is queued in the same commit that records the last one, or none is.
+                latest = suggest.confirmation_of(batch)
+                return None if latest is None or latest.pk == rounds[-1].pk else latest
             if time.perf_counter() - start > 60 and not rounds:
                 raise SystemExit("the confirming what-if was not queued within a minute")
             time.sleep(POLL)
+
+    def recorded(self, batch, done) -> bool:
+        """Whether the suggestion has recorded what round `done` measured."""
+        batch.refresh_from_db()
+        rounds = [row["round"] for row in (batch.results or {}).get("confirmations") or []]
+        return done.inputs.get("round", 1) in rounds
 
     def print_patch(self, batch, found: Mapping[str, Any]) -> None:
         """The patch, card by card: change, delta before, predicted, confirmed and its verdict; the cards left."""

@@ -129,7 +129,7 @@ def meta(outcomes: Outcomes, lower: Sequence[Sequence[float | None]]) -> Meta:
     weights = nash(matrix)
     ranked = alpha_rank(matrix)
     support = [i for i, weight in enumerate(weights) if weight > SUPPORT]
-    entropy = -sum(float(w) * math.log2(float(w)) for w in weights if w > SUPPORT)
+    entropy = max(0.0, -sum(float(w) * math.log2(float(w)) for w in weights if w > SUPPORT))
     top3 = float(sum(sorted((float(w) for w in weights), reverse=True)[:3]))
     return Meta([round(float(w), 6) for w in weights], [round(float(p), 6) for p in ranked], support,
                 round(entropy, 6), round(top3, 6), cycles(beats(lower)))

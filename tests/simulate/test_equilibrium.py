@@ -5,8 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from django.urls import reverse
 
 from simulate.equilibrium import alpha_rank, cycles, meta, nash, payoffs, resampled_support
+from tests.conftest import assert_error_shape
+from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
 
 # Rock beats scissors, scissors beats paper, paper beats rock, each 70 wins, 10 draws, 20 losses in 100.
 ROCK_PAPER_SCISSORS = [[None, (20, 10, 70), (70, 10, 20)],
@@ -72,3 +75,57 @@ def test_resampling_keeps_a_clear_winner_alone_and_rock_paper_scissors_whole():
     shares, bounds = resampled_support(ROCK_PAPER_SCISSORS, draws=100, seed=1)
     assert shares == [1.0, 1.0, 1.0]
     assert all(low < 1 / 3 < high for low, high in bounds)
+
+
+# ------------------------------------------------------------------------------------------- the study kind
+
+REALMS = "/api/simulate/realms/batches/"
+
+
+@pytest.mark.django_db
+def test_an_equilibrium_of_every_faction_answers_its_schema_and_its_page_shows_the_meta(
+        catalogue, staff, staff_client, contract, local_runner, django_capture_on_commit_callbacks):  # noqa: F811
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(REALMS, {"kind": "equilibrium", "factions": True, "count": 10, "seed": 3},
+                                     format="json")
+    contract(response, REALMS)
+    local_runner.run_all()
+    answer = contract(staff_client.get(response.json()["url"]), "/api/simulate/batches/{id}/", "get")
+    assert answer["status"] == "done", answer
+    found = answer["results"]["equilibrium"]
+    names = answer["results"]["matrix"]["rows"]
+    assert [row["name"] for row in found["entrants"]] == names and len(names) == 8
+    assert sum(row["weight"] for row in found["entrants"]) == pytest.approx(1.0, abs=1e-5)
+    assert set(found["support"]) == {row["name"] for row in found["entrants"] if row["weight"] > 1e-6}
+    assert all(row["weight_low"] <= row["weight_high"] for row in found["entrants"]) and found["resamples"] == 200
+    # No entrant beats the mix: each column's payoff against it is at least the game's value, 0.
+    cells = answer["results"]["matrix"]["cells"]
+    for j in range(len(names)):
+        paid = sum(row["weight"] * (0 if i == j else (cells[i][j]["wins"] - cells[i][j]["losses"]) / cells[i][j]["played"])
+                   for i, row in enumerate(found["entrants"]))
+        assert paid >= -1e-5
+    staff_client.force_login(staff)
+    page = staff_client.get(reverse("study-detail", args=[answer["id"]])).content.decode()
+    assert 'class="equilibrium"' in page and f"support {len(found['support'])} of 8" in page
+
+
+@pytest.mark.django_db
+def test_an_equilibrium_plays_a_matrix_studys_entrants_and_refuses_two_sources(
+        catalogue, staff, staff_client, local_runner, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        matrix = staff_client.post(REALMS, {"kind": "matrix", "factions": True, "count": 4, "seed": 1}, format="json")
+    local_runner.run_all()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(REALMS, {"kind": "equilibrium", "study": matrix.json()["id"], "count": 6,
+                                              "seed": 2}, format="json")
+    assert response.status_code == 202, response.json()
+    local_runner.run_all()
+    played = staff_client.get(response.json()["url"]).json()
+    source = staff_client.get(matrix.json()["url"]).json()
+    assert played["results"]["matrix"]["rows"] == source["results"]["matrix"]["rows"]
+    assert played["results"]["played"] == 6 * 28
+    for body, field in (({"study": matrix.json()["id"], "factions": True}, None),
+                        ({"study": "00000000-0000-0000-0000-000000000000"}, "study")):
+        refused = staff_client.post(REALMS, {"kind": "equilibrium", "count": 4, **body}, format="json")
+        error = assert_error_shape(refused, 400, "invalid")
+        assert field is None or field in error["fields"], error
