@@ -53,7 +53,7 @@ def study_body(kind: str) -> dict:
     return {"kind": kind, "count": 20} if kind == "field" else {"kind": kind, "factions": True, "count": 2}
 
 
-@pytest.mark.parametrize("kind", ["matchup", "field", "matrix"])
+@pytest.mark.parametrize("kind", ["matchup", "field", "matrix", "equilibrium"])
 def test_study_reports_meet_wcag_aa(site, page, kind):
     body = study_body(kind)
     data = game_matches("realms").batch_request(data={**body, "seed": 1})
