@@ -50,10 +50,10 @@ def study_body(kind: str) -> dict:
     if kind == "matchup":
         return {"kind": kind, "count": 20,
                 "armies": {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("shadow")}}}
-    return {"kind": kind, "count": 20} if kind == "field" else {"kind": kind, "factions": True, "count": 2}
+    return {"kind": kind, "count": 20} if kind in ("field", "skill") else {"kind": kind, "factions": True, "count": 2}
 
 
-@pytest.mark.parametrize("kind", ["matchup", "field", "matrix", "equilibrium"])
+@pytest.mark.parametrize("kind", ["matchup", "field", "matrix", "equilibrium", "skill"])
 def test_study_reports_meet_wcag_aa(site, page, kind):
     body = study_body(kind)
     data = game_matches("realms").batch_request(data={**body, "seed": 1})
