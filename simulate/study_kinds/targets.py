@@ -123,13 +123,13 @@ class Kind(StudyKind):
         entrants = inputs.get("entrants") or []
         for index, target in enumerate(inputs["targets"]):
             for side in ("a", "b"):
-                if not target[side].isdigit() and target[side] not in names:
+                if not target[side].isdecimal() and target[side] not in names:
                     message = f"No faction {target[side]!r}" + (f"; known: {', '.join(sorted(names))}." if names
                                                                  else ": this game has no factions.")
                     raise InputError(message, [(f"targets.{index}.{side}", message)])
 
         def named(side: str) -> str:
-            if side.isdigit():
+            if side.isdecimal():
                 return studies.entrant_name(entrants[int(side) - 1], int(side) - 1)
             return names[side]
 
@@ -322,7 +322,7 @@ def target_refusal(target: Mapping[str, Any], seen: set[frozenset[str]], entrant
     pair = frozenset((target["a"], target["b"]))
     if len(pair) < 2 or pair in seen:
         return "Two different sides, each pair once."
-    numbers = [target[side] for side in ("a", "b") if target[side].isdigit()]
+    numbers = [target[side] for side in ("a", "b") if target[side].isdecimal()]
     if len(numbers) == 1:
         return "Two factions, or two entrants by their numbers: not one of each."
     if any(not 1 <= int(number) <= entrants for number in numbers):
@@ -333,7 +333,7 @@ def target_refusal(target: Mapping[str, Any], seen: set[frozenset[str]], entrant
 def matchup(request: PlanRequest, index: int, target: Mapping[str, Any]) -> Pairing:
     """A target's matchup, sides swapped every second match: a field of two factions' armies, or two entrants."""
     label = {"variant": "baseline", "target": index}
-    if target["a"].isdigit():
+    if target["a"].isdecimal():
         first, second = int(target["a"]) - 1, int(target["b"]) - 1
         entrants = request.inputs["entrants"]
         return Pairing(label, request.prepare_pair(entrants[first], entrants[second],

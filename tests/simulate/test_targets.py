@@ -212,6 +212,7 @@ def test_a_target_between_two_armies_screens_their_cards_on_their_own_matchup(
 def test_a_target_is_two_factions_or_two_entrants(catalogue, staff_client):
     armies = [{"faction": "tribal"}, {"faction": "arcane"}]
     for targets, entrants in (([{"a": "tribal", "b": "2", "win_rate": 55}], armies),
+                              ([{"a": "1", "b": "²", "win_rate": 55}], armies),  # a superscript is no number
                               ([{"a": "1", "b": "3", "win_rate": 55}], armies),
                               ([{"a": "1", "b": "2", "win_rate": 55}], None)):
         response = staff_client.post(REALMS, {"kind": "targets", "targets": targets, "count": 10,
