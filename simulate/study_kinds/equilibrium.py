@@ -66,11 +66,9 @@ class Kind(Matrix):
         return {**super().result_fields(),
                 "equilibrium": EquilibriumSerializer(required=False, help_text="equilibrium: the meta the matrix implies.")}
 
-    def results(self, batch: Batch, total: Any, studies: GameStudies) -> dict[str, Any]:
-        """The matrix's results and the meta they imply."""
-        answer = super().results(batch, total, studies)
-        answer["equilibrium"] = equilibrium_of(answer["matrix"], batch.seed)
-        return answer
+    def finished(self, batch: Batch) -> None:
+        """The meta of the whole matrix, once (its resampling solves 200 programs: not at every chunk)."""
+        batch.results = {**batch.results, "equilibrium": equilibrium_of(batch.results["matrix"], batch.seed)}
 
     def headline(self, batch: Batch, results: Mapping[str, Any], side: str) -> Headline:
         """The equilibrium's weights, heaviest first."""
