@@ -129,3 +129,13 @@ def test_an_equilibrium_plays_a_matrix_studys_entrants_and_refuses_two_sources(
         refused = staff_client.post(REALMS, {"kind": "equilibrium", "count": 4, **body}, format="json")
         error = assert_error_shape(refused, 400, "invalid")
         assert field is None or field in error["fields"], error
+
+
+@pytest.mark.django_db
+def test_the_command_line_prints_the_weights_and_the_cycles_heading(catalogue, capsys):
+    from django.core.management import call_command
+
+    call_command("simulate_batch", "realms", "--kind", "equilibrium", "--factions", "--count", "4", "--seed", "1",
+                 "--processes", "1")
+    printed = capsys.readouterr().out
+    assert "Equilibrium (support " in printed and "resampled 95%" in printed and "α-Rank" in printed
