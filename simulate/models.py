@@ -113,7 +113,7 @@ class Batch(TimestampedModel):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="batches"
     )
     # A kind of study registered in simulate.study_kinds (checked there, so that a new kind needs no migration).
-    kind = models.CharField(max_length=10, default="matchup")
+    kind = models.CharField(max_length=20, default="matchup")
     client = models.CharField(max_length=100, blank=True, db_index=True, editable=False,
                               help_text="Who queued it (an account, or an address), to bound unfinished batches.")
     queued_by = models.ForeignKey(StudyClient, on_delete=models.SET_NULL, null=True, blank=True, editable=False,

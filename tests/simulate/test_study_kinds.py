@@ -27,6 +27,13 @@ def test_every_registered_kind_is_its_modules_kind_with_a_partial_of_its_own():
         assert kind.template == f"simulate/studies/{name}.html" and get_template(kind.template)
 
 
+def test_every_kind_name_fits_the_column_a_study_keeps_it_in():
+    from simulate.models import Batch
+
+    longest = Batch._meta.get_field("kind").max_length
+    assert all(len(name) <= longest for name in REGISTERED), [name for name in REGISTERED if len(name) > longest]
+
+
 def test_a_kind_reads_no_key_every_study_has():
     common = {"kind", "count", "seed", "swap_sides", "agents", "options"}
     assert not [(name, kind.keys & common) for name, kind in KINDS.items() if kind.keys & common]
