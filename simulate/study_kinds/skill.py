@@ -27,7 +27,7 @@ from simulate.study_kinds.base import (
 from simulate.study_kinds.field import Kind as Field
 from simulate.study_kinds.field import delta_difference, group_tables
 from simulate.study_kinds.ladder import levels_of
-from simulate.study_kinds.text import table
+from simulate.study_kinds.text import signed, table
 
 if TYPE_CHECKING:
     from simulate.models import Batch
@@ -113,7 +113,7 @@ class Kind(StudyKind):
     def text(self, batch: Batch, results: Mapping[str, Any], labels: Mapping[str, Mapping[int, str]],
              seats: Mapping[str, str], studies: GameStudies) -> list[str]:
         found = results.get("skill") or {}
-        rows = [(row["card"], *(points(delta) for delta in row["deltas"]), points(row["change"]),
+        rows = [(row["card"], *(signed(delta) for delta in row["deltas"]), signed(row["change"]),
                  ", ".join(FLAGS[flag] for flag in row["flags"]))
                 for row in sorted(found.get("cards") or [], key=lambda row: -abs(row["change"] or 0))[:20]]
         return ["", "Each card's delta at each level (points), and its change from the first to the last",
@@ -146,10 +146,6 @@ def flags_of(first: Mapping[str, Any] | None, last: Mapping[str, Any] | None,
     if change["low"] > 0:
         flags.append("needs_skill")
     return flags
-
-
-def points(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate * 100:+.1f}"
 
 
 class SkillCardSerializer(serializers.Serializer):

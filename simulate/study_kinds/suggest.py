@@ -41,6 +41,7 @@ from simulate.study_kinds.base import (
     relabelled,
 )
 from simulate.study_kinds.field import Kind as Field
+from simulate.study_kinds.text import signed
 
 if TYPE_CHECKING:
     from argparse import _ArgumentGroup
@@ -744,10 +745,6 @@ def confirmation_shown(confirmation: Batch | None) -> dict[str, Any] | None:
             "url": reverse("study-detail", args=[confirmation.pk])}
 
 
-def points(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate * 100:+.1f}"
-
-
 def interval(ci: Mapping[str, float] | None) -> str:
     return "—" if not ci else f"{ci['low'] * 100:+.1f} to {ci['high'] * 100:+.1f}"
 
@@ -757,15 +754,15 @@ def suggestion_lines(batch: Batch, results: Mapping[str, Any]) -> list[str]:
     lines = ["", "Screened moves (the card's delta shift, points)"]
     for row in results.get("screen", []):
         lines.append(f"  {row['card']} {row['field']} {row['current']} → {row['value']}: "
-                     f"{points(row['shifts'].get(row['card']))} ({row['difference']['pairs']} pairs)")
+                     f"{signed(row['shifts'].get(row['card']))} ({row['difference']['pairs']} pairs)")
     found = results.get("suggestion")
     if not found:
         return [*lines, "", "The search runs once the screen is complete."]
     lines += ["", f"Suggested patch (band ±{found['band']:g} points; {found['search']})"]
     for change in found["changes"]:
         what = "unchanged" if change["field"] is None else f"{change['field']} {change['before']} → {change['after']}"
-        lines.append(f"  {change['card']}: {what}; delta {points(change['delta_before'])} "
-                     f"({interval(change['delta_before_ci'])}) → predicted {points(change['predicted_delta'])}")
+        lines.append(f"  {change['card']}: {what}; delta {signed(change['delta_before'])} "
+                     f"({interval(change['delta_before_ci'])}) → predicted {signed(change['predicted_delta'])}")
     lines += [f"  not fixed: {row['card']}: {row['why']}" for row in found["unfixed"]]
     lines += ["", "Least predicted error by cards changed: " + ", ".join(
         f"{row['changes']}: {row['error']:.5f}" for row in found["front"])]
@@ -839,10 +836,6 @@ def shown_change(change: Mapping[str, Any]) -> str:
     if change["field"] is None:
         return "unchanged"
     return f"{change['field']} {change['before']} → {change['after']}"
-
-
-def points_of(rate: float | None) -> str:
-    return "—" if rate is None or math.isnan(rate) else f"{rate * 100:+.1f}"
 
 
 

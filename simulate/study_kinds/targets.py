@@ -15,7 +15,6 @@ that check: the matchups with and without the patch, and each target's verdict.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -48,12 +47,15 @@ from simulate.study_kinds.suggest import (
     POPULATION,
     Model,
     Option,
+    SuggestFrontSerializer,
+    SuggestPatchEntrySerializer,
+    SuggestScreenDifferenceSerializer,
     bounds_of,
     interpolated,
     pairing_label,
     search,
 )
-from simulate.study_kinds.text import pct, table
+from simulate.study_kinds.text import pct, signed, table
 from simulate.study_kinds.whatif import patched_pairings
 
 if TYPE_CHECKING:
@@ -550,7 +552,7 @@ def targets_lines(batch: Batch, results: Mapping[str, Any]) -> list[str]:
              *table(("matchup", "target", "now", "95% interval", *(("patched", "shift", "verdict") if patched else
                                                                      ("verdict",))),
                     [(row["name"], f"{row['target']:g}%", pct(row["win_rate"]), interval_text(row["win_rate_ci"]),
-                      *((pct(patched[row["name"]]["win_rate"]), points(patched[row["name"]]["shift"]["win_rate"]),
+                      *((pct(patched[row["name"]]["win_rate"]), signed(patched[row["name"]]["shift"]["win_rate"]),
                          patched[row["name"]]["verdict"]) if patched else (row["verdict"],))) for row in rows])]
     found = results.get("target_suggestion")
     if found:
@@ -569,17 +571,7 @@ def interval_text(ci: Mapping[str, float] | None) -> str:
     return "—" if not ci else f"{pct(ci['low'])} to {pct(ci['high'])}"
 
 
-def points(rate: float | None) -> str:
-    return "—" if rate is None or math.isnan(rate) else f"{rate * 100:+.1f}"
-
-
 # ------------------------------------------------------------------------------------------- schema
-
-
-class TargetShiftSerializer(serializers.Serializer):
-    win_rate = serializers.FloatField(allow_null=True, help_text="Patched less unpatched, paired by seed.")
-    ci = serializers.DictField(child=serializers.FloatField())
-    pairs = serializers.IntegerField(min_value=0)
 
 
 class TargetRowSerializer(serializers.Serializer):
@@ -595,7 +587,8 @@ class TargetRowSerializer(serializers.Serializer):
     win_rate_ci = serializers.DictField(child=serializers.FloatField())
     verdict = serializers.ChoiceField(choices=list(VERDICTS), help_text=(
         "inside: the whole interval lies within the band of the target; outside: wholly out of it."))
-    shift = TargetShiftSerializer(required=False, help_text="With a patch: the shift it made, paired by seed.")
+    shift = SuggestScreenDifferenceSerializer(required=False, help_text=(
+        "With a patch: the shift it made (patched less unpatched), paired by seed."))
 
 
 class TargetScreenRowSerializer(serializers.Serializer):
@@ -604,7 +597,7 @@ class TargetScreenRowSerializer(serializers.Serializer):
     field = serializers.CharField()
     current = serializers.IntegerField()
     value = serializers.IntegerField()
-    shift = TargetShiftSerializer()
+    shift = SuggestScreenDifferenceSerializer(help_text="Patched less unpatched, paired by seed.")
 
 
 class TargetChangeSerializer(serializers.Serializer):
@@ -628,24 +621,13 @@ class TargetUnfixedSerializer(serializers.Serializer):
     why = serializers.CharField()
 
 
-class TargetFrontSerializer(serializers.Serializer):
-    changes = serializers.IntegerField(min_value=0)
-    error = serializers.FloatField()
-    steps = serializers.IntegerField(min_value=0)
-
-
-class TargetPatchEntrySerializer(serializers.Serializer):
-    card = serializers.CharField()
-    changes = serializers.DictField()
-
-
 class TargetSuggestionSerializer(serializers.Serializer):
     band = serializers.FloatField(help_text="± points.")
-    patch = TargetPatchEntrySerializer(many=True, help_text="The patch, as a what-if or a targets check takes it.")
+    patch = SuggestPatchEntrySerializer(many=True, help_text="The patch, as a what-if or a targets check takes it.")
     changes = TargetChangeSerializer(many=True)
     targets = TargetPredictionSerializer(many=True)
     unfixed = TargetUnfixedSerializer(many=True, help_text="The matchups it could not bring within the band.")
-    front = TargetFrontSerializer(many=True, help_text="The least predicted error with each number of cards changed.")
+    front = SuggestFrontSerializer(many=True, help_text="The least predicted error with each number of cards changed.")
     search = serializers.CharField()
 
 

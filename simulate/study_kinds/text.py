@@ -6,6 +6,7 @@ the details of its matches (`details`), then what the kind adds (`StudyKind.text
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,11 @@ def pct(value: float | None) -> str:
 def points(value: float | None) -> str:
     """A difference of rates, in percentage points."""
     return "—" if value is None else f"{value * 100:+.1f} pts"
+
+
+def signed(value: float | None) -> str:
+    """A difference of rates as signed points, bare, for a column headed in points (— when there is none)."""
+    return "—" if value is None or math.isnan(value) else f"{value * 100:+.1f}"
 
 
 def ci(bounds: Mapping[str, float] | None, show: Callable[[float | None], str] = pct) -> str:
