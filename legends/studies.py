@@ -87,6 +87,7 @@ class LegendsStudies:
     patch_request = LegendsPatchSerializer
     tuning = {"copies": Tuning(1, MAX_COPIES, -1, 1)}  # fewer copies of a summoning card: drawn less often
     tuning_group = "summoning_cards"
+    army_descriptors: dict[str, str] = {}  # a team's setup is one deck and a protector: nothing to search
 
     # ------------------------------------------------------------------- pairings of given teams
 
@@ -176,6 +177,15 @@ class LegendsStudies:
         played = result.played or {}
         first, second = ({**side, "summoning_cards": played.get(str(team), [])} for team, side in enumerate(features))
         return first, second
+
+    # ---------------------------------------------------------------------------- army search
+
+    def army_space(self, pool: Any, descriptors: Sequence[str]) -> Any:
+        raise InputError("Akin Legends has no army search: every team plays the one official deck.",
+                         [("kind", "no army search in this game")])
+
+    def searched_army(self, space: Any, genome: Any) -> dict[str, Any]:
+        raise NotImplementedError  # never reached: no space is ever made
 
     # --------------------------------------------------------------------------------- what-if
 

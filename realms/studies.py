@@ -11,12 +11,16 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from cardsdb.models import Card, CardSet, OfficialRecord, Release
 from realms import selectors, services
 from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, RealmsPoolSerializer
+from realms.army_search import DESCRIPTORS, ArmySpace
+from realms.engine.army import Slot
 from realms.engine.cards import CharacterCard, card_from_dict
 from realms.engine.formation import RANDOM_ARMY_DRAW, legal_deployments, random_army
 from realms.models import Character
@@ -39,6 +43,7 @@ class RealmsPool:
 
     cards: tuple[CharacterCard, ...]
     against: tuple[CharacterCard, ...] | None = None
+    army: tuple[tuple[CharacterCard, str], ...] | None = None  # side a's army, when only side b is drawn (a search)
 
     def of_side(self, side: str) -> tuple[CharacterCard, ...]:
         return self.against if side == "b" and self.against is not None else self.cards
@@ -61,6 +66,7 @@ class RealmsStudies:
     tuning = {"atk": Tuning(0, 30, -1, 2), "def": Tuning(0, 30, -1, 2), "spd": Tuning(0, 30, -1, 2),
               "hp": Tuning(1, 99, -1, 4), "cooldown": Tuning(1, 3, 1, 1)}
     tuning_group = "cards"
+    army_descriptors = {name: descriptor.title for name, descriptor in DESCRIPTORS.items()}
 
     # ------------------------------------------------------------------- pairings of given armies
 
@@ -184,13 +190,26 @@ class RealmsStudies:
 
     def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
         """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""
-        armies = {side: random_army(pool.of_side(side), rng) for side in ("a", "b")}
+        armies = {side: list(pool.army) if side == "a" and pool.army is not None else random_army(pool.of_side(side), rng)
+                  for side in ("a", "b")}
         features = tuple(
             {"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],
              "classes": [card.character_class for card, _ in army]}
             for army in armies.values()
         )
         return {"armies": armies}, (features[0], features[1])
+
+    # ---------------------------------------------------------------------------- army search
+
+    def army_space(self, pool: RealmsPool, descriptors: Sequence[str]) -> ArmySpace:
+        """The legal armies of the pool's cards, their cells over `descriptors` (names of army_descriptors)."""
+        return ArmySpace(pool.cards, descriptors)
+
+    def searched_army(self, space: ArmySpace, genome: Any) -> dict[str, Any]:
+        """An army a search kept: its code and the builder opening it (none when a card has left the catalogue
+        since)."""
+        code = services.army_code([Slot(slug, line) for slug, line in space.decode(genome)])
+        return {"code": code, "builder_url": f"{reverse('army-builder')}?{urlencode({'code': code})}" if code else None}
 
     # --------------------------------------------------------------------------------- what-if
 

@@ -209,12 +209,13 @@ def check_size(study: studies.Study, count: int) -> None:
         raise _refuse("patch", "The patch changes nothing these matches use: no army of the study fields a "
                                "patched card, or each change keeps the card's value.")
     searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
-    limit = batch_limit(searching=searching)
+    limit = batch_limit(searching=searching) * study_kind(study.kind).limit_factor
     if study.count > limit:
         where = "" if uses_broker() else " when no broker is set"
-        raise _refuse("count", f"This study would play {study.count:,} matches ({len(study.pairings)} pairing(s) x "
-                               f"{count:,}{' x 2' if study.paired else ''}); at most {limit:,} with these "
-                               f"agents{where}.")
+        shape = (f"{study.units} x {study.matches_per_unit:,}" if study.units_fixed else
+                 f"{len(study.pairings)} pairing(s) x {count:,}{' x 2' if study.paired else ''}")
+        raise _refuse("count", f"This study would play {study.count:,} matches ({shape}); at most {limit:,} with "
+                               f"these agents{where}.")
 
 
 # ------------------------------------------------------------------------------------- taking turns

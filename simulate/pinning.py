@@ -71,8 +71,11 @@ def freeze(study: Study) -> dict[str, Any]:
     studies = game_studies(study.game)
     table = Interned()
     pairings = [freeze_pairing(pairing, studies, table) for pairing in study.pairings]
-    return {"format": FORMAT, "game": study.game, "kind": study.kind, "paired": study.paired,
-            "pairings": pairings, "values": table.values}
+    frozen = {"format": FORMAT, "game": study.game, "kind": study.kind, "paired": study.paired,
+              "pairings": pairings, "values": table.values}
+    if study.units_fixed:  # kept only when set, so that the plans stored before it read the same
+        frozen["units_fixed"] = study.units_fixed
+    return frozen
 
 
 def freeze_pairing(pairing: Pairing, studies: GameStudies, table: Interned) -> dict[str, Any]:
@@ -102,7 +105,8 @@ def thaw(data: Mapping[str, Any], per_pairing: int) -> Study:
         )
         for entry in data["pairings"]
     ]
-    return Study(data["game"], data["kind"], pairings, per_pairing, paired=data["paired"])
+    return Study(data["game"], data["kind"], pairings, per_pairing, paired=data["paired"],
+                 units_fixed=data.get("units_fixed", 0))
 
 
 def digest(data: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ from simulate.engine.errors import InputError
 from simulate.engine.tally import SAMPLES
 from simulate.models import Batch, Match
 from simulate.services import game_studies, match_row
+from simulate.study_kinds import study_kind
 from simulate.study_kinds.base import match_of
 
 OUTCOMES = {"wins": "win", "draws": "draw", "losses": "loss"}  # of side a (team 0)
@@ -47,7 +48,8 @@ def replay(batch: Batch, *, pairing: int, match: int) -> Match:
     if stored is not None:
         return stored
     study = studies.study_of(batch)
-    played, _, features = match_of(study.pairings[pairing], match, batch.seed, batch.game)
+    played, _, features = match_of(study_kind(batch.kind).replayed_pairing(batch, study, pairing, match), match,
+                                   batch.seed, batch.game)
     result = runner.play_match(batch.game, setup=played.setup, agents=played.agents, seed=batch.seed + match,
                                options=played.options)
     setup = game_studies(batch.game).drawn_setup(played.setup) if features is not None else played.stored_setup

@@ -138,6 +138,7 @@ class GameStudies(Protocol):
     patch_request: Any  # the serializer of one patch entry as the API takes it ({"card": ..., "changes": {...}})
     tuning: dict[str, Tuning]  # the patch fields a suggestion may change, as numbers
     tuning_group: str  # the field group whose members a suggestion tunes (its cards)
+    army_descriptors: dict[str, str]  # an army search's behaviour descriptors and their titles (none: no search)
 
     def pair_inputs(self, inputs: Mapping[str, Any], first: Any, second: Any) -> dict[str, Any]:
         """The match request of entrant `first` (first side) against `second`, with the study's options."""
@@ -150,6 +151,13 @@ class GameStudies(Protocol):
 
     def strongest_entrants(self, inputs: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
         """Every faction's strongest legal entrant and its name (a matrix of `factions`); InputError if none."""
+
+    def army_space(self, pool: Any, descriptors: Sequence[str]) -> Any:
+        """What an army search explores (simulate.elites.Space, with `fielding`, `describe`, `titles`, `label`,
+        `encode`, `decode`): the legal armies of the pool; InputError at `kind` for a game without army search."""
+
+    def searched_army(self, space: Any, genome: Any) -> dict[str, Any]:
+        """An army a search kept: its code and a link to build it (read from the catalogue once it is done)."""
 
     def faction_names(self) -> dict[str, str]:
         """Every faction's slug and name (none for a game without factions)."""

@@ -12,7 +12,7 @@ from importlib import import_module
 from simulate.engine.errors import InputError
 from simulate.study_kinds.base import StudyKind
 
-REGISTERED = ("matchup", "gauntlet", "matrix", "equilibrium", "field", "whatif", "sweep", "suggest", "targets", "regression", "ladder", "skill", "mirror")
+REGISTERED = ("matchup", "gauntlet", "matrix", "equilibrium", "field", "whatif", "sweep", "suggest", "targets", "regression", "ladder", "skill", "search", "mirror")
 
 KINDS: dict[str, StudyKind] = {name: import_module(f"{__name__}.{name}").Kind() for name in REGISTERED}
 DEFAULT_KIND = "matchup"

@@ -65,6 +65,9 @@ class Study:
     pairings: list[Pairing]
     per_pairing: int
     paired: bool  # a what-if: every unit plays each pairing with the same seed
+    # When set, the count is shared among this many units, each playing count // units matches of its first
+    # pairing in a row (an army search's islands); 0: a unit is one match, or a seed of every pairing when paired.
+    units_fixed: int = 0
 
     @property
     def baseline_size(self) -> int:
@@ -86,12 +89,16 @@ class Study:
 
     @property
     def units(self) -> int:
-        """Units of play: a match each, or a seed of every pairing when paired."""
+        """Units of play: a match each, or a seed of every pairing when paired (or `units_fixed`)."""
+        if self.units_fixed:
+            return self.units_fixed
         return self.per_pairing if self.paired else self.per_pairing * len(self.pairings)
 
     @property
     def matches_per_unit(self) -> int:
         """Matches a unit plays."""
+        if self.units_fixed:
+            return self.per_pairing // self.units_fixed
         return len(self.pairings) if self.paired else 1
 
     @property
@@ -201,6 +208,7 @@ class StudyKind:
     form_reads: ClassVar[tuple[str, ...]] = ()  # the common form fields it reads (agents), besides its own
     game_roles: ClassVar[tuple[str, ...]] = ()  # the game's study form parts it reads (matchup, subject...)
     stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
+    limit_factor: ClassVar[int] = 1  # it may play this many times a batch's usual bound (an army search)
     measures_cards: ClassVar[bool] = False  # it measures every card it plays: published, it feeds card pages
     has_patch: ClassVar[bool] = False  # it measured a patch, which staff may apply to the catalogue
     has_overall: ClassVar[bool] = True  # side a's win rate over every pairing says something: the report draws it
@@ -286,6 +294,10 @@ class StudyKind:
                      studies: GameStudies) -> list[dict[str, Any]] | None:
         """As the base of a what-if: each patched card's rows in both halves, if it reads cards' rows."""
         return None
+
+    def replayed_pairing(self, batch: Batch, study: Study, pairing: int, match: int) -> Pairing:
+        """The pairing whose match `match` a replay plays again (`match_of`): the planned one by default."""
+        return study.pairings[pairing]
 
     def finished(self, batch: Batch) -> None:
         """What it does once done, in the transaction that marks it so (a suggestion queues its confirmation)."""
