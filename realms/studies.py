@@ -206,10 +206,11 @@ class RealmsStudies:
         return ArmySpace(pool.cards, descriptors)
 
     def searched_army(self, space: ArmySpace, genome: Any) -> dict[str, Any]:
-        """An army a search kept: its code and the builder opening it (none when a card has left the catalogue
-        since)."""
-        code = services.army_code([Slot(slug, line) for slug, line in space.decode(genome)])
-        return {"code": code, "builder_url": f"{reverse('army-builder')}?{urlencode({'code': code})}" if code else None}
+        """An army a search kept: as a study's entrant, its code and the builder opening it (none when a card has
+        left the catalogue since)."""
+        slots = space.decode(genome)
+        code = services.army_code([Slot(slug, line) for slug, line in slots])
+        return {"entrant": {"slots": [{"card": slug, "line": line} for slug, line in slots]}, "code": code, "builder_url": f"{reverse('army-builder')}?{urlencode({'code': code})}" if code else None}
 
     # --------------------------------------------------------------------------------- what-if
 

@@ -35,8 +35,9 @@ class Space(Protocol):
 
 @dataclass(frozen=True)
 class Settings:
-    """How an island spends its games: `per_evaluation` games a genome, the first `initial` genomes random,
-    `final_share` of its games kept to play every elite again (at least `final_min` each, fittest first)."""
+    """How an island spends its games: `per_evaluation` games a genome, the first `initial` genomes random (at
+    most a tenth of them), `final_share` of its games kept to play every elite again (at least `final_min` each,
+    fittest first)."""
 
     per_evaluation: int = 20
     initial: int = 24
@@ -81,9 +82,11 @@ def run_island(space: Space, evaluate: Evaluate, games: int, first: int, rng: Ra
     number = first
     searched_to = first + games - final
     per = settings.per_evaluation
+    # The first genomes random, never more than a tenth of a short island's (so that a small search mutates too).
+    initial = min(settings.initial, max(2, (searched_to - first) // per // 10))
     while number + per <= searched_to:
         parents = list(island.elites.values())
-        random_now = island.evaluations < settings.initial or not parents
+        random_now = island.evaluations < initial or not parents
         genome = space.random(rng) if random_now else space.mutate(parents[rng.randrange(len(parents))].genome, rng)
         wins = evaluate(genome, number, per)
         number += per
@@ -101,7 +104,7 @@ def place(island: Island, space: Space, found: Elite) -> None:
     if current is not None and space.key(current.genome) == space.key(found.genome):
         current.wins += found.wins
         current.games += found.games
-    elif current is None or found.fitness > current.fitness:
+    elif current is None or found.fitness >= current.fitness:  # ties move on: the search drifts over plateaus
         island.replaced += current is not None
         island.elites[found.cell] = found
 

@@ -157,7 +157,8 @@ class GameStudies(Protocol):
         `encode`, `decode`): the legal armies of the pool; InputError at `kind` for a game without army search."""
 
     def searched_army(self, space: Any, genome: Any) -> dict[str, Any]:
-        """An army a search kept: its code and a link to build it (read from the catalogue once it is done)."""
+        """An army a search kept: as a study's `entrant`, its `code` and `builder_url` (read from the catalogue once
+        the search is done)."""
 
     def faction_names(self) -> dict[str, str]:
         """Every faction's slug and name (none for a game without factions)."""

@@ -12,7 +12,10 @@ from rest_framework import serializers
 from simulate.engine.errors import InputError
 from simulate.equilibrium import meta, resampled_support
 from simulate.study_kinds.base import Headline, Outcomes, Ranked
+from simulate.study_kinds.matrix import MAX_ENTRANTS
 from simulate.study_kinds.matrix import Kind as Matrix
+from simulate.study_kinds.search import Kind as Search
+from simulate.study_kinds.search import cell_words, strongest
 from simulate.study_kinds.text import pct, table
 
 if TYPE_CHECKING:
@@ -27,7 +30,7 @@ RESAMPLES = 200  # draws of the matrix within its measured outcomes
 class Kind(Matrix):
     name = "equilibrium"
     label = "Equilibrium"
-    description = "A matrix of entrants, and the meta it implies: its equilibrium, α-Rank, cycles and stability."
+    description = "A matrix of entrants (or a search's strongest armies), and the meta it implies: its equilibrium, α-Rank, cycles and stability."
     template = "simulate/studies/equilibrium.html"
     keys = frozenset({"entrants", "factions", "study"})
 
@@ -56,7 +59,11 @@ class Kind(Matrix):
     def prepared_inputs(self, inputs: dict[str, Any], studies: GameStudies) -> list[str]:
         """A matrix study's entrants taken (and its names), else as a matrix prepares them."""
         if inputs.get("study"):
-            source = matrix_study(inputs, studies.game)
+            source = source_study(inputs, studies.game)
+            if source.kind == Search.name:
+                kept = [cell for cell in strongest(source.results.get("search") or {}) if cell.get("entrant")]
+                inputs["entrants"] = [cell["entrant"] for cell in kept[:MAX_ENTRANTS]]
+                return [cell_words(cell) for cell in kept[:MAX_ENTRANTS]]
             inputs["entrants"] = source.inputs["entrants"]
             names = list(source.plan.get("names") or [])
             return names or [studies.entrant_name(entrant, i) for i, entrant in enumerate(inputs["entrants"])]
@@ -100,13 +107,21 @@ class Kind(Matrix):
                 *(f"  cycle: {' → '.join(cycle)} → {cycle[0]}" for cycle in found.get("cycles") or [])]
 
 
-def matrix_study(inputs: Mapping[str, Any], game: str) -> Batch:
-    """The finished matrix study whose entrants an equilibrium plays; InputError at `study`."""
+def source_study(inputs: Mapping[str, Any], game: str) -> Batch:
+    """The finished matrix study whose entrants an equilibrium plays, or the finished army search whose strongest
+    armies it plays (MAX_ENTRANTS at most); InputError at `study`."""
     from simulate.models import Batch
 
-    source = Batch.objects.filter(pk=inputs["study"], game=game, kind=Matrix.name, status=Batch.Status.DONE).first()
+    source = Batch.objects.filter(pk=inputs["study"], game=game, kind__in=(Matrix.name, Search.name),
+                                  status=Batch.Status.DONE).first()
+    if source is not None and source.kind == Search.name:
+        kept = [cell for cell in (source.results.get("search") or {}).get("cells", []) if cell.get("entrant")]
+        if len(kept) >= 2:
+            return source
+        raise InputError("This army search kept fewer than 2 armies to play.", [("study", "too few armies")])
     if source is None or not isinstance(source.inputs.get("entrants"), list):
-        raise InputError("No finished matrix study of this game has this id.", [("study", "not found")])
+        raise InputError("No finished matrix study or army search of this game has this id.",
+                         [("study", "not found")])
     return source
 
 

@@ -77,7 +77,7 @@ class Kind(StudyKind):
         return {
             "descriptors": serializers.ListField(
                 child=TextField(max_length=40), max_length=2, required=False, help_text=(
-                    "search: the behaviour descriptors its archive is a grid of, 0 to 2 (Echo Realms: factions, "
+                    "search: the behaviour descriptors its archive is a grid of, 0 to 2, of the game's own (factions, "
                     "vanguard, mean_spd; default factions and mean_spd; none: the plain strongest-army search).")),
             "degenerate_above": serializers.FloatField(
                 min_value=0.5, max_value=1.0, required=False, help_text=(
@@ -193,7 +193,7 @@ class Kind(StudyKind):
 
     def add_arguments(self, group: _ArgumentGroup) -> None:
         group.add_argument("--descriptors", nargs="*", default=None, metavar="NAME",
-                           help="search: the archive's behaviour descriptors (0 to 2; Echo Realms: factions, "
+                           help="search: the archive's behaviour descriptors (0 to 2, of the game's own: factions, "
                                 "vanguard, mean_spd).")
         group.add_argument("--degenerate-above", type=float, default=None, metavar="RATE",
                            help=f"search: flag armies whose interval lies above this (default {DEGENERATE_ABOVE:g}).")

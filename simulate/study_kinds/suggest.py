@@ -188,7 +188,8 @@ class Kind(StudyKind):
         return {
             "study": serializers.UUIDField(required=False, help_text=(
                 "suggest: a published field study of the game (default: the one of its official sets published "
-                "last); equilibrium: a finished matrix study whose entrants it plays.")),
+                "last); equilibrium: a finished matrix study whose entrants it plays, or a finished army search "
+                "whose strongest armies it plays (8 at most).")),
             "cards": serializers.ListField(child=TextField(max_length=140), min_length=1,
                                            max_length=MAX_CARDS, required=False, help_text=(
                                                "suggest: the cards to fix (default: the ones outside the band, "
