@@ -50,10 +50,12 @@ def study_body(kind: str) -> dict:
     if kind == "matchup":
         return {"kind": kind, "count": 20,
                 "armies": {"a": {"slots": faction_army("arcane")}, "b": {"slots": faction_army("shadow")}}}
+    if kind == "search":
+        return {"kind": kind, "count": 400}
     return {"kind": kind, "count": 20} if kind in ("field", "skill") else {"kind": kind, "factions": True, "count": 2}
 
 
-@pytest.mark.parametrize("kind", ["matchup", "field", "matrix", "equilibrium", "skill"])
+@pytest.mark.parametrize("kind", ["matchup", "field", "matrix", "equilibrium", "skill", "search"])
 def test_study_reports_meet_wcag_aa(site, page, kind):
     body = study_body(kind)
     data = game_matches("realms").batch_request(data={**body, "seed": 1})
