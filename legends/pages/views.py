@@ -49,7 +49,7 @@ from legends.pages.forms import (
     setup_initial,
     shown_filter_fields,
 )
-from simulate.pages.card_study import card_study
+from simulate.pages.card_study import card_meta, card_study
 
 PAGE_SIZE = 24
 MAX_SETUPS_SHOWN = 50
@@ -376,6 +376,7 @@ def card_page(request, slug: str):
         "rows": field_rows(card, data),
         "studied": "simulated" in data,
         "study": card_study(data.get("simulated")),
+        "meta": card_meta(Game.LEGENDS, card.slug),
         "in_setups": kind.slug in ("spirits", "protectors", "defenses"),
         "setups": selectors.setups_using(user=request.user, slug=card.slug, limit=MAX_SETUPS_SHOWN),
         "admin_url": admin_url,

@@ -40,7 +40,7 @@ from realms.filtersets import STAT_FIELDS, CharacterFilter
 from realms.models import Army, Character, Race
 from realms.pages.forms import BuilderOpenForm, BuilderStateForm
 from simulate.api.serializers import simulated_block
-from simulate.pages.card_study import card_study
+from simulate.pages.card_study import card_meta, card_study
 
 GALLERY_PAGE_SIZE = 24
 # The builder lists this many characters at once; a search narrows the list.
@@ -182,6 +182,7 @@ def card(request, slug: str):
     armies = selectors.armies_using(user=request.user, slug=character.slug)
     context = {
         "nav": "realms-gallery", "character": character, "study": card_study(simulated), "armies": armies,
+        "meta": card_meta(Game.REALMS, character.slug),
         "admin_url": reverse("admin:realms_character_change", args=[character.pk]) if request.user.is_staff else None,
         "errata": card_errata(character),
         "history_url": reverse("character-history", kwargs={"slug": character.slug}),

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 
 from simulate.pages.charts import interval, pct, points
+from simulate.study_kinds import KINDS
 
 FLAGS = {"over": "stronger than the field", "under": "weaker than the field"}
 
@@ -48,3 +49,21 @@ def measured(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
                                  else since["changed_at"]),
         "deleted": bool(since and since["status"] == "deleted"),
     }
+
+
+def card_meta(game: str, card: str) -> list[dict[str, Any]]:
+    """What the latest published study of each kind that speaks of cards (an army search, an equilibrium, a skill
+    study) says of the card, with a link to it; the kinds that say nothing of it are left out."""
+    from simulate.models import Batch
+
+    said = []
+    for kind in KINDS.values():
+        if not kind.speaks_of_cards:
+            continue
+        batch = (Batch.objects.filter(game=game, kind=kind.name, status=Batch.Status.DONE, published_at__isnull=False)
+                 .defer("tally").order_by("-published_at").first())
+        words = kind.card_words(batch, card) if batch is not None else None
+        if batch is not None and words:
+            said.append({"label": kind.label, "words": words, "url": reverse("study-detail", args=[batch.pk]),
+                         "played": batch.played, "finished_at": batch.finished_at})
+    return said

@@ -210,6 +210,7 @@ class StudyKind:
     stops_early: ClassVar[bool] = False  # it may stop once its interval is narrow enough (until_ci_width)
     limit_factor: ClassVar[int] = 1  # it may play this many times a batch's usual bound (an army search)
     measures_cards: ClassVar[bool] = False  # it measures every card it plays: published, it feeds card pages
+    speaks_of_cards: ClassVar[bool] = False  # published, its `card_words` are shown on the card pages
     has_patch: ClassVar[bool] = False  # it measured a patch, which staff may apply to the catalogue
     has_overall: ClassVar[bool] = True  # side a's win rate over every pairing says something: the report draws it
     overall_note: ClassVar[str] = " over every pairing"  # how the default headline titles that win rate
@@ -298,6 +299,11 @@ class StudyKind:
     def replayed_pairing(self, batch: Batch, study: Study, pairing: int, match: int) -> Pairing:
         """The pairing whose match `match` a replay plays again (`match_of`): the planned one by default."""
         return study.pairings[pairing]
+
+    def card_words(self, batch: Batch, card: str) -> str | None:
+        """What a finished study of it says of `card` in a sentence, for the card's page (`speaks_of_cards`);
+        None when it says nothing of it."""
+        return None
 
     def finished(self, batch: Batch) -> None:
         """What it does once done, in the transaction that marks it so (a suggestion queues its confirmation)."""

@@ -33,6 +33,7 @@ class Kind(Matrix):
     description = "A matrix of entrants (or a search's strongest armies), and the meta it implies: its equilibrium, α-Rank, cycles and stability."
     template = "simulate/studies/equilibrium.html"
     keys = frozenset({"entrants", "factions", "study"})
+    speaks_of_cards = True
 
     def fields(self) -> dict[str, serializers.Field]:
         """None of its own: `factions` is the matrix's, `study` the suggestion's."""
@@ -85,6 +86,17 @@ class Kind(Matrix):
                         outcomes=(Outcomes.of("every match", results, sided=False),), ranked_title="Equilibrium",
                         ranked_figure="weight", ranked=tuple(Ranked(row["name"], row["weight"]) for row in rows),
                         note=health_words(found))
+
+    def card_words(self, batch: Batch, card: str) -> str | None:
+        """The entrants (armies given slot by slot) fielding the card, and their weight in the equilibrium."""
+        entrants = batch.inputs.get("entrants") or []
+        rows = (batch.results.get("equilibrium") or {}).get("entrants") or []
+        fielding = [i for i, entrant in enumerate(entrants) if card in slot_cards(entrant)]
+        if not fielding or len(rows) != len(entrants):
+            return None
+        weight = sum(rows[i]["weight"] for i in fielding)
+        return (f"Fielded by {len(fielding)} of {len(entrants)} entrants, {pct(weight)} of the equilibrium's weight "
+                f"({', '.join(rows[i]['name'] for i in fielding[:3])}{'…' if len(fielding) > 3 else ''}).")
 
     def about(self, batch: Batch) -> str:
         return f"the meta of {super().about(batch)}" if not batch.inputs.get("study") else "the meta of a matrix study"
@@ -141,6 +153,13 @@ def equilibrium_of(matrix: Mapping[str, Any], seed: int) -> dict[str, Any]:
         "top3_share": found.top3_share, "cycles": [[names[i] for i in cycle] for cycle in found.cycles],
         "resamples": RESAMPLES,
     }
+
+
+def slot_cards(entrant: Any) -> set[str]:
+    """The cards of an entrant given slot by slot (as an army search's armies are); none for one given otherwise
+    (a code, a saved army: the card page reads no catalogue for them)."""
+    slots = entrant.get("slots") if isinstance(entrant, Mapping) else None
+    return {str(slot.get("card")) for slot in slots if isinstance(slot, Mapping)} if isinstance(slots, list) else set()
 
 
 def health_words(found: Mapping[str, Any]) -> str:

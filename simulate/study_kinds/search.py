@@ -70,6 +70,7 @@ class Kind(StudyKind):
     keys = frozenset({"pool", "descriptors", "degenerate_above"})
     game_roles = ("pool",)
     has_overall = False  # side a is whichever army the search tried: its overall rate says little
+    speaks_of_cards = True
     limit_factor = 5  # its games are its search: a few hundred thousand on workers
     form_legend = "Army search"
 
@@ -168,6 +169,17 @@ class Kind(StudyKind):
                         ranked_title="Strongest", ranked_figure="win rate",
                         ranked=tuple(Ranked(cell_words(cell), cell["win_rate"], cell["win_rate_ci"]) for cell in top),
                         note=search_words(found))
+
+    def card_words(self, batch: Batch, card: str) -> str | None:
+        """The niches whose strongest army fields the card, and the strongest of them."""
+        cells = (batch.results.get("search") or {}).get("cells") or []
+        fielding = strongest({"cells": [cell for cell in cells if card in {c["card"] for c in cell["cards"]}]})
+        if not fielding:
+            return None
+        best = fielding[0]
+        return (f"In the strongest army of {len(fielding)} of {len(cells)} niches; the strongest: "
+                f"{cell_words(best)}, {charts.pct(best['win_rate'])} against the field "
+                f"(95% interval {charts.interval(best['win_rate_ci'])}, {best['final_games']} fresh games).")
 
     def about(self, batch: Batch) -> str:
         descriptors = batch.inputs.get("descriptors") or []

@@ -26,7 +26,6 @@ from simulate.study_kinds.base import (
 )
 from simulate.study_kinds.field import Kind as Field
 from simulate.study_kinds.field import delta_difference, group_tables
-from simulate.study_kinds.ladder import levels_of
 from simulate.study_kinds.text import signed, table
 
 if TYPE_CHECKING:
@@ -37,6 +36,11 @@ DEFAULT_LEVELS = ("random", "greedy")  # the search agent costs far more a match
 FLAGS = {"weak_play": "strong only against weak play", "needs_skill": "needs skill", "sign": "changes sign"}
 
 
+def skill_levels(inputs: Mapping[str, Any]) -> list[str]:
+    """The levels a skill study plays (DEFAULT_LEVELS when none were given)."""
+    return list(inputs.get("levels") or DEFAULT_LEVELS)
+
+
 class Kind(StudyKind):
     name = "skill"
     label = "Skill"
@@ -44,6 +48,7 @@ class Kind(StudyKind):
     template = "simulate/studies/skill.html"
     keys = frozenset({"pool", "levels"})
     has_overall = False
+    speaks_of_cards = True
 
     def validate(self, attrs: dict[str, Any]) -> None:
         """Two levels at least, each once; its agents are its levels."""
@@ -61,7 +66,7 @@ class Kind(StudyKind):
         field = Field().pairings(request)[0]
         pairings = [replace(field, label={"agent": level},
                             prepared=replace(field.prepared, agents=request.studies.level_agents(field.prepared, level)))
-                    for level in levels_of(request.inputs)]
+                    for level in skill_levels(request.inputs)]
         return Study(request.game, self.name, pairings, request.per_pairing, paired=True)
 
     def play_unit(self, study: Study, unit: int, seed: int, tally: Tally) -> None:
@@ -75,7 +80,7 @@ class Kind(StudyKind):
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """The figures of every match; per level its group tables; per card its delta at each level and its
         flags."""
-        levels = levels_of(batch.inputs)
+        levels = skill_levels(batch.inputs)
         legs = total["pairings"]
         tables = [group_tables(studies, leg) for leg in legs]
         group, key = studies.tuning_group, studies.field_groups[studies.tuning_group]
@@ -98,8 +103,18 @@ class Kind(StudyKind):
                         ranked=tuple(Ranked(row["card"], row["change"], row["change_ci"]) for row in rows),
                         note=f"{flagged} card(s) flagged beyond noise")
 
+    def card_words(self, batch: Batch, card: str) -> str | None:
+        """The card's delta at each level, and its flags."""
+        found = batch.results.get("skill") or {}
+        row = next((row for row in found.get("cards") or [] if row["card"] == card), None)
+        if row is None:
+            return None
+        at = ", ".join(f"{signed(delta)} with {level}" for level, delta in zip(found["levels"], row["deltas"], strict=True))
+        flags = "; ".join(FLAGS[flag] for flag in row["flags"])
+        return f"Delta {at} (points){f': {flags}' if flags else ''}."
+
     def about(self, batch: Batch) -> str:
-        return "levels " + ", ".join(levels_of(batch.inputs))
+        return "levels " + ", ".join(skill_levels(batch.inputs))
 
     def sides_swapped(self, batch: Batch) -> bool:
         return False

@@ -8,10 +8,12 @@ from random import Random
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from realms.models import Character
 from simulate import batches
 from simulate.elites import Elite, Island, Settings, island_data, merged_cells, place, run_island
+from simulate.models import Batch
 from tests.conftest import assert_error_shape
 from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
 from tests.simulate.test_suggest import small_pool
@@ -110,6 +112,10 @@ def test_the_search_fills_its_best_niches_with_the_dominant_card(dominant_card, 
     page = staff_client.get(reverse("study-detail", args=[batch.pk])).content.decode()
     assert 'class="heat-map archive"' in page and "The strongest armies" in page
     assert strongest[0]["cards"][0]["name"] in page and "Open in the army builder" in page
+    # Published, the dominant card's page names the niches whose strongest army fields it.
+    Batch.objects.filter(pk=batch.pk).update(published_at=timezone.now())
+    card_page = staff_client.get(reverse("realms-card", args=[broken])).content.decode()
+    assert f"In the strongest army of {len(fielding)} of {len(found['cells'])} niches" in card_page
     # The equilibrium of its strongest armies: each kept army an entrant, named by its niche.
     meta = batches.play_here(batches.create_batch(game="realms", kind="equilibrium", inputs={"study": str(batch.pk)},
                                                   count=6, seed=1, user=staff).pk)

@@ -1,10 +1,16 @@
 """Skill: one field at several agent strengths on the same seeds, each card's delta at each, and its flags."""
 
 import pytest
+from django.urls import reverse
+from django.utils import timezone
 
+from realms.models import Character
+from simulate import batches
+from simulate.models import Batch
 from simulate.study_kinds.skill import card_row
 from tests.conftest import assert_error_shape
 from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
+from tests.simulate.test_suggest import small_pool
 
 REALMS = "/api/simulate/realms/batches/"
 
@@ -51,3 +57,23 @@ def test_refusals_name_the_levels(catalogue, staff_client):
                         ({"agents": {"a": "random", "b": "random"}}, "agents")):
         response = staff_client.post(REALMS, {"kind": "skill", "count": 10, **body}, format="json")
         assert field in assert_error_shape(response, 400, "invalid")["fields"], response.json()
+
+
+@pytest.mark.django_db
+def test_a_card_built_to_matter_only_against_random_play_is_flagged_and_its_page_says_so(catalogue, staff, client):
+    """A wall that only soaks blows (ATK 0, DEF 30, HP 15, in the Rearguard): random attackers spend blows of 1 on it,
+    greedy ones leave it for last, so it helps its side against random play and is a wasted slot against greedy."""
+    cards = small_pool()
+    wall = Character.objects.get(slug=cards[0])
+    wall.attack, wall.defense, wall.health, wall.position = 0, 30, 15, "rearguard"
+    wall.save()
+    study = batches.play_here(batches.create_batch(game="realms", kind="skill", inputs={"pool": {"cards": cards}},
+                                                   count=400, seed=3, user=staff).pk)
+    rows = {row["card"]: row for row in study.results["skill"]["cards"]}
+    assert rows[wall.slug]["deltas_ci"][0]["low"] > 0 and rows[wall.slug]["change_ci"]["high"] < 0
+    assert "weak_play" in rows[wall.slug]["flags"]
+    # Published, the card's page says what it measured and links it.
+    Batch.objects.filter(pk=study.pk).update(published_at=timezone.now())
+    page = client.get(reverse("realms-card", args=[wall.slug])).content.decode()
+    assert "In the meta studies" in page and "strong only against weak play" in page
+    assert reverse("study-detail", args=[study.pk]) in page
