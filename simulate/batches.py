@@ -53,7 +53,9 @@ MAX_BATCH = 100_000  # on Celery workers
 MAX_SEARCH_BATCH = 1_000
 MAX_LOCAL_BATCH = 20_000  # on the service's own background thread (no broker set)
 MAX_LOCAL_SEARCH_BATCH = 200
-MAX_PER_PAIRING = 100_000
+# A request's count: an army search's games in all may reach five times a batch's bound (its kind's
+# limit_factor); every other kind is held to the batch bound by check_size.
+MAX_PER_PAIRING = 500_000
 MAX_UNFINISHED = 5  # queued or running batches per client
 # With a broker a queued batch's chunks wait in the broker's queue, which keeps them: they are sent again
 # only when nothing of the batch was taken or stored for this long (a broker that lost its queue), not after

@@ -64,7 +64,7 @@ class BatchOptionsMixin(serializers.Serializer):
         help_text="Matches of each pairing (each opponent, matrix cell, agent level; a what-if plays each seed "
                   "twice, a sweep once without its patch and once at each value), match i with seed + i (so seed + count - 1 is at most 2^63 - 1). A batch plays at most "
                   f"{MAX_BATCH:,} matches in all with a broker and 20,000 without; 1,000 and 200 when an agent is "
-                  "`search`.",
+                  "`search`. An army search (kind `search`): its games in all, up to five times those bounds.",
     )
     swap_sides = TrueFalseField(
         default=False, help_text="Swap the two sides every second match (seats and setups), to cancel first-move "

@@ -13,6 +13,7 @@ from django.utils import timezone
 from realms.models import Character
 from simulate import batches
 from simulate.elites import Elite, Island, Settings, island_data, merged_cells, place, run_island
+from simulate.engine.errors import InputError
 from simulate.models import Batch
 from tests.conftest import assert_error_shape
 from tests.simulate.test_contract import contract, openapi  # noqa: F401  (fixtures)
@@ -169,3 +170,16 @@ def test_refusals_name_what_is_wrong(catalogue, staff_client):
         response = staff_client.post(f"/api/simulate/{game}/batches/", {"kind": "search", "count": 800, **body},
                                      format="json")
         assert path in assert_error_shape(response, 400)["fields"], (body, response.json())
+
+
+def test_only_a_search_may_play_more_than_a_batch_s_bound(catalogue, settings):
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/15"  # stored, never dispatched: nothing is sent
+    big = batches.create_batch(game="realms", kind="search", inputs={}, count=200_000, seed=1)
+    assert (big.count, big.chunks, big.plan["units"], big.plan["matches_per_unit"]) == (200_000, 10, 10, 20_000)
+    with pytest.raises(InputError) as refused:
+        batches.create_batch(game="realms", kind="field", inputs={}, count=200_000, seed=1)
+    assert refused.value.errors[0][0] == "count" and "at most 100,000" in str(refused.value)
+    settings.CELERY_BROKER_URL = ""
+    with pytest.raises(InputError) as refused:
+        batches.create_batch(game="realms", kind="search", inputs={}, count=120_000, seed=1)
+    assert "at most 100,000" in str(refused.value)
