@@ -91,6 +91,19 @@ def dominant_card(catalogue):
     return cards, broken.slug
 
 
+def fields(cell, card: str) -> bool:
+    return card in {slot["card"] for slot in cell["cards"]}
+
+
+def check_cells(found) -> None:
+    """Each niche's army is in its cell, replayed on fresh games, flagged by its interval, and has its code."""
+    for cell in found["cells"]:
+        vanguard = sum(card["line"] == "vanguard" for card in cell["cards"])
+        assert cell["cell"] == [vanguard] and cell["labels"] == [f"{vanguard} in the Vanguard"]
+        assert cell["final_games"] >= 10 and cell["builder_url"] == f"/realms/armies/build/?code={cell['code']}"
+        assert cell["degenerate"] == (cell["win_rate_ci"]["low"] > 0.7)
+
+
 def test_the_search_fills_its_best_niches_with_the_dominant_card(dominant_card, staff, staff_client):
     cards, broken = dominant_card
     batch = batches.play_here(batches.create_batch(
@@ -99,16 +112,10 @@ def test_the_search_fills_its_best_niches_with_the_dominant_card(dominant_card, 
     found = batch.results["search"]
     assert found["islands"] == 2 and found["evaluations"] > 2 * 24 and batch.played <= 2400
     strongest = sorted(found["cells"], key=lambda cell: -cell["win_rate_ci"]["low"])
-    assert broken in {card["card"] for card in strongest[0]["cards"]}
-    fielding = [cell for cell in found["cells"] if broken in {card["card"] for card in cell["cards"]}]
+    assert fields(strongest[0], broken) and strongest[0]["win_rate_ci"]["low"] > 0.5  # beats the field beyond noise
+    fielding = [cell for cell in found["cells"] if fields(cell, broken)]
     assert len(fielding) * 2 > len(found["cells"])  # most niches' best army fields it
-    for cell in found["cells"]:
-        vanguard = sum(card["line"] == "vanguard" for card in cell["cards"])
-        assert cell["cell"] == [vanguard] and cell["labels"] == [f"{vanguard} in the Vanguard"]
-        assert cell["final_games"] >= 10 and cell["code"] and cell["builder_url"].startswith("/realms/armies/build/?code=")
-    # Its games against the field beat the field beyond noise, and it is flagged past the threshold only so.
-    assert strongest[0]["win_rate_ci"]["low"] > 0.5
-    assert all(cell["degenerate"] == (cell["win_rate_ci"]["low"] > 0.7) for cell in found["cells"])
+    check_cells(found)
     staff_client.force_login(staff)
     page = staff_client.get(reverse("study-detail", args=[batch.pk])).content.decode()
     assert 'class="heat-map archive"' in page and "The strongest armies" in page
@@ -117,10 +124,14 @@ def test_the_search_fills_its_best_niches_with_the_dominant_card(dominant_card, 
     Batch.objects.filter(pk=batch.pk).update(published_at=timezone.now())
     card_page = staff_client.get(reverse("realms-card", args=[broken])).content.decode()
     assert f"In the strongest army of {len(fielding)} of {len(found['cells'])} niches" in card_page
-    # The equilibrium of its strongest armies: each kept army an entrant, named by its niche.
-    meta = batches.play_here(batches.create_batch(game="realms", kind="equilibrium", inputs={"study": str(batch.pk)},
+    check_equilibrium_of(batch, staff)
+
+
+def check_equilibrium_of(search, staff) -> None:
+    """The equilibrium of a search's strongest armies: each kept army an entrant, named by its niche."""
+    meta = batches.play_here(batches.create_batch(game="realms", kind="equilibrium", inputs={"study": str(search.pk)},
                                                   count=6, seed=1, user=staff).pk)
-    kept = sorted(found["cells"], key=lambda cell: (-cell["win_rate_ci"]["low"], cell["cell"]))[:8]
+    kept = sorted(search.results["search"]["cells"], key=lambda cell: (-cell["win_rate_ci"]["low"], cell["cell"]))[:8]
     assert meta.inputs["entrants"] == [cell["entrant"] for cell in kept]
     assert [row["name"] for row in meta.results["equilibrium"]["entrants"]] == [", ".join(c["labels"]) for c in kept]
     assert sum(row["weight"] for row in meta.results["equilibrium"]["entrants"]) == pytest.approx(1)
