@@ -25,11 +25,11 @@ from simulate.engine.ismcts import IsmctsSettings, search
 
 # Iterations a decision (deals of the hidden cards, each one walk down the tree and one playout), chosen by
 # measuring (docs/simulate.md); the strong level searches four times as long.
-ITERATIONS: Final = 48
-STRONG_ITERATIONS: Final = 192
-BRANCHING: Final = 4  # greedy's best plays the tree branches on at a turn
-ITERATION_DECISIONS: Final = 40  # decisions one iteration may apply: tree and playout
-HORIZON: Final = 1  # showdowns a playout looks ahead (1: to the end of the round) before it is judged
+ITERATIONS: Final = 96
+STRONG_ITERATIONS: Final = 384
+BRANCHING: Final = 3  # greedy's best plays the tree branches on at a turn
+ITERATION_DECISIONS: Final = 60  # decisions one iteration may apply: tree and playout
+HORIZON: Final = 2  # showdowns a playout looks ahead (1: to the end of the round) before it is judged
 MATCH_SEARCHES: Final = 100  # a seat's match may simulate this many whole searches: binds only in stalls
 VALUE_SCALE: Final = 10.0  # `evaluate`'s units (a defense destroyed is worth 10) in the reward's logistic
 
