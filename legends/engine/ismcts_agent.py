@@ -30,7 +30,9 @@ STRONG_ITERATIONS: Final = 384
 BRANCHING: Final = 3  # greedy's best plays the tree branches on at a turn
 ITERATION_DECISIONS: Final = 60  # decisions one iteration may apply: tree and playout
 HORIZON: Final = 2  # showdowns a playout looks ahead (1: to the end of the round) before it is judged
-MATCH_SEARCHES: Final = 100  # a seat's match may simulate this many whole searches: binds only in stalls
+# A seat's match may simulate this many whole searches: about five times what an ordinary duel spends, so that it
+# binds only in matches that stall.
+MATCH_SEARCHES: Final = 20
 VALUE_SCALE: Final = 10.0  # `evaluate`'s units (a defense destroyed is worth 10) in the reward's logistic
 
 
