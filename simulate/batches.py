@@ -42,7 +42,7 @@ from simulate.services import (
     game_studies,
     new_runner_name,
     new_seed,
-    seat_agent_names,
+    plays_lookahead,
 )
 from simulate.study_kinds import DEFAULT_KIND, study_kind
 
@@ -210,7 +210,7 @@ def check_size(study: studies.Study, count: int) -> None:
     if study.patch_changes_nothing:  # every match played twice for a difference of zero
         raise _refuse("patch", "The patch changes nothing these matches use: no army of the study fields a "
                                "patched card, or each change keeps the card's value.")
-    searching = any("search" in seat_agent_names(p.prepared.agents) for p in study.pairings)
+    searching = plays_lookahead(study.game, (p.prepared.agents for p in study.pairings))
     limit = batch_limit(searching=searching) * study_kind(study.kind).limit_factor
     if study.count > limit:
         where = "" if uses_broker() else " when no broker is set"

@@ -12,7 +12,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,7 +24,7 @@ from django.utils import timezone
 from cardsdb.errors import DomainError
 from simulate.conf import setting
 from simulate.engine import runner
-from simulate.engine.agents import agent_names
+from simulate.engine.agents import agent_names, looks_ahead
 from simulate.engine.errors import UnknownAgentError, UnknownGameError
 from simulate.engine.runner import MatchResult
 from simulate.models import Batch, FrozenPlan, Match
@@ -277,6 +277,12 @@ def new_seed() -> int:
 def seat_agent_names(agents: Mapping[str, str] | Sequence[str]) -> list[str]:
     """The agent names of a prepared match, seat by seat."""
     return list(agents.values()) if isinstance(agents, Mapping) else list(agents)
+
+
+def plays_lookahead(game: str, matches: Iterable[Mapping[str, str] | Sequence[str]]) -> bool:
+    """Whether a look-ahead agent (`search`, `ismcts`, ...) plays a seat of any of these matches' agents: such a
+    match costs far more, so a study of them takes smaller chunks and lower batch limits."""
+    return any(looks_ahead(name, game) for agents in matches for name in seat_agent_names(agents))
 
 
 def prepare_match(*, game: str, inputs: Mapping[str, Any], agents: Any = None, user=None) -> PreparedMatch:

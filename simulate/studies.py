@@ -47,7 +47,7 @@ def plan(*, game: str, kind: str, inputs: Mapping[str, Any], per_pairing: int, s
 
 def chunk_units(study: Study) -> int:
     """Units per chunk: about CHUNK_MATCHES matches (SEARCH_CHUNK_MATCHES when a look-ahead agent plays)."""
-    searching = any("search" in services.seat_agent_names(p.prepared.agents) for p in study.pairings)
+    searching = services.plays_lookahead(study.game, (p.prepared.agents for p in study.pairings))
     matches = SEARCH_CHUNK_MATCHES if searching else CHUNK_MATCHES
     return max(1, matches // study.matches_per_unit)
 

@@ -844,4 +844,4 @@ register_agent("softmax",
                description="Greedy's values, each play drawn with probability proportional to exp(value / T).",
                game="legends")(SoftmaxAgent)
 register_agent("search", description="Determinised Monte Carlo over hidden cards, greedy playouts.",
-               game="legends")(SearchAgent)
+               game="legends", lookahead=True)(SearchAgent)

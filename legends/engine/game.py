@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import legends.engine.agents  # noqa: F401  (registers the Akin Legends agents)
+import legends.engine.ismcts_agent  # noqa: F401  (registers the Akin Legends search agents)
 from legends.engine.events import EVENT_FIELDS, PAST_EVENT_FIELDS, SCHEMA_VERSION
 from legends.engine.options import validate_options
 from legends.engine.playbyplay import render_events

@@ -571,5 +571,6 @@ register_agent(
     game="realms",
 )(SoftmaxAgent)
 register_agent(
-    "search", description="Monte Carlo look-ahead over the best greedy candidates, greedy playouts.", game="realms"
+    "search", description="Monte Carlo look-ahead over the best greedy candidates, greedy playouts.", game="realms",
+    lookahead=True,
 )(SearchAgent)

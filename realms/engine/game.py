@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import realms.engine.agents  # noqa: F401  (registers the Echo Realms agents)
+import realms.engine.ismcts_agent  # noqa: F401  (registers the Echo Realms search agents)
 from realms.engine.events import EVENT_FIELDS, PAST_EVENT_FIELDS, SCHEMA_VERSION
 from realms.engine.options import validate_options
 from realms.engine.playbyplay import render_events

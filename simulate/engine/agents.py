@@ -40,6 +40,9 @@ class AgentEntry:
     name: str
     description: str
     factories: dict[str, Callable[[], Agent]] = field(default_factory=dict)
+    # It plays copies of the match before it decides: a match costs far more, so studies take fewer (smaller
+    # chunks, lower batch limits).
+    lookahead: bool = False
 
     def games(self) -> list[str]:
         """The games this agent plays ('*' means every game)."""
@@ -50,14 +53,16 @@ AGENTS: dict[str, AgentEntry] = {}
 
 
 def register_agent(
-    name: str, *, description: str, game: str = ANY_GAME
+    name: str, *, description: str, game: str = ANY_GAME, lookahead: bool = False
 ) -> Callable[[Callable[[], Agent]], Callable[[], Agent]]:
-    """Decorator registering a zero-argument agent factory under `name` for `game`."""
+    """Decorator registering a zero-argument agent factory under `name` for `game` (`lookahead`: it plays copies of
+    the match before it decides)."""
 
     def decorate(factory: Callable[[], Agent]) -> Callable[[], Agent]:
         """Register `factory` and return it unchanged."""
         entry = AGENTS.setdefault(name, AgentEntry(name=name, description=description))
         entry.factories[game] = factory
+        entry.lookahead = entry.lookahead or lookahead
         return factory
 
     return decorate
@@ -67,6 +72,13 @@ def agent_names(game: str) -> list[str]:
     """The agent names that can play `game`."""
     get_game(game)  # importing a game registers its agents
     return sorted(n for n, e in AGENTS.items() if game in e.factories or ANY_GAME in e.factories)
+
+
+def looks_ahead(name: str, game: str) -> bool:
+    """Whether the agent registered as `name` (for `game`) plays copies of the match before it decides."""
+    get_game(game)  # importing a game registers its agents
+    entry = AGENTS.get(name)
+    return entry is not None and entry.lookahead
 
 
 def get_agent(name: str, game: str) -> Agent:

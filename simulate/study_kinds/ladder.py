@@ -24,12 +24,15 @@ if TYPE_CHECKING:
     from simulate.pages.games import GamePages
     from simulate.services import GameStudies
 
-LEVELS = ("random", "greedy", "search")
+LEVELS = ("random", "greedy", "search", "ismcts", "ismcts-strong")  # the agent levels a ladder or skill study may name
+# A ladder's levels when none are named: the ISMCTS levels cost several times a search match, so they are named when
+# wanted.
+DEFAULT_LEVELS = ("random", "greedy", "search")
 
 
 def levels_of(inputs: Mapping[str, Any]) -> list[str]:
-    """The levels a ladder plays (every one by default)."""
-    return list(inputs.get("levels") or LEVELS)
+    """The levels a ladder plays (random, greedy and search by default)."""
+    return list(inputs.get("levels") or DEFAULT_LEVELS)
 
 
 class AgentRowSerializer(FiguresSerializer):
@@ -49,7 +52,8 @@ class Kind(StudyKind):
         """`levels`: the agents that play both sides in turn."""
         return {"levels": serializers.ListField(
             child=one_of(LEVELS), min_length=1, max_length=len(LEVELS), required=False,
-            help_text="ladder: the agents that play both sides in turn (default random, greedy, search).")}
+            help_text="ladder: the agents that play both sides in turn (default random, greedy, search; also ismcts, "
+                      "ismcts-strong).")}
 
     def takes_matchup(self, attrs: Any) -> bool:
         """It plays the matchup the request gives."""

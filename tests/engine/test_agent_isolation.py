@@ -213,20 +213,28 @@ def play_checked(state: Any, agents: dict[str, Any], hidden: Any, skip: Any = la
     return checked
 
 
-@pytest.mark.parametrize("agent", ["random", "greedy", "search"])
+def realms_agent(name: str) -> Any:
+    """A fresh agent of `name`; ismcts with few iterations: every look-ahead it makes is still checked."""
+    if name == "ismcts":
+        from realms.engine.ismcts_agent import IsmctsAgent
+        return IsmctsAgent(iterations=4)
+    return get_agent(name, "realms")
+
+
+@pytest.mark.parametrize("agent", ["random", "greedy", "search", "ismcts"])
 def test_realms_agents_reach_nothing_of_the_match_formation_round_included(agent: str) -> None:
     state = new_realms_match({"collections": realms_collections()}, seed=5, options={"max_rounds": 4})
-    agents = {p: get_agent(agent, "realms") for p in ("a", "b")}
+    agents = {p: realms_agent(agent) for p in ("a", "b")}
     assert play_checked(state, agents, realms_hidden) > 20
 
 
-@pytest.mark.parametrize("agent", ["random", "greedy", "search"])
+@pytest.mark.parametrize("agent", ["random", "greedy", "search", "ismcts"])
 def test_realms_agents_reach_nothing_of_the_match_in_battle(agent: str) -> None:
     cards = cards_from_fixture(FIXTURE)
     rng = random.Random(3)
     state = new_realms_match({"armies": {"a": random_army(cards, rng), "b": random_army(cards, rng)}}, seed=8,
                              options={"max_rounds": 6})
-    agents = {p: get_agent(agent, "realms") for p in ("a", "b")}
+    agents = {p: realms_agent(agent) for p in ("a", "b")}
     assert play_checked(state, agents, realms_hidden) > 20
 
 
@@ -246,7 +254,7 @@ def legends_skip(observation: Any) -> list[Any]:
     return [observation.catalogue, observation.last_plays]
 
 
-@pytest.mark.parametrize("agent", ["random", "greedy", "search"])
+@pytest.mark.parametrize("agent", ["random", "greedy", "search", "ismcts"])
 @pytest.mark.parametrize("mode", ["teams", "duel"])
 def test_legends_agents_reach_nothing_of_the_match(agent: str, mode: str) -> None:
     setup = teams_setup(protectors=("spy", "archivist"), defenses=(None, None)) if mode == "teams" else duel_setup(
@@ -257,6 +265,9 @@ def test_legends_agents_reach_nothing_of_the_match(agent: str, mode: str) -> Non
     if agent == "search":  # a smaller budget: every look-ahead is still checked
         from legends.engine.agents import SearchAgent
         agents = {pid: SearchAgent(determinisations=2, max_candidates=2) for pid in agents}
+    if agent == "ismcts":
+        from legends.engine.ismcts_agent import IsmctsAgent
+        agents = {pid: IsmctsAgent(iterations=4) for pid in agents}
     assert play_checked(state, agents, legends_hidden, legends_skip) > 10
 
 

@@ -16,7 +16,7 @@ from realms.engine.formation import random_army
 from realms.engine.setup import ArmySetup, FormationSetup
 from simulate.engine import events as event_log
 from simulate.engine import rng as rng_module
-from simulate.engine.agents import AGENTS, agent_names, get_agent
+from simulate.engine.agents import AGENTS, agent_names, get_agent, looks_ahead
 from simulate.engine.errors import (
     InputError,
     OptionsError,
@@ -86,6 +86,13 @@ def test_agent_registry_has_random_greedy_and_search() -> None:
     assert all(AGENTS[name].description for name in ("random", "greedy", "search"))
     first, second = get_agent("greedy", "realms"), get_agent("greedy", "realms")
     assert first is not second and first.name == "greedy"
+
+
+@pytest.mark.parametrize("game", ["realms", "legends"])
+def test_the_look_ahead_agents_are_search_and_the_ismcts_levels(game: str) -> None:
+    assert {name for name in agent_names(game) if looks_ahead(name, game)} == {"search", "ismcts", "ismcts-strong"}
+    assert all(get_agent(name, game).name == name for name in ("ismcts", "ismcts-strong"))
+    assert AGENTS["ismcts"].description and AGENTS["ismcts-strong"].description
 
 
 def test_unknown_agent_names_raise_a_value_error_listing_the_known_ones() -> None:

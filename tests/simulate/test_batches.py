@@ -93,6 +93,8 @@ def test_a_legends_batch(anon_client, catalogue, queue):
     (REALMS, {"count": 100_001}, "count"),
     (REALMS, {"count": 20_001}, "count"),  # no broker: at most 20,000 on the service's own thread
     (REALMS, {"count": 201, "agents": {"a": "search", "b": "greedy"}}, "count"),
+    (REALMS, {"count": 201, "agents": {"a": "greedy", "b": "ismcts"}}, "count"),  # every look-ahead agent
+    (LEGENDS, {"count": 201, "setup": DUEL, "agents": ["ismcts-strong", "greedy"]}, "count"),
     (REALMS, {"count": 5, "agents": {"a": "genius", "b": "greedy"}}, "agents"),
     (REALMS, {"count": 5, "options": {"max_rounds": -1}}, "options.max_rounds"),
     (REALMS, {"count": 5, "swap_sides": "often"}, "swap_sides"),
