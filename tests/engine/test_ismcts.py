@@ -58,6 +58,7 @@ def decisive_record(game: str, setups: Sequence[Any], matches: int) -> tuple[int
     return wins, decisive
 
 
+@pytest.mark.strength
 @pytest.mark.parametrize("game", ["realms", "legends"])
 def test_ismcts_beats_greedy(game: str) -> None:
     if game == "realms":

@@ -2,12 +2,15 @@
 it looks ahead in copies of the match itself than when it samples the cards its player cannot see (G2). The
 figure is docs/simulate.md's "worth of hidden information"."""
 
+import pytest
+
 from simulate.engine.stats import wilson
 from tests.engine.legends.hidden_worth import LookAhead, duel
 
 DUELS = 240
 
 
+@pytest.mark.strength
 def test_seeing_every_hand_and_face_down_card_wins_more_than_the_fair_look_ahead():
     seeing_wins = fair_wins = 0
     for seed in range(DUELS):
