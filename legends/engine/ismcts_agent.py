@@ -20,8 +20,7 @@ from legends.engine.agents import GreedyAgent, default_allocation, default_heal,
 from legends.engine.observation import LegendsObservation
 from legends.engine.table import Action
 from simulate.engine.agents import register_agent
-from simulate.engine.budget import LookaheadBudget
-from simulate.engine.ismcts import IsmctsSettings, search
+from simulate.engine.ismcts import IsmctsPlayer
 
 # Iterations a decision (deals of the hidden cards, each one walk down the tree and one playout), chosen by
 # measuring (docs/simulate.md); the strong level searches four times as long.
@@ -107,16 +106,14 @@ class IsmctsAgent:
         """An agent registered as `name`, searching `iterations` deals a decision, branching on `branching` plays
         and looking `horizon` showdowns ahead."""
         self.name = name
-        self.settings = IsmctsSettings(iterations, ITERATION_DECISIONS, horizon)
-        per_decision = iterations * ITERATION_DECISIONS
-        self.budget = LookaheadBudget(per_decision, per_decision * MATCH_SEARCHES)
-        self.hooks = LegendsIsmctsHooks(branching)
-        self.greedy = self.hooks.greedy
+        hooks = LegendsIsmctsHooks(branching)
+        self.player = IsmctsPlayer(hooks, iterations, ITERATION_DECISIONS, horizon, MATCH_SEARCHES)
+        self.greedy = hooks.greedy
 
     @property
     def simulated(self) -> int:
         """Decisions simulated so far, over every decision and match of this agent."""
-        return self.budget.simulated
+        return self.player.budget.simulated
 
     def act(self, observation: LegendsObservation, legal_actions: Sequence[Action], rng: random.Random) -> Action:
         """The default allocation or heal at those stages; else the search's most visited play (greedy's choice
@@ -125,13 +122,8 @@ class IsmctsAgent:
             return default_allocation(observation, legal_actions)
         if observation.stage == "heal":
             return default_heal(observation, legal_actions)
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        choice = search(observation, self.hooks, self.settings, self.budget, rng)
-        for action in legal_actions:
-            if action == choice:
-                return action
-        return self.greedy.act(observation, legal_actions, rng)
+        choice: Action | None = self.player.choose(observation, legal_actions, rng)
+        return choice if choice is not None else self.greedy.act(observation, legal_actions, rng)
 
 
 def strong_ismcts() -> IsmctsAgent:

@@ -16,8 +16,7 @@ from typing import Any, Final
 from realms.engine.agents import GreedyAgent, kind_of, material
 from realms.engine.observation import RealmsObservation
 from simulate.engine.agents import register_agent
-from simulate.engine.budget import LookaheadBudget
-from simulate.engine.ismcts import IsmctsSettings, search
+from simulate.engine.ismcts import IsmctsPlayer
 
 # Iterations a decision (deals of the hidden cards, each one walk down the tree and one playout), chosen by
 # measuring (docs/simulate.md): the default beats greedy clearly at a few times search's cost; the strong one
@@ -106,25 +105,20 @@ class IsmctsAgent:
         """An agent registered as `name`, searching `iterations` deals a decision, branching on `branching` actions
         and looking `horizon` rounds ahead."""
         self.name = name
-        self.settings = IsmctsSettings(iterations, ITERATION_DECISIONS, horizon)
-        per_decision = iterations * ITERATION_DECISIONS
-        self.budget = LookaheadBudget(per_decision, per_decision * MATCH_SEARCHES)
-        self.hooks = RealmsIsmctsHooks(branching)
-        self.greedy = self.hooks.greedy
+        hooks = RealmsIsmctsHooks(branching)
+        self.player = IsmctsPlayer(hooks, iterations, ITERATION_DECISIONS, horizon, MATCH_SEARCHES)
+        self.greedy = hooks.greedy
 
     @property
     def simulated(self) -> int:
         """Decisions simulated so far, over every decision and match of this agent."""
-        return self.budget.simulated
+        return self.player.budget.simulated
 
     def act(self, observation: RealmsObservation, legal_actions: Sequence[Any], rng: random.Random) -> Any:
         """The most visited action of the search; greedy's choice when the budget cannot afford a search."""
-        if len(legal_actions) == 1:
-            return legal_actions[0]
-        choice = search(observation, self.hooks, self.settings, self.budget, rng)
-        for action in legal_actions:
-            if action == choice:
-                return action
+        choice = self.player.choose(observation, legal_actions, rng)
+        if choice is not None:
+            return choice
         return self.greedy.act(observation, legal_actions, rng)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -202,3 +203,27 @@ def search(
         spent += walk.steps
     budget.spend(rng, spent)
     return most_visited(root)
+
+
+class IsmctsPlayer:
+    """What every game's ISMCTS agent is made of: its hooks, its reach and its budget (`iterations` ×
+    `iteration_decisions` simulated decisions for one decision, `match_searches` times that over a seat's whole
+    match)."""
+
+    def __init__(self, hooks: IsmctsHooks, iterations: int, iteration_decisions: int, horizon: int,
+                 match_searches: int) -> None:
+        self.hooks = hooks
+        self.settings = IsmctsSettings(iterations, iteration_decisions, horizon)
+        per_decision = iterations * iteration_decisions
+        self.budget = LookaheadBudget(per_decision, per_decision * match_searches)
+
+    def choose(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random) -> Any:
+        """The search's most visited legal action (the legal action itself, not a copy); None when the budget
+        cannot afford a search (the agent then plays its default)."""
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        choice = search(observation, self.hooks, self.settings, self.budget, rng)
+        for action in legal_actions:
+            if action == choice:
+                return action
+        return None

@@ -93,7 +93,7 @@ class Metered:
 @pytest.mark.parametrize("game", ["realms", "legends"])
 def test_the_budget_bounds_each_decision_and_the_match(game: str) -> None:
     inner = RealmsIsmcts(iterations=6) if game == "realms" else LegendsIsmcts(iterations=6)
-    inner.budget = LookaheadBudget(per_decision=100, per_match=700)
+    inner.player.budget = LookaheadBudget(per_decision=100, per_match=700)
     metered = Metered(inner)
     setup = mirror_armies(1) if game == "realms" else legends_duel()
     play_match(game, setup=setup, agents=[metered, "greedy"], seed=3, keep_log=False)
@@ -198,6 +198,6 @@ def test_the_tree_branches_only_on_legal_actions(game: str) -> None:
         agents = [LegendsIsmcts(iterations=6) for _ in range(2)]
         setup, options = legends_duel(), {"max_rounds": 3}
     for agent in agents:
-        agent.hooks = LegalityChecked(agent.hooks)
+        agent.player.hooks = LegalityChecked(agent.player.hooks)
     play_match(game, setup=setup, agents=agents, seed=2, options=options, keep_log=False)
-    assert all(agent.hooks.checked > 50 for agent in agents)
+    assert all(agent.player.hooks.checked > 50 for agent in agents)
