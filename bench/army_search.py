@@ -5,7 +5,7 @@
 
 The study: an Echo Realms army search (`search` kind) of the official sets as loaded (no pool given), its
 default descriptors, greedy against greedy, --games games, which the kind shares among islands (at most
-20,000 games each, two at least), one island a chunk. Every variant plays the very same games:
+20,000 games each, two at least), one island a chunk (several when islands are small). Every variant plays the very same games:
 
   bare loop          `simulate.engine.runner.play_match` on the arguments (setup, agents, options, seed) that
                      every game of the search was played with, recorded once before the rounds, nothing else
@@ -83,11 +83,13 @@ class SearchBench(Bench):
 
     def __init__(self, args: argparse.Namespace, workers: Workers) -> None:  # not Bench.__init__: it plans a matchup
         """Plan the search as a stored batch once; record its games; start both workers."""
-        from simulate import studies
+        from simulate import batches, studies
 
         self.games, self.seed = args.games, args.seed
-        self.batch = self.new_batch()
-        self.study = studies.study_of(self.batch)
+        planned = self.new_batch()
+        self.study = studies.study_of(planned)
+        self.chunks_of_batch = planned.chunks
+        batches.cancel_batch(planned)  # kept for its plan alone: no worker may take its chunks
         self.islands = self.study.units
         self.calls, self.tally = record(self.study, self.seed)
         self.count = len(self.calls)  # games every variant plays (an island may leave a few of its share unplayed)
@@ -142,14 +144,15 @@ class SearchBench(Bench):
         """Imports, caches, both workers' first tasks; and a check that the bare loop plays the recorded games."""
         from simulate.engine.runner import play_match
         from simulate.models import BatchChunk
-        from simulate.study_kinds.search import MIN_ISLAND_GAMES
+        from simulate.studies import CHUNK_MATCHES
 
         for (game, setup, agents, seed, options), outcome in zip(self.calls[:500], self.tally["outcomes"], strict=False):
             result = play_match(game, setup=setup, agents=agents, seed=seed, options=options, keep_log=False)
             assert (result.winner, result.rounds) == outcome, "not the same games"
         self.consume(self.second, True)
         for _ in range(5):
-            warm = self.on_workers(batch_count=2 * MIN_ISLAND_GAMES)
+            # Two islands of just over half a chunk's matches: one island a chunk, one chunk a worker.
+            warm = self.on_workers(batch_count=2 * (CHUNK_MATCHES // 2 + 1))
             if len(set(BatchChunk.objects.filter(batch=warm).values_list("runner", flat=True))) == 2:
                 break
 
@@ -233,7 +236,7 @@ def report(bench: SearchBench, rounds: int, wall: dict[str, list[float]], cpu: d
     print(f"Army search throughput: Echo Realms, the official sets as loaded ({cards} cards in the pool), "
           f"descriptors {', '.join(DEFAULT_DESCRIPTORS)}, greedy vs greedy; count {bench.games:,}, seed {bench.seed}; "
           f"median of {rounds} interleaved rounds")
-    print(f"  {bench.islands} islands (one chunk each) of {bench.study.matches_per_unit:,} games, "
+    print(f"  {bench.islands} islands in {bench.chunks_of_batch} chunks, islands of {bench.study.matches_per_unit:,} games, "
           f"{count:,} games played; {found['evaluations']:,} armies tried ({SETTINGS.per_evaluation} games each), "
           f"{found['elites']} elites over the islands, {found['niches']} niches filled once merged")
     print(f"  engines: {engine_build()}; database: {connection.vendor}; {os.cpu_count()} cores")
