@@ -296,10 +296,11 @@ def profile(bench: SearchBench) -> None:
         return f"{Path(path).relative_to(ROOT) if path.startswith(str(ROOT)) else Path(path).name}:{line} {function}"
 
     outside = [func for func in table if func not in engine]
-    print(f"    {'outside the engine, by own time':70} {'calls':>9} {'own s':>7} {'share':>6}")
+    print("    outside the engine's files (built-ins too, which both call)")
+    print(f"    {'by own time':70} {'calls':>9} {'own s':>7} {'share':>6}")
     for func in sorted(outside, key=lambda func: -table[func][2])[:15]:
         print(f"    {name(func)[:70]:70} {table[func][1]:9d} {table[func][2]:7.2f} {table[func][2] / total:6.1%}")
-    print(f"    {'outside the engine, with what they call (* reaches play_match)':70} {'calls':>9} {'cum s':>7} "
+    print(f"    {'the same, with what they call (* reaches play_match)':70} {'calls':>9} {'cum s':>7} "
           f"{'share':>6}")
     for func in sorted(outside, key=lambda func: -table[func][3])[:25]:
         mark = "*" if func in reaching else " "
