@@ -1,6 +1,6 @@
 """An army search's throughput from the bare engine loop to two Celery workers, and its share of time outside the engine.
 
-    .venv/bin/python bench/army_search.py [--rounds 3] [--games 20000] [--seed 2026] [--redis-db 15] [--pure]
+    .venv/bin/python bench/army_search.py [--rounds 3] [--games 20000] [--seed 2026] [--redis-db 8] [--pure]
                                           [--postgres] [--profile]
 
 The study: an Echo Realms army search (`search` kind) of the official sets as loaded (no pool given), its
@@ -59,8 +59,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are reported)")
     parser.add_argument("--games", type=int, default=20000, help="games of the search (its count)")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--redis-db", type=int, default=15, help=(
-        "Redis database number, flushed at the end (not 10 to 13: the tests' ones; 9 and 14: other benchmarks')"))
+    parser.add_argument("--redis-db", type=int, default=8, help=(
+        "Redis database number, flushed at the end (not 10 to 13 nor 15: the tests' ones; 9 and 14: other benchmarks')"))
     parser.add_argument("--redis", default="127.0.0.1:6379", help="Redis host:port")
     parser.add_argument("--postgres", nargs="?", const=os.environ.get("CI_POSTGRES_URL", PG_URL), default="",
                         metavar="URL", help=f"a fresh PostgreSQL database made (and dropped) on this server "
