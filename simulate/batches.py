@@ -298,7 +298,7 @@ def run_chunk(batch_id, index: int, *, runner_name: str = "", study: studies.Stu
     try:
         study = study or planned(batch)
         start, stop = studies.chunk_bounds(batch, index)
-        tally = studies.play_chunk(study, batch.seed, start, stop, cancelled=lambda: is_cancelled(batch.pk))
+        tally = studies.play_chunk(study, batch.seed, start, stop, cancelled=lambda: cancelled_or_alive(batch.pk))
     except Exception as exc:  # a batch must end in a state its owner can read, whatever went wrong
         logger.exception("Chunk %s of batch %s failed", index, batch.pk)
         fail(batch.pk, exc)
@@ -324,6 +324,13 @@ def planned(batch: Batch) -> studies.Study:
 
 def is_cancelled(batch_id) -> bool:
     return Batch.objects.filter(pk=batch_id, status=Batch.Status.CANCELLED).exists()
+
+
+def cancelled_or_alive(batch_id) -> bool:
+    """Whether the batch was cancelled (or deleted); else its heartbeat is renewed, so that a runner deep in a
+    long chunk (an army search's island plays for minutes) is not taken for gone and its chunk played twice."""
+    return not Batch.objects.filter(pk=batch_id).exclude(status=Batch.Status.CANCELLED).update(
+        heartbeat_at=timezone.now())
 
 
 def fail(batch_id, exc: Exception) -> None:

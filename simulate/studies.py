@@ -28,7 +28,7 @@ from simulate.engine.tally import Tally, ci_width, merge
 from simulate.models import Batch, BatchChunk, ChunkClaim
 from simulate.services import game_matches, game_studies
 from simulate.study_kinds import study_kind
-from simulate.study_kinds.base import PlanRequest, Study, merge_all
+from simulate.study_kinds.base import PlanRequest, Study, UnitCancelled, merge_all
 
 logger = logging.getLogger(__name__)
 
@@ -66,16 +66,26 @@ def study_of(batch: Batch) -> Study:
 
 def play_chunk(study: Study, seed: int, start: int, stop: int,
                cancelled: Callable[[], bool] | None = None) -> Tally | None:
-    """Play units start..stop-1 into a tally; None if `cancelled` says so on the way."""
+    """Play units start..stop-1 into a tally; None if `cancelled` says so on the way (looked at between units,
+    and within a long unit, at most every CANCEL_CHECK_SECONDS)."""
     kind = study_kind(study.kind)
     tally = kind.new_tally(study)
     looked_at = time.monotonic()
-    for unit in range(start, stop):
-        if cancelled is not None and time.monotonic() - looked_at >= CANCEL_CHECK_SECONDS:
-            if cancelled():
+
+    def stop_now() -> bool:
+        nonlocal looked_at
+        if cancelled is None or time.monotonic() - looked_at < CANCEL_CHECK_SECONDS:
+            return False
+        looked_at = time.monotonic()
+        return cancelled()
+
+    try:
+        for unit in range(start, stop):
+            if stop_now():
                 return None
-            looked_at = time.monotonic()
-        kind.play_unit(study, unit, seed, tally)
+            kind.play_long_unit(study, unit, seed, tally, stop_now)
+    except UnitCancelled:
+        return None
     return tally
 
 

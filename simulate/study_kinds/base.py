@@ -45,6 +45,10 @@ if TYPE_CHECKING:
     from simulate.services import GameStudies
 
 
+class UnitCancelled(Exception):
+    """A long unit stopped on the way: its batch was cancelled."""
+
+
 @dataclass(frozen=True)
 class Pairing:
     """Two sides, their agents and options; a field pairing draws its sides from `pool` match by match."""
@@ -280,6 +284,11 @@ class StudyKind:
         """Play unit `unit` into the chunk's tally: match unit % per_pairing of pairing unit // per_pairing."""
         k, index = divmod(unit, study.per_pairing)
         play_unit_match(study, study.pairings[k], index, seed, tally["pairings"][k])
+
+    def play_long_unit(self, study: Study, unit: int, seed: int, tally: Tally, stop_now: Callable[[], bool]) -> None:
+        """Play a unit that may take minutes (an army search's island), asking `stop_now` on the way and raising
+        UnitCancelled when it says so; a unit of a few matches is simply played (`play_unit`)."""
+        self.play_unit(study, unit, seed, tally)
 
     # ---------------------------------------------------------------------------- results
 

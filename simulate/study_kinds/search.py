@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from simulate.study_kinds.base import (
     Ranked,
     Study,
     StudyKind,
+    UnitCancelled,
     merge_all,
     play_unit_match,
 )
@@ -116,12 +117,18 @@ class Kind(StudyKind):
         return Study(request.game, self.name, [pairing], request.per_pairing, paired=False, units_fixed=islands)
 
     def play_unit(self, study: Study, unit: int, seed: int, tally: Tally) -> None:
-        """Island `unit`: MAP-Elites over its share of the games, numbered from its first."""
+        self.play_long_unit(study, unit, seed, tally, lambda: False)
+
+    def play_long_unit(self, study: Study, unit: int, seed: int, tally: Tally, stop_now: Callable[[], bool]) -> None:
+        """Island `unit`: MAP-Elites over its share of the games, numbered from its first; `stop_now` is asked
+        before every army's games (an island plays for minutes)."""
         pairing = study.pairings[0]
         space = services.game_studies(study.game).army_space(pairing.pool, pairing.label["descriptors"])
         leg = tally["pairings"][0]
 
         def evaluate(genome: Any, first: int, games: int) -> int:
+            if stop_now():
+                raise UnitCancelled
             fielding = replace(pairing, pool=space.fielding(pairing.pool, genome))
             return sum(play_unit_match(study, fielding, number, seed, leg).outcome == WIN
                        for number in range(first, first + games))

@@ -3,6 +3,7 @@ small pool where one card was made dominant on purpose: the search fills its bes
 each kept army's fresh games, replays them, and answers its schema, its page and the command line."""
 
 import json
+from datetime import timedelta
 from random import Random
 
 import pytest
@@ -11,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from realms.models import Character
-from simulate import batches
+from simulate import batches, studies
 from simulate.elites import Elite, Island, Settings, island_data, merged_cells, place, run_island
 from simulate.engine.errors import InputError
 from simulate.models import Batch
@@ -194,3 +195,28 @@ def test_only_a_search_may_play_more_than_a_batch_s_bound(catalogue, settings):
     with pytest.raises(InputError) as refused:
         batches.create_batch(game="realms", kind="search", inputs={}, count=120_000, seed=1)
     assert "at most 100,000" in str(refused.value)
+
+
+def test_a_cancelled_search_stops_inside_its_island(catalogue, monkeypatch):
+    monkeypatch.setattr(studies, "CANCEL_CHECK_SECONDS", 0)  # asked at every chance, not once a second
+    study = studies.plan(game="realms", kind="search", inputs={"descriptors": []}, per_pairing=4000,
+                         swap_sides=False)
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(True)
+        return len(asked) == 3
+
+    assert study.units == 2 and studies.play_chunk(study, 1, 0, 1, cancelled) is None
+    assert len(asked) == 3  # before the island, then before each army's games: stopped after its first army
+
+
+def test_a_runner_deep_in_an_island_keeps_its_batch_alive_until_it_is_cancelled(catalogue):
+    batch = batches.create_batch(game="realms", kind="search", inputs={}, count=400, seed=1)
+    long_ago = timezone.now() - timedelta(hours=1)
+    Batch.objects.filter(pk=batch.pk).update(heartbeat_at=long_ago, updated_at=long_ago, status=Batch.Status.RUNNING)
+    assert batches.cancelled_or_alive(batch.pk) is False
+    assert Batch.objects.get(pk=batch.pk).heartbeat_at > long_ago
+    assert batches.requeue_stale_batches() == []  # alive: not taken for left without a runner
+    batches.cancel_batch(Batch.objects.get(pk=batch.pk))
+    assert batches.cancelled_or_alive(batch.pk) is True
