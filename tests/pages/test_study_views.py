@@ -411,3 +411,12 @@ def test_a_matchup_report_leads_with_side_as_win_rate_and_its_draws(client, cata
         row = results["by_first"][half]
         assert f"{name} {charts.pct(row['win_rate'])}" in text_of(html)
     assert "first seat" not in text_of(html).lower()
+
+
+def test_an_army_search_starts_from_the_form_with_its_niches_ticked(client, catalogue, handed_over):
+    response = post(client, {"kind": "search", "count": "400", "descriptors": ["vanguard", "factions"]})
+    assert response.status_code == 302, errors_of(response)
+    batch = Batch.objects.get(kind="search")
+    assert batch.inputs["descriptors"] == ["vanguard", "factions"] and batch.count == 400
+    response = post(client, {"kind": "search", "count": "400", "descriptors": ["vanguard", "factions", "mean_spd"]})
+    assert response.status_code == 400 and "descriptors" in errors_of(response).lower()
