@@ -29,6 +29,7 @@ class Deployable(Protocol):
 
 
 DEPLOY = "deploy"
+POSITION_ORDER = ("vanguard", "rearguard", "flex")  # the order of a rarity's counts of available cards
 CardT = TypeVar("CardT", bound=Deployable)
 
 
@@ -69,7 +70,7 @@ def can_complete(deployed: Sequence[tuple[Deployable, str]], available: Iterable
         if card.slug in used or card.rarity not in groups:
             continue
         used.add(card.slug)
-        groups[card.rarity][("vanguard", "rearguard", "flex").index(card.position)] += 1
+        groups[card.rarity][POSITION_ORDER.index(card.position)] += 1
     needs = tuple(RARITY_QUOTA[r] - have[r] for r in RARITIES)
     if min(needs) < 0:
         return False
@@ -118,37 +119,105 @@ def _count_problems(deployed: Sequence[tuple[Deployable, str]], card: Deployable
     return problems
 
 
+# The legal lines of each (rarity, position) by the counts they were found at (`_Counts.known_lines`): a field
+# study draws every army slot by slot from the same few states.
+_LEGAL_LINES: dict[tuple[object, ...], dict[tuple[str, str], list[str]]] = {}
+LEGAL_LINES_KEPT = 4096
+
+
+class _Counts:
+    """An army being deployed from a collection, as the legality of the next deployment reads it: the slugs used,
+    the cards held per rarity and per line, and the cards still available per rarity and position (each slug once)."""
+
+    def __init__(self, deployed: Sequence[tuple[Deployable, str]], collection: Iterable[Deployable]) -> None:
+        self.used = {c.slug for c, _ in deployed}
+        self.have = dict.fromkeys(RARITIES, 0)
+        self.lines = {"vanguard": 0, "rearguard": 0}
+        for c, ln in deployed:
+            self.have[c.rarity] = self.have.get(c.rarity, 0) + 1
+            self.lines[ln] += 1
+        self.groups = {r: [0, 0, 0] for r in RARITIES}
+        counted = set(self.used)
+        for card in collection:
+            if card.slug in counted or card.rarity not in self.groups:
+                continue
+            counted.add(card.slug)
+            self.groups[card.rarity][POSITION_ORDER.index(card.position)] += 1
+
+    def known_lines(self) -> dict[tuple[str, str], list[str]]:
+        """The legal lines found so far for this state of the army (what is held, per rarity and per line, and what
+        is still available): shared by every army that reaches the same counts, whatever its cards."""
+        key = (tuple(self.have[r] for r in RARITIES), self.lines["vanguard"], self.lines["rearguard"],
+               tuple(n for r in RARITIES for n in self.groups[r]))
+        known = _LEGAL_LINES.get(key)
+        if known is None:
+            if len(_LEGAL_LINES) >= LEGAL_LINES_KEPT:
+                _LEGAL_LINES.clear()
+            known = _LEGAL_LINES[key] = {}
+        return known
+
+    def legal_lines(self, card: Deployable, known: dict[tuple[str, str], list[str]]) -> list[str]:
+        """The lines `card` (not deployed yet) may be deployed in now, in LINES order. They depend on its rarity
+        and position only: `known` (`known_lines`) keeps them (the list is shared, not to be changed)."""
+        key = (card.rarity, card.position)
+        lines = known.get(key)
+        if lines is None:
+            lines = known[key] = self.lines_for(card)
+        return lines
+
+    def lines_for(self, card: Deployable) -> list[str]:
+        if self.have.get(card.rarity, 0) >= RARITY_QUOTA.get(card.rarity, 0):
+            return []
+        return [line for line in LINES if line_allows(card.position, line) and self.lines[line] < LINE_CAPACITY
+                and self.completes_with(card, line)]
+
+    def completes_with(self, card: Deployable, line: str) -> bool:
+        """`can_complete` of the army with `card` added in `line`, from the counts: one more of its rarity held, one
+        fewer of its group available, one place fewer in its line."""
+        needs = tuple(RARITY_QUOTA[r] - self.have[r] - (1 if r == card.rarity else 0) for r in RARITIES)
+        if min(needs) < 0:
+            return False
+        mine = POSITION_ORDER.index(card.position)
+        available = []
+        for r in RARITIES:
+            v, rg, f = self.groups[r]
+            if r == card.rarity:
+                v, rg, f = v - (mine == 0), rg - (mine == 1), f - (mine == 2)
+            available.append((int(v), int(rg), int(f)))
+        cap_v = LINE_CAPACITY - self.lines["vanguard"] - (1 if line == "vanguard" else 0)
+        cap_r = LINE_CAPACITY - self.lines["rearguard"] - (1 if line == "rearguard" else 0)
+        return _feasible(needs, tuple(available), cap_v, cap_r)
+
+    def deploy(self, card: Deployable, line: str) -> None:
+        self.used.add(card.slug)
+        self.have[card.rarity] += 1
+        self.lines[line] += 1
+        self.groups[card.rarity][POSITION_ORDER.index(card.position)] -= 1
+
+
+def first_of_each(collection: Iterable[CardT]) -> list[CardT]:
+    """Each slug's first card, in collection order."""
+    seen: set[str] = set()
+    unique = []
+    for card in collection:
+        if card.slug not in seen:
+            seen.add(card.slug)
+            unique.append(card)
+    return unique
+
+
 def legal_deployments(
     deployed: Sequence[tuple[Deployable, str]], collection: Sequence[Deployable]
 ) -> list[tuple[str, str, str]]:
-    """Every legal ("deploy", slug, line) for a player, in collection order."""
+    """Every legal ("deploy", slug, line) for a player, in collection order: what `deployment_problems` allows,
+    read off counts of the cards still available (not one `can_complete` a candidate: a field study draws
+    thousands of armies)."""
     if len(deployed) >= ARMY_SIZE:
         return []
-    used = {c.slug for c, _ in deployed}
-    have = dict.fromkeys(RARITIES, 0)
-    lines = {"vanguard": 0, "rearguard": 0}
-    for c, ln in deployed:
-        have[c.rarity] = have.get(c.rarity, 0) + 1
-        lines[ln] += 1
-    verdict: dict[tuple[str, str, str], bool] = {}
-    actions: list[tuple[str, str, str]] = []
-    seen: set[str] = set()
-    for card in collection:
-        if card.slug in used or card.slug in seen:
-            continue
-        seen.add(card.slug)
-        if have.get(card.rarity, 0) >= RARITY_QUOTA.get(card.rarity, 0):
-            continue
-        for line in LINES:
-            if not line_allows(card.position, line) or lines[line] >= LINE_CAPACITY:
-                continue
-            key = (card.rarity, card.position, line)
-            ok = verdict.get(key)
-            if ok is None:
-                ok = verdict[key] = can_complete([*deployed, (card, line)], collection)
-            if ok:
-                actions.append((DEPLOY, card.slug, line))
-    return actions
+    counts = _Counts(deployed, collection)
+    known = counts.known_lines()
+    return [(DEPLOY, card.slug, line) for card in first_of_each(collection) if card.slug not in counts.used
+            for line in counts.legal_lines(card, known)]
 
 
 RANDOM_ARMY_DRAW = ("Slot by slot, a card drawn uniformly among the cards with a legal deployment (so a Flex card is "
@@ -163,14 +232,17 @@ def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT,
     twice as often as the others.
     """
     army: list[tuple[CardT, str]] = []
+    unique = first_of_each(cards)
+    counts = _Counts(army, unique)
     while len(army) < ARMY_SIZE:
-        lines_of: dict[str, list[str]] = {}  # each card with a legal deployment, in collection order: its lines
-        for _, slug, line in legal_deployments(army, cards):
-            lines_of.setdefault(slug, []).append(line)
-        if not lines_of:
+        known = counts.known_lines()
+        # Each card with a legal deployment, in collection order, with its legal lines (as legal_deployments has them).
+        options = [(card, lines) for card in unique if card.slug not in counts.used
+                   for lines in (counts.legal_lines(card, known),) if lines]
+        if not options:
             raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
-        slugs = list(lines_of)
-        slug = slugs[rng.randrange(len(slugs))]
-        lines = lines_of[slug]
-        army.append((next(c for c in cards if c.slug == slug), lines[rng.randrange(len(lines))]))
+        card, lines = options[rng.randrange(len(options))]
+        line = lines[rng.randrange(len(lines))]
+        army.append((card, line))
+        counts.deploy(card, line)
     return army
