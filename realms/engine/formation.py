@@ -234,15 +234,24 @@ def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT,
     army: list[tuple[CardT, str]] = []
     unique = first_of_each(cards)
     counts = _Counts(army, unique)
+    # Each card's (rarity, position), read once: its legal lines at a state of the army depend on them alone.
+    kinds = [(card.rarity, card.position) for card in unique]
+    left = list(range(len(unique)))  # the cards not deployed yet, in collection order
     while len(army) < ARMY_SIZE:
         known = counts.known_lines()
         # Each card with a legal deployment, in collection order, with its legal lines (as legal_deployments has them).
-        options = [(card, lines) for card in unique if card.slug not in counts.used
-                   for lines in (counts.legal_lines(card, known),) if lines]
+        options: list[tuple[int, list[str]]] = []
+        for i in left:
+            lines = known.get(kinds[i])
+            if lines is None:
+                lines = counts.legal_lines(unique[i], known)
+            if lines:
+                options.append((i, lines))
         if not options:
             raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
-        card, lines = options[rng.randrange(len(options))]
-        line = lines[rng.randrange(len(lines))]
+        chosen, lines = options[rng.randrange(len(options))]
+        card, line = unique[chosen], lines[rng.randrange(len(lines))]
         army.append((card, line))
         counts.deploy(card, line)
+        left.remove(chosen)
     return army
