@@ -281,21 +281,32 @@ def profile(bench: SearchBench) -> None:
     total = sum(row[2] for row in table.values())
     engine = {func for func in table if func[0].startswith(ENGINE_FOLDERS)}
     play = [func for func in table if func[2] == "play_match" and func[0].startswith(ENGINE_FOLDERS)]
-    reaching, todo = set(), list(play)
-    while todo:  # every function that calls play_match, however indirectly
+    reaching = callers_of(table, play)
+    in_engine = sum(table[func][3] for func in play)
+    print(f"  profile of island 0 under cProfile ({total:.1f} s, inflated by the profiler): play_match "
+          f"{in_engine / total:.1%}, the rest {1 - in_engine / total:.1%}")
+
+    print_outside(table, [func for func in table if func not in engine], reaching, total)
+
+
+def callers_of(table: dict[Any, Any], called: list[Any]) -> set[Any]:
+    """Every function of a profile that calls one of `called`, however indirectly."""
+    reaching, todo = set(), list(called)
+    while todo:
         for caller in table[todo.pop()][4]:
             if caller not in reaching:
                 reaching.add(caller)
                 todo.append(caller)
-    in_engine = sum(table[func][3] for func in play)
-    print(f"  profile of island 0 under cProfile ({total:.1f} s, inflated by the profiler): play_match "
-          f"{in_engine / total:.1%}, the rest {1 - in_engine / total:.1%}")
+    return reaching
+
+
+def print_outside(table: dict[Any, Any], outside: list[Any], reaching: set[Any], total: float) -> None:
+    """The functions outside the engine that cost most: by their own time, then with what they call."""
 
     def name(func: Any) -> str:
         path, line, function = func
         return f"{Path(path).relative_to(ROOT) if path.startswith(str(ROOT)) else Path(path).name}:{line} {function}"
 
-    outside = [func for func in table if func not in engine]
     print("    outside the engine's files (built-ins too, which both call)")
     print(f"    {'by own time':70} {'calls':>9} {'own s':>7} {'share':>6}")
     for func in sorted(outside, key=lambda func: -table[func][2])[:15]:
