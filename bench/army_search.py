@@ -280,7 +280,9 @@ def profile(bench: SearchBench) -> None:
     table: dict[Any, tuple[int, int, float, float, dict[Any, Any]]] = stats.stats  # type: ignore[attr-defined]
     total = sum(row[2] for row in table.values())
     engine = {func for func in table if func[0].startswith(ENGINE_FOLDERS)}
-    play = [func for func in table if func[2] == "play_match" and func[0].startswith(ENGINE_FOLDERS)]
+    # play_match as a plain Python function, or as a compiled one (a built-in named by its module)
+    play = [func for func in table if (func[2] == "play_match" and func[0].startswith(ENGINE_FOLDERS))
+            or func[2].endswith("simulate.engine.runner.play_match>")]
     reaching = callers_of(table, play)
     in_engine = sum(table[func][3] for func in play)
     print(f"  profile of island 0 under cProfile ({total:.1f} s, inflated by the profiler): play_match "
