@@ -731,8 +731,11 @@ def report_scenarios(run: Run) -> bool:
     print()
     print(f"collections: {added} copies added by successful requests, {sum(run.held.values())} held afterwards, "
           f"{run.lost} lost updates")
-    bound = run.workers * run.threads
-    print(f"database connections: at most {run.sampler.peak} at once (bound: {run.workers} x {run.threads} = {bound})")
+    # Each worker process: its request threads, and its one background thread (simulate.background), which holds a
+    # connection while it looks for studies to resume.
+    bound = run.workers * (run.threads + 1)
+    print(f"database connections: at most {run.sampler.peak} at once (bound: {run.workers} x ({run.threads} request "
+          f"threads + 1 background) = {bound})")
     print(f"errors: {errors} unexpected answers, {run.tracebacks} tracebacks in the server log")
     for f in results:
         for kind, count in f.error_kinds.items():
