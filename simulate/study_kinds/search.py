@@ -155,7 +155,7 @@ class Kind(StudyKind):
 
     def results(self, batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
         """Every game's figures, and the archive of the islands played so far."""
-        found = archive_of(batch, total, studies)
+        found = archive_of(batch, total)
         return {**figures(merge_all(total["pairings"])), **({"search": found} if found else {})}
 
     def finished(self, batch: Batch) -> None:
@@ -250,7 +250,7 @@ def space_of(batch: Batch) -> Any:
     return services.game_studies(batch.game).army_space(pairing.pool, pairing.label["descriptors"])
 
 
-def archive_of(batch: Batch, total: Tally, studies: GameStudies) -> dict[str, Any]:
+def archive_of(batch: Batch, total: Tally) -> dict[str, Any]:
     """The islands merged: each cell's army, its search figures and its fresh games' win rate and flag."""
     islands = [island for _, island in sorted((total.get("islands") or {}).items(), key=lambda item: int(item[0]))]
     if not islands:
