@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -22,7 +22,7 @@ from realms.api.studies import MAX_PATCH, PATCHABLE, RealmsPatchSerializer, Real
 from realms.army_search import DESCRIPTORS, ArmySpace
 from realms.engine.army import Slot
 from realms.engine.cards import CharacterCard, card_from_dict
-from realms.engine.formation import RANDOM_ARMY_DRAW, legal_deployments, random_army
+from realms.engine.formation import RANDOM_ARMY_DRAW, ArmyDraw, legal_deployments, random_army
 from realms.models import Character
 from realms.snapshot import STUDY_AGENT, card_raw, character_card, character_snapshot
 from simulate.engine.errors import InputError
@@ -44,9 +44,18 @@ class RealmsPool:
     cards: tuple[CharacterCard, ...]
     against: tuple[CharacterCard, ...] | None = None
     army: tuple[tuple[CharacterCard, str], ...] | None = None  # side a's army, when only side b is drawn (a search)
+    # Each side's ArmyDraw, made at its first army: shared by the copies `replace` makes of the pool (a search's).
+    draws: dict[str, ArmyDraw[CharacterCard]] = field(default_factory=dict, compare=False, repr=False)
 
     def of_side(self, side: str) -> tuple[CharacterCard, ...]:
         return self.against if side == "b" and self.against is not None else self.cards
+
+    def random_army(self, side: str, rng: random.Random) -> list[tuple[CharacterCard, str]]:
+        """A random legal army of the side's cards (`random_army`)."""
+        cards, draw = self.of_side(side), self.draws.get(side)
+        if draw is None or draw.cards is not cards:
+            draw = self.draws[side] = ArmyDraw(cards)
+        return draw.draw(rng)
 
 
 class RealmsStudies:
@@ -190,7 +199,7 @@ class RealmsStudies:
 
     def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
         """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""
-        armies = {side: list(pool.army) if side == "a" and pool.army is not None else random_army(pool.of_side(side), rng)
+        armies = {side: list(pool.army) if side == "a" and pool.army is not None else pool.random_army(side, rng)
                   for side in ("a", "b")}
         features = tuple(
             {"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],

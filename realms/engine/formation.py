@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, QUOTA_WORDS, RARITIES, RARITY_QUOTA
 
@@ -144,6 +144,15 @@ class _Counts:
             counted.add(card.slug)
             self.groups[card.rarity][POSITION_ORDER.index(card.position)] += 1
 
+    def copy(self) -> _Counts:
+        """The same counts, to deploy from without changing these."""
+        other = _Counts([], [])
+        other.used = set(self.used)
+        other.have = dict(self.have)
+        other.lines = dict(self.lines)
+        other.groups = {r: list(n) for r, n in self.groups.items()}
+        return other
+
     def known_lines(self) -> dict[tuple[str, str], list[str]]:
         """The legal lines found so far for this state of the army (what is held, per rarity and per line, and what
         is still available): shared by every army that reaches the same counts, whatever its cards."""
@@ -231,27 +240,40 @@ def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT,
     uniformly (RANDOM_ARMY_DRAW): a draw among the deployments themselves would field a Flex card, which has two,
     twice as often as the others.
     """
-    army: list[tuple[CardT, str]] = []
-    unique = first_of_each(cards)
-    counts = _Counts(army, unique)
-    # Each card's (rarity, position), read once: its legal lines at a state of the army depend on them alone.
-    kinds = [(card.rarity, card.position) for card in unique]
-    left = list(range(len(unique)))  # the cards not deployed yet, in collection order
-    while len(army) < ARMY_SIZE:
-        known = counts.known_lines()
-        # Each card with a legal deployment, in collection order, with its legal lines (as legal_deployments has them).
-        options: list[tuple[int, list[str]]] = []
-        for i in left:
-            lines = known.get(kinds[i])
-            if lines is None:
-                lines = counts.legal_lines(unique[i], known)
-            if lines:
-                options.append((i, lines))
-        if not options:
-            raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
-        chosen, lines = options[rng.randrange(len(options))]
-        card, line = unique[chosen], lines[rng.randrange(len(lines))]
-        army.append((card, line))
-        counts.deploy(card, line)
-        left.remove(chosen)
-    return army
+    return ArmyDraw(cards).draw(rng)
+
+
+class ArmyDraw(Generic[CardT]):
+    """`random_army` for one pool of cards, read once: a field study draws thousands of armies from the same pool,
+    so each card's kind (rarity, position) is a small number and the counts to start from are kept."""
+
+    def __init__(self, cards: Sequence[CardT]) -> None:
+        self.cards = cards
+        self.unique = first_of_each(cards)
+        kinds = sorted({(card.rarity, card.position) for card in self.unique})
+        self.kinds = kinds
+        number = {kind: i for i, kind in enumerate(kinds)}
+        self.kind_of = [number[(card.rarity, card.position)] for card in self.unique]
+        self.first_of_kind = [next(card for card in self.unique if (card.rarity, card.position) == kind)
+                              for kind in kinds]
+        self.start = _Counts([], self.unique)
+
+    def draw(self, rng: random.Random) -> list[tuple[CardT, str]]:
+        army: list[tuple[CardT, str]] = []
+        counts = self.start.copy()
+        kind_of = self.kind_of
+        left = list(range(len(self.unique)))  # the cards not deployed yet, in collection order
+        while len(army) < ARMY_SIZE:
+            known = counts.known_lines()
+            # Each kind's legal lines now (as legal_deployments has them): the cards with any are the options.
+            lines_of = [counts.legal_lines(card, known) for card in self.first_of_kind]
+            options = [i for i in left if lines_of[kind_of[i]]]
+            if not options:
+                raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
+            chosen = options[rng.randrange(len(options))]
+            lines = lines_of[kind_of[chosen]]
+            card, line = self.unique[chosen], lines[rng.randrange(len(lines))]
+            army.append((card, line))
+            counts.deploy(card, line)
+            left.remove(chosen)
+        return army
