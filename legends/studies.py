@@ -164,13 +164,15 @@ class LegendsStudies:
                                  options=validate_options("legends", inputs.get("options")), stored_setup={})
         return pool, prepared
 
-    def field_match(self, pool: LegendsPool, rng: random.Random) -> tuple[MatchStart, tuple[dict, dict]]:
-        """Two random legal teams: their spirits, then their protectors and defenses drawn as L6 draws them;
-        and what each fields."""
-        start = normalize_setup(field_setup(pool, rng), rng)
-        features = tuple({"protectors": [team.protector.slug], "defenses": [card.slug for card in team.defenses]}
-                         for team in start.teams)
-        return start, (features[0], features[1])
+    def field_setup(self, pool: LegendsPool, rng: random.Random) -> MatchStart:
+        """Two random legal teams: their spirits, then their protectors and defenses drawn as L6 draws them."""
+        return normalize_setup(field_setup(pool, rng), rng)
+
+    def fielded(self, setup: MatchStart) -> tuple[dict, dict]:
+        """What each team fields: its protector and defenses."""
+        first, second = ({"protectors": [team.protector.slug], "defenses": [card.slug for card in team.defenses]}
+                         for team in setup.teams)
+        return first, second
 
     def played_features(self, features: tuple[dict, dict], result: Any) -> tuple[dict, dict]:
         """What each team fielded, and the summoning cards it played in the match (the outcome's `played`)."""

@@ -197,16 +197,17 @@ class RealmsStudies:
             return list(character_snapshot([slug for slug, n in owned.items() if n > 0], release=release).values())
         return self.official_cards(release)
 
-    def field_match(self, pool: RealmsPool, rng: random.Random) -> tuple[dict[str, Any], tuple[dict, dict]]:
-        """Two random legal armies from the pool, and what each fields (cards, factions, classes)."""
-        armies = {side: list(pool.army) if side == "a" and pool.army is not None else pool.random_army(side, rng)
-                  for side in ("a", "b")}
-        features = tuple(
-            {"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],
-             "classes": [card.character_class for card, _ in army]}
-            for army in armies.values()
-        )
-        return {"armies": armies}, (features[0], features[1])
+    def field_setup(self, pool: RealmsPool, rng: random.Random) -> dict[str, Any]:
+        """Two random legal armies from the pool (side a's the pool's own army when it has one)."""
+        return {"armies": {side: list(pool.army) if side == "a" and pool.army is not None
+                           else pool.random_army(side, rng) for side in ("a", "b")}}
+
+    def fielded(self, setup: Mapping[str, Any]) -> tuple[dict, dict]:
+        """What each army fields: its cards, factions and classes."""
+        first, second = ({"cards": [card.slug for card, _ in army], "factions": [card.faction for card, _ in army],
+                          "classes": [card.character_class for card, _ in army]}
+                         for army in (setup["armies"]["a"], setup["armies"]["b"]))
+        return first, second
 
     # ---------------------------------------------------------------------------- army search
 

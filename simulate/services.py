@@ -178,8 +178,11 @@ class GameStudies(Protocol):
         """What a field study draws from, and the match each draw plays as (its agents and options): the cards
         as they are, or with `release` as that release froze them (its versions: every field as it was)."""
 
-    def field_match(self, pool: Any, rng: Any) -> tuple[Any, tuple[dict[str, list[str]], dict[str, list[str]]]]:
-        """Two random legal sides drawn with `rng`: the engine setup, and what each side fields by group."""
+    def field_setup(self, pool: Any, rng: Any) -> Any:
+        """Two random legal sides drawn with `rng`: the engine setup."""
+
+    def fielded(self, setup: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """What each side of a drawn setup (`field_setup`) fields, by group."""
 
     def validated_patch(self, patch: Sequence[Mapping[str, Any]], *, user) -> Any:
         """The patched cards, each checked as an admin edit is, never saved; InputError at `patch.<i>...`."""
@@ -233,7 +236,7 @@ class PlaysFeatures(Protocol):
     """The capability a game's studies declare with `plays_features = True`."""
 
     def played_features(self, features: Any, result: MatchResult) -> Any:
-        """What each side fielded (`field_match`) plus what it did in the match."""
+        """What each side fielded (`fielded`) plus what it did in the match."""
 
 
 GAME_MATCHES: dict[str, GameMatches] = {}

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Generic, Protocol, TypeVar
 
 from realms.engine.vocabulary import ARMY_SIZE, LINE_CAPACITY, LINES, QUOTA_WORDS, RARITIES, RARITY_QUOTA
+from simulate.engine.rng import below
 
 
 class Deployable(Protocol):
@@ -144,15 +145,6 @@ class _Counts:
             counted.add(card.slug)
             self.groups[card.rarity][POSITION_ORDER.index(card.position)] += 1
 
-    def copy(self) -> _Counts:
-        """The same counts, to deploy from without changing these."""
-        other = _Counts([], [])
-        other.used = set(self.used)
-        other.have = dict(self.have)
-        other.lines = dict(self.lines)
-        other.groups = {r: list(n) for r, n in self.groups.items()}
-        return other
-
     def known_lines(self) -> dict[tuple[str, str], list[str]]:
         """The legal lines found so far for this state of the army (what is held, per rarity and per line, and what
         is still available): shared by every army that reaches the same counts, whatever its cards."""
@@ -244,36 +236,66 @@ def random_army(cards: Sequence[CardT], rng: random.Random) -> list[tuple[CardT,
 
 
 class ArmyDraw(Generic[CardT]):
-    """`random_army` for one pool of cards, read once: a field study draws thousands of armies from the same pool,
-    so each card's kind (rarity, position) is a small number and the counts to start from are kept."""
+    """`random_army` for one pool of cards, read once: a field study draws thousands of armies from the same pool.
+    Each card's kind (rarity, position) is a small number; an army being drawn is a count of each kind taken and
+    of the Vanguard's places filled, and every kind's legal lines are kept by that state: the army's cards matter
+    to them only through these counts."""
 
     def __init__(self, cards: Sequence[CardT]) -> None:
         self.cards = cards
         self.unique = first_of_each(cards)
         kinds = sorted({(card.rarity, card.position) for card in self.unique})
-        self.kinds = kinds
         number = {kind: i for i, kind in enumerate(kinds)}
         self.kind_of = [number[(card.rarity, card.position)] for card in self.unique]
-        self.first_of_kind = [next(card for card in self.unique if (card.rarity, card.position) == kind)
-                              for kind in kinds]
-        self.start = _Counts([], self.unique)
+        # One card of each kind: the legal lines `_Counts` finds for it are its kind's.
+        self.first_of_kind = [self.unique[self.kind_of.index(i)] for i in range(len(kinds))]
+        self.cards_of_kind = [self.kind_of.count(i) for i in range(len(kinds))]
+        # An army being drawn is one number: each kind's count of cards taken and the Vanguard's count, in base 8
+        # (an army holds at most 7 cards).
+        self.step_of = [8 ** i for i in range(len(kinds))]
+        self.vanguard_step = 8 ** len(kinds)
+        self.lines_at: dict[int, list[list[str]]] = {}
 
     def draw(self, rng: random.Random) -> list[tuple[CardT, str]]:
         army: list[tuple[CardT, str]] = []
-        counts = self.start.copy()
-        kind_of = self.kind_of
+        kind_of, step_of = self.kind_of, self.step_of
+        state = 0  # the army so far as one number (`step_of`): what its kinds' legal lines are kept by
         left = list(range(len(self.unique)))  # the cards not deployed yet, in collection order
+        remaining = list(self.cards_of_kind)  # of them, how many of each kind
         while len(army) < ARMY_SIZE:
-            known = counts.known_lines()
-            # Each kind's legal lines now (as legal_deployments has them): the cards with any are the options.
-            lines_of = [counts.legal_lines(card, known) for card in self.first_of_kind]
-            options = [i for i in left if lines_of[kind_of[i]]]
-            if not options:
+            lines_of = self.lines_at.get(state)
+            if lines_of is None:
+                lines_of = self.legal_lines(army, state)
+            # The options are the cards left whose kind has a legal line, in collection order: the one drawn is
+            # found by counting, not by listing them all.
+            count = 0
+            for kind, lines in enumerate(lines_of):
+                if lines:
+                    count += remaining[kind]
+            if not count:
                 raise ValueError(f"These cards cannot make a legal army ({QUOTA_WORDS}).")
-            chosen = options[rng.randrange(len(options))]
-            lines = lines_of[kind_of[chosen]]
-            card, line = self.unique[chosen], lines[rng.randrange(len(lines))]
-            army.append((card, line))
-            counts.deploy(card, line)
-            left.remove(chosen)
+            nth = below(rng, count)
+            at = 0
+            while True:
+                if lines_of[kind_of[left[at]]]:
+                    if not nth:
+                        break
+                    nth -= 1
+                at += 1
+            chosen = left.pop(at)
+            kind = kind_of[chosen]
+            lines = lines_of[kind]
+            line = lines[below(rng, len(lines))]
+            army.append((self.unique[chosen], line))
+            remaining[kind] -= 1
+            state += step_of[kind] + (self.vanguard_step if line == "vanguard" else 0)
         return army
+
+    def legal_lines(self, army: list[tuple[CardT, str]], state: int) -> list[list[str]]:
+        """Each kind's legal lines for the army drawn so far, as legal_deployments has them, kept by its state."""
+        if len(self.lines_at) >= LEGAL_LINES_KEPT:
+            self.lines_at.clear()
+        counts = _Counts(army, self.unique)
+        known = counts.known_lines()
+        lines_of = self.lines_at[state] = [counts.legal_lines(card, known) for card in self.first_of_kind]
+        return lines_of

@@ -409,12 +409,14 @@ def relabelled(pairings: Sequence[Pairing], **label: Any) -> list[Pairing]:
 # ------------------------------------------------------------------------------------- playing
 
 
-def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: Tally) -> Played:
+def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: Tally, *,
+                    count_field: bool = True) -> Played:
     """Play match `index` of a pairing (its sides drawn when it has a pool, swapped in odd matches when it
-    swaps) and count it in `leg`."""
+    swaps) and count it in `leg`; what each drawn side fielded too, unless `count_field` is off (a kind that
+    reports no field groups)."""
     studies = services.game_studies(study.game)
     first, second = services.game_matches(study.game).sides
-    played, swapped, features = match_of(pairing, index, seed, study.game)
+    played, swapped, features = match_of(pairing, index, seed, study.game, count_field=count_field)
     result = runner.play_match(study.game, setup=played.setup, agents=played.agents, seed=seed + index,
                                options=played.options, keep_log=False)
     winner = result.winner if not swapped or result.winner is None else second if result.winner == first else first
@@ -438,14 +440,18 @@ def play_unit_match(study: Study, pairing: Pairing, index: int, seed: int, leg: 
     return match
 
 
-def match_of(pairing: Pairing, index: int, seed: int, game: str) -> tuple[PreparedMatch, bool, Any]:
+def match_of(pairing: Pairing, index: int, seed: int, game: str, *,
+             count_field: bool = True) -> tuple[PreparedMatch, bool, Any]:
     """Match `index` of a pairing as the study plays it (with `seed + index`): its sides drawn from the match's
     own generator when the pairing has a pool, swapped in odd matches when it swaps; whether they were swapped,
-    and what each drawn side fields (None for given sides)."""
+    and what each drawn side fields (None for given sides, or when `count_field` is off)."""
     prepared, features = pairing.prepared, None
     if pairing.pool is not None:
-        setup, features = services.game_studies(game).field_match(pairing.pool, random.Random(f"field:{seed + index}"))
-        prepared = replace(prepared, setup=setup)
+        studies = services.game_studies(game)
+        setup = studies.field_setup(pairing.pool, random.Random(f"field:{seed + index}"))
+        features = studies.fielded(setup) if count_field else None
+        # Not `replace`: it reads the class's fields on every call, and a search makes one of these a game.
+        prepared = PreparedMatch(setup, prepared.agents, prepared.options, prepared.stored_setup)
     swapped = pairing.swap and index % 2 == 1
     return (services.game_matches(game).swapped(prepared) if swapped else prepared), swapped, features
 

@@ -130,7 +130,8 @@ class Kind(StudyKind):
             if stop_now():
                 raise UnitCancelled
             fielding = replace(pairing, pool=space.fielding(pairing.pool, genome))
-            return sum(play_unit_match(study, fielding, number, seed, leg).outcome == WIN
+            # Its report shows no field groups: what the field's armies fielded is not counted.
+            return sum(play_unit_match(study, fielding, number, seed, leg, count_field=False).outcome == WIN
                        for number in range(first, first + games))
 
         per = study.matches_per_unit

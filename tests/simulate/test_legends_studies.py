@@ -125,7 +125,7 @@ def test_a_field_counts_the_summoning_cards_each_team_played(study, anon_client)
     body = study({"kind": "field", "mode": "duel", "count": 1, "seed": 21})
     matches = LegendsStudies()
     pool, _ = matches.field_pool({"mode": "duel"}, user=None)
-    start, _ = matches.field_match(pool, random.Random("field:21"))
+    start = matches.field_setup(pool, random.Random("field:21"))
     setup = {"mode": "duel", "teams": [
         {"spirit": team.spirit, "protector": team.protector.slug, "defenses": [d.slug for d in team.defenses],
          "players": [{"name": p.name, "counter": p.counter} for p in team.players]} for team in start.teams]}
