@@ -15,12 +15,15 @@ class RealmsConfig(AppConfig):
         from realms.matches import RealmsMatches
         from realms.models import Character, armies_using_card
         from realms.pages.simulate import RealmsPages
+        from realms.seating import SEATING
         from realms.studies import RealmsStudies
         from simulate.pages.games import register_game_pages
+        from simulate.seating import register_game_seating
         from simulate.services import register_game_matches, register_game_studies
 
         register_game_matches(RealmsMatches())
         register_game_studies(RealmsStudies())
+        register_game_seating(SEATING)
         register_game_pages(RealmsPages())
         register_card_models(Game.REALMS, [Character],
                              field_labels={"attack": "ATK", "defense": "DEF", "speed": "SPD", "health": "HP"})

@@ -95,6 +95,23 @@ def queue_batch(batch_id) -> None:
         local_runner.submit(batches.serve_queue)
 
 
+def queue_agent_turns(game_id) -> None:
+    """Hand the agents' turns of a game with people at some seats to the background (`seating.play_agent_turns`):
+    a Celery task with a broker, the local runner without. A broker that does not answer loses nothing: the game
+    is handed out again when next read (`seating.lost_turn`)."""
+    from simulate import seating
+
+    if uses_broker():
+        from simulate.tasks import play_agent_turns
+
+        try:
+            play_agent_turns.delay(str(game_id))
+        except Exception:
+            logger.exception("Game %s could not be handed to the workers; it is handed out when next read", game_id)
+    else:
+        local_runner.submit(lambda: seating.play_agent_turns(game_id))
+
+
 def resume_stale_batches() -> int:
     """Queue again every batch no live runner holds (see batches.requeue_stale_batches); how many."""
     queued_for = batches.BROKER_QUEUED_FOR if uses_broker() else None

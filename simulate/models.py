@@ -214,3 +214,44 @@ class BatchChunk(models.Model):
 
     def __str__(self) -> str:
         return f"chunk {self.index} of batch {self.batch_id}"
+
+
+class SeatedGame(TimestampedModel):
+    """A match with people at some seats, played one decision at a time (simulate.seating): its inputs, seed and
+    the moves taken so far are the whole match, replayed from the seed whenever it is read. A person's seat is
+    reached through its secret link, of which only a hash is kept."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "waiting for a person"
+        THINKING = "thinking", "an agent is deciding"
+        FINISHED = "finished", "finished"
+        ENDED = "ended", "ended: left idle"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    game = models.CharField(max_length=10, choices=Game.choices, db_index=True)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="seated_games")
+    client = models.CharField(max_length=200, db_index=True,
+                              help_text="Who opened it, as its open games are counted (account and address).")
+    inputs = models.JSONField(help_text="The request as given (armies or setup, options).")
+    setup = models.JSONField(default=dict, help_text="The setup as a match keeps it.")
+    frozen = models.JSONField(help_text="The engine setup with every card as it was when the game opened.")
+    options = models.JSONField()
+    seed = models.BigIntegerField()
+    seats = models.JSONField(help_text="Each player's agent, or \"person\".")
+    tokens = models.JSONField(default=dict, help_text="Each person's seat: the SHA-256 of its link's secret.")
+    moves = models.JSONField(default=list, help_text="Every decision asked so far: [player, action].")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING, db_index=True)
+    turn = models.CharField(max_length=10, blank=True, help_text="The player to decide; empty when over.")
+    version = models.PositiveIntegerField(default=0, help_text="Moves applied or undone: a move names the version "
+                                                               "it was chosen at.")
+    last_move_at = models.DateTimeField(help_text="When it last changed: a game idle past its bound is ended.")
+    match = models.OneToOneField(Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="seated",
+                                 help_text="The match it became once finished.")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["client", "status"], name="simulate_seated_open_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_game_display()} game {self.id} ({self.status})"

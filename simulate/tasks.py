@@ -8,7 +8,7 @@ and `manage.py cleanup_simulations` deletes what expired. Beat's schedule is in 
 from celery import shared_task
 from celery.signals import worker_ready
 
-from simulate import batches, services
+from simulate import batches, seating, services
 from simulate.models import Batch
 
 
@@ -48,6 +48,14 @@ def resume_batches() -> int:
     for batch_id in batch_ids:
         send_pending_chunks(batch_id)
     return len(batch_ids)
+
+
+# Late acknowledgement: a game whose worker was killed mid-turn gets its message again; its agents' moves are
+# stored only if the game has not moved on (seating.play_agent_turns).
+@shared_task(name="simulate.play_agent_turns", acks_late=True, reject_on_worker_lost=True)
+def play_agent_turns(game_id: str) -> bool:
+    """The agents' turns of a game with people at some seats, up to the next person's decision."""
+    return seating.play_agent_turns(game_id)
 
 
 @shared_task(name="simulate.cleanup_simulations")

@@ -101,24 +101,32 @@ def resume(
         player = state.current_player()
         assert player is not None
         recorded = moves[len(played)] if len(played) < len(moves) else None
-        if recorded is not None and recorded[0] != player:
-            raise Diverged(f"Move {len(played)} is {recorded[0]}'s, but {player} decides there.")
         decider = deciders.get(player)
-        if decider is not None:
-            chosen = decider(state.observation(player) if decider.observes else None, list(legal))
-            if recorded is not None and as_json(chosen) != as_json(recorded[1]):
-                raise Diverged(f"Move {len(played)}: {player}'s agent chose {as_json(chosen)}, "
-                               f"not {as_json(recorded[1])}.")
-        elif recorded is None:
+        if decider is None and recorded is None:
             return Resumed(state, player, played, applied)
-        else:
-            chosen = find_legal(legal, recorded[1])
-            if chosen is None:
-                raise Diverged(f"Move {len(played)} ({as_json(recorded[1])}) is not legal there.")
+        chosen = decided(state, player, legal, decider, recorded, len(played))
         state.apply(chosen)
         played.append((player, as_json(chosen)))
         applied += 1
     return Resumed(state, None, played, applied)
+
+
+def decided(state: GameState, player: str, legal: list[Any], decider: SeatDecider | None, recorded: Move | None,
+            number: int) -> Any:
+    """Decision `number` of the match, `player`'s: its agent's choice (which must be the recorded move, if any),
+    or the recorded move of a person's seat; Diverged when they are not this match's."""
+    if recorded is not None and recorded[0] != player:
+        raise Diverged(f"Move {number} is {recorded[0]}'s, but {player} decides there.")
+    if decider is not None:
+        chosen = decider(state.observation(player) if decider.observes else None, list(legal))
+        if recorded is not None and as_json(chosen) != as_json(recorded[1]):
+            raise Diverged(f"Move {number}: {player}'s agent chose {as_json(chosen)}, not {as_json(recorded[1])}.")
+        return chosen
+    assert recorded is not None
+    chosen = find_legal(legal, recorded[1])
+    if chosen is None:
+        raise Diverged(f"Move {number} ({as_json(recorded[1])}) is not legal there.")
+    return chosen
 
 
 def check_move(resumed: Resumed, player: str, action: Any) -> Any:
@@ -158,3 +166,8 @@ def scripted_agents(seats: Mapping[str, str], moves: Sequence[Move]) -> dict[str
     """The agents that replay a match with people at some seats: each person's seat its recorded actions."""
     return {player: Scripted([action for who, action in moves if who == player]) if name == PERSON else name
             for player, name in seats.items()}
+
+
+def visible_events(events: Sequence[Mapping[str, Any]], player: str) -> list[Mapping[str, Any]]:
+    """The events `player` could see when they happened (G2): those public (no `visible_to`) or visible to it."""
+    return [event for event in events if "visible_to" not in event or player in event["visible_to"]]

@@ -1,0 +1,381 @@
+"""Games with people at some seats: opened from a match request, played one decision at a time through each
+person's secret seat link, the agents' turns taken in between, and stored as an ordinary match once over.
+
+A game is its inputs, its seed and the moves taken so far (`simulate.engine.seated`): every read replays it from
+the seed, so what a seat sees is what the rules made of the moves, and nothing a client sends changes a game
+except a legal move of its own seat. Every write locks the game's row and names the version it was chosen at:
+of two moves sent at once, one is applied and the other answered 409.
+
+The agents decide in the request when none of them looks ahead (a whole match of `greedy` costs milliseconds);
+a look-ahead agent (`search`, `ismcts`...) decides in the background (a Celery task with a broker, the service's
+own thread without), and a game whose agent turn was lost with its worker is handed to the background again
+when it is next read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any, Protocol
+
+from django.db import transaction
+from django.utils import timezone
+
+from cardsdb.errors import DomainError
+from simulate import batches, services
+from simulate.engine.agents import agent_names, looks_ahead
+from simulate.engine.errors import IllegalAction, InputError
+from simulate.engine.games import get_game
+from simulate.engine.runner import MatchResult
+from simulate.engine.seated import PERSON, Diverged, Resumed, as_json, check_move, resume, visible_events
+from simulate.models import SeatedGame
+from simulate.pinning import Interned, Thawing
+
+MAX_OPEN_GAMES = 10  # games not over per client (its account, and its address), as batches count theirs
+IDLE_HOURS = 24  # a game with no move for this long is ended when next read (or by the cleanup)
+STALE_THINKING_SECONDS = 60  # an agent's turn not taken for this long was lost with its worker: handed out again
+MAX_EVENTS = 500  # events in one answer; the cursor pages through the rest
+
+class GameSeating(Protocol):
+    """A game's part in seated play: its players and each legal action in words."""
+
+    game: str
+
+    def players(self, setup: Any) -> list[str]: ...
+
+    def label(self, observation: Any, action: Sequence[Any]) -> str: ...
+
+    def undoable(self, events: Sequence[Mapping[str, Any]], player: str) -> bool:
+        """Whether a move that led to `events` (as its player sees them) may be taken back."""
+
+
+GAME_SEATINGS: dict[str, GameSeating] = {}
+
+
+def register_game_seating(seating_: GameSeating) -> None:
+    """Make a game playable with people at some seats (each game app does, when it is ready)."""
+    GAME_SEATINGS[seating_.game] = seating_
+
+
+def seating(game: str) -> GameSeating:
+    return GAME_SEATINGS[game]
+
+
+class SeatConflict(DomainError):
+    """A move or undo that is not this seat's to make now, or chosen at a version the game has moved on from."""
+
+    status = 409
+    code = "conflict"
+
+    def __init__(self, message: str, legal: list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.legal = legal
+
+    def details(self) -> dict[str, Any]:
+        return {"legal": self.legal} if self.legal is not None else {}
+
+
+class IllegalMove(DomainError):
+    """A move that is not among the legal actions (answered 400 with them)."""
+
+    status = 400
+    code = "illegal_action"
+
+    def __init__(self, message: str, legal: list[Any]) -> None:
+        super().__init__(message)
+        self.legal = legal
+
+    def details(self) -> dict[str, Any]:
+        return {"legal": self.legal}
+
+
+class TooManyGames(DomainError):
+    status = 429
+    code = "too_many_games"
+
+
+class UnknownSeat(DomainError):
+    status = 404
+    code = "not_found"
+
+
+# ------------------------------------------------------------------------------------------------ opening
+
+
+def open_game(*, game: str, inputs: dict[str, Any], seats: Mapping[str, Any], seed: int | None, user,
+              client: str) -> tuple[SeatedGame, dict[str, str]]:
+    """Store a new game of `inputs` (a match request's armies or setup and options) with `seats` (each player a
+    person or an agent name) and play its agents up to the first person's decision; the game, and each person's
+    seat secret (shown once: only its hash is kept)."""
+    prepared = services.prepare_match(game=game, inputs=inputs, agents=None, user=user)
+    players = seating(game).players(prepared.setup)
+    chosen = checked_seats(game, players, seats)
+    table = Interned()
+    frozen = {"setup": services.game_studies(game).freeze_setup(prepared.setup, table), "values": table.values}
+    secrets_ = {player: secrets.token_urlsafe(24) for player, name in chosen.items() if name == PERSON}
+    row = SeatedGame(game=game, owner=services.account_of(user), client=client, inputs=inputs,
+                     setup=prepared.stored_setup, frozen=frozen, options=prepared.options,
+                     seed=services.new_seed() if seed is None else seed, seats=chosen,
+                     tokens={player: digest(secret) for player, secret in secrets_.items()},
+                     last_move_at=timezone.now())
+    with transaction.atomic():
+        keys = batches.client_keys(client)
+        batches.hold_clients(keys)
+        if any(open_games_of(key) >= MAX_OPEN_GAMES for key in keys):
+            raise TooManyGames(f"You have {MAX_OPEN_GAMES} games not over; finish or leave one first "
+                               f"(a game idle for {IDLE_HOURS} hours ends).")
+        row.save()
+        take_agent_turns(row)
+    return row, secrets_
+
+
+def checked_seats(game: str, players: Sequence[str], seats: Mapping[str, Any]) -> dict[str, str]:
+    """Each player's seat: PERSON or a known agent name, every player given, at least one person."""
+    known = agent_names(game)
+    errors = [(f"seats.{player}", "Give each player a seat: \"person\" or an agent name.")
+              for player in players if player not in seats]
+    errors += [(f"seats.{player}", f"Unknown player; this setup seats {', '.join(players)}.")
+               for player in seats if player not in players]
+    errors += [(f"seats.{player}", f"\"person\" or one of {', '.join(known)}.")
+               for player, name in seats.items() if player in players and name != PERSON and name not in known]
+    if not errors and PERSON not in seats.values():
+        errors.append(("seats", "At least one seat is a person's (to watch agents alone, play a match)."))
+    if errors:
+        raise InputError(errors[0][1] if len(errors) == 1 else "Some seats are not right.", errors)
+    return {player: str(seats[player]) for player in players}
+
+
+def open_games_of(key: str) -> int:
+    mine = SeatedGame.objects.exclude(status__in=(SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED))
+    if key.startswith("address:"):
+        return mine.filter(client__endswith="@" + key.removeprefix("address:")).count() + \
+            mine.filter(client=key).count()
+    return mine.filter(client__startswith=f"{key}@").count()
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+def seat_of(row: SeatedGame, secret: str) -> str:
+    """The player whose seat link holds `secret`; 404 for any other secret (every seat's hash is compared)."""
+    found = None
+    given = digest(secret)
+    for player, kept in row.tokens.items():
+        if hmac.compare_digest(kept, given):
+            found = player
+    if found is None:
+        raise UnknownSeat("No seat of this game has this link.")
+    return found
+
+
+def replayed(row: SeatedGame, *, agents: bool = False) -> Resumed:
+    thawed = Thawing(row.frozen["values"])
+    setup = services.game_studies(row.game).thaw_setup(row.frozen["setup"], thawed)
+    return resume(row.game, setup=setup, options=row.options, seed=row.seed, seats=row.seats,
+                  moves=[(player, action) for player, action in row.moves], agents=agents)
+
+
+def seat_view(row: SeatedGame, player: str, since: int = 0) -> dict[str, Any]:
+    """What `player`'s seat shows now: its observation, the legal actions in words when it decides, and the events
+    it may see from `since` on (at most MAX_EVENTS; `cursor` is where the next answer starts)."""
+    end_if_idle(row)
+    resumed = replayed(row)
+    state = resumed.state
+    events = seen_by(resumed, player)
+    since = max(0, min(since, len(events)))
+    shown = events[since:since + MAX_EVENTS]
+    deciding = row.status == SeatedGame.Status.PLAYING and resumed.waiting == player
+    observation: Any = state.observation(player)
+    game_seating = seating(row.game)
+    legal = [{"index": index, "action": as_json(action), "label": game_seating.label(observation, action)}
+             for index, action in enumerate(state.legal_actions())] if deciding else []
+    return {
+        "id": str(row.id), "game": row.game, "seat": player, "status": row.status, "turn": row.turn or None,
+        "your_turn": deciding, "version": row.version, "seats": row.seats,
+        "observation": observation.to_dict(), "legal": legal,
+        "events": shown, "cursor": since + len(shown), "more_events": since + len(shown) < len(events),
+        "can_undo": can_undo(row, resumed, player),
+        "result": result_of(resumed) if resumed.over else None,
+        "match": str(row.match_id) if row.match_id else None,
+    }
+
+
+def seen_by(resumed: Resumed, player: str) -> list[Mapping[str, Any]]:
+    """The events of the replayed match that `player` could see."""
+    log = resumed.state.event_log()
+    return visible_events(log.to_list(), player) if log is not None else []
+
+
+def result_of(resumed: Resumed) -> dict[str, Any]:
+    outcome = resumed.state.outcome()
+    return {"winner": outcome.winner, "reason": outcome.reason, "rounds": outcome.rounds}
+
+
+def can_undo(row: SeatedGame, resumed: Resumed, player: str) -> bool:
+    """Whether `player`'s last move may be taken back: it is the game's last move, and what it led to showed the
+    player nothing new (the game's rules say, `GameSeating.undoable`)."""
+    if row.status not in (SeatedGame.Status.PLAYING,) or not row.moves or row.moves[-1][0] != player:
+        return False
+    before = replayed_to(row, len(row.moves) - 1)
+    after = seen_by(resumed, player)[len(seen_by(before, player)):]
+    return seating(row.game).undoable(after, player)
+
+
+def replayed_to(row: SeatedGame, moves: int) -> Resumed:
+    thawed = Thawing(row.frozen["values"])
+    setup = services.game_studies(row.game).thaw_setup(row.frozen["setup"], thawed)
+    return resume(row.game, setup=setup, options=row.options, seed=row.seed, seats=row.seats,
+                  moves=[(player, action) for player, action in row.moves[:moves]])
+
+
+# ------------------------------------------------------------------------------------------------ moving
+
+
+def locked(game_id) -> SeatedGame:
+    return SeatedGame.objects.select_for_update().get(pk=game_id)
+
+
+def move(game_id, secret: str, action: Any, version: int | None) -> SeatedGame:
+    """Apply `action` (JSON) for the seat of `secret`: 409 when it is not that seat's turn or the game moved on
+    from `version`, 400 when it is not legal (the legal ones named); then the agents' turns that follow."""
+    with transaction.atomic():
+        row = locked(game_id)
+        player = seat_of(row, secret)
+        end_if_idle(row)
+        checked_version(row, version)
+        resumed = replayed(row)
+        if row.status != SeatedGame.Status.PLAYING or resumed.waiting != player:
+            legal = [] if resumed.over else [as_json(a) for a in resumed.state.legal_actions()]
+            raise SeatConflict("It is not this seat's turn." if not resumed.over and row.status not in
+                               (SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED) else "This game is over.",
+                               legal if resumed.waiting == player else None)
+        try:
+            chosen = check_move(resumed, player, action)
+        except IllegalAction as refused:
+            raise IllegalMove(f"{as_json(action)!r} is not a legal action now; the legal ones are listed.",
+                              refused.legal) from None
+        row.moves = [*row.moves, [player, as_json(chosen)]]
+        moved(row)
+        take_agent_turns(row)
+    return row
+
+
+def undo(game_id, secret: str, version: int | None) -> SeatedGame:
+    """Take back the seat's last move, when it is the game's last and showed the seat nothing new (409 else)."""
+    with transaction.atomic():
+        row = locked(game_id)
+        player = seat_of(row, secret)
+        checked_version(row, version)
+        if not can_undo(row, replayed(row), player):
+            raise SeatConflict("This seat has no move to take back: another seat has decided since, or the move "
+                               "showed cards that cannot be unseen.")
+        row.moves = row.moves[:-1]
+        moved(row)
+        waiting = replayed(row).waiting
+        row.turn = waiting or ""
+        row.save(update_fields=["turn"])
+    return row
+
+
+def checked_version(row: SeatedGame, version: int | None) -> None:
+    if version is not None and version != row.version:
+        raise SeatConflict(f"The game has moved on (version {row.version}, not {version}): read it again.")
+
+
+def moved(row: SeatedGame) -> None:
+    row.version += 1
+    row.last_move_at = timezone.now()
+    row.save(update_fields=["moves", "version", "last_move_at", "updated_at"])
+
+
+# ----------------------------------------------------------------------------------------- agents and ends
+
+
+def agents_look_ahead(row: SeatedGame) -> bool:
+    return any(looks_ahead(name, row.game) for name in row.seats.values() if name != PERSON)
+
+
+def take_agent_turns(row: SeatedGame) -> None:
+    """Inside the row's transaction: the agents decide now when none looks ahead; else the game waits for the
+    background (`background.queue_agent_turns`, once the transaction is committed)."""
+    if agents_look_ahead(row):
+        row.status, row.turn = SeatedGame.Status.THINKING, ""
+        row.save(update_fields=["status", "turn", "updated_at"])
+        return
+    settle(row, replayed(row, agents=True))
+
+
+def settle(row: SeatedGame, resumed: Resumed) -> None:
+    """Store the agents' moves of `resumed`, and whose turn it is, or the match it became."""
+    if len(resumed.moves) != len(row.moves):
+        row.moves = [[player, action] for player, action in resumed.moves]
+        row.version += 1
+    row.turn = resumed.waiting or ""
+    row.status = SeatedGame.Status.FINISHED if resumed.over else SeatedGame.Status.PLAYING
+    if resumed.over and row.match_id is None:
+        row.match = stored_match(row, resumed)
+    row.save(update_fields=["moves", "version", "turn", "status", "match", "updated_at"])
+
+
+def stored_match(row: SeatedGame, resumed: Resumed):
+    """The finished game as an ordinary match: its moves in its inputs, so that its seed replays it."""
+    outcome = resumed.state.outcome()
+    rules_name = row.game
+    result = MatchResult(game=rules_name, seed=row.seed, winner=outcome.winner, reason=outcome.reason,
+                         rounds=outcome.rounds, actions=resumed.applied, survivors=outcome.survivors,
+                         log=resumed.state.event_log(), schema_version=get_game(rules_name).schema_version,
+                         options=row.options, agents=dict(row.seats))
+    match = services.match_row(result, inputs={**row.inputs, "seats": row.seats, "moves": row.moves},
+                               setup=row.setup, owner=row.owner)
+    match.save()
+    return match
+
+
+def play_agent_turns(game_id) -> bool:
+    """The background's part: the agents' turns of a game waiting for them, stored unless a move or undo came in
+    between (then it is played again from there); False when there was nothing to do."""
+    row = SeatedGame.objects.filter(pk=game_id, status=SeatedGame.Status.THINKING).first()
+    if row is None:
+        return False
+    try:
+        resumed = replayed(row, agents=True)
+    except Diverged:
+        return False
+    with transaction.atomic():
+        current = locked(game_id)
+        if current.version != row.version or current.status != SeatedGame.Status.THINKING:
+            return False
+        settle(current, resumed)
+    return True
+
+
+def lost_turn(row: SeatedGame) -> bool:
+    """Whether the agents' turn of a game was lost with its worker (deciding for STALE_THINKING_SECONDS): if so it
+    is marked handed out again now, and the caller hands it to the background."""
+    if row.status != SeatedGame.Status.THINKING or \
+            row.updated_at >= timezone.now() - timedelta(seconds=STALE_THINKING_SECONDS):
+        return False
+    return SeatedGame.objects.filter(pk=row.pk, version=row.version, updated_at=row.updated_at).update(
+        updated_at=timezone.now()) == 1
+
+
+def end_if_idle(row: SeatedGame) -> None:
+    """A game not over whose last change is IDLE_HOURS old is ended (it counts no more against its client)."""
+    if row.status in (SeatedGame.Status.PLAYING, SeatedGame.Status.THINKING) and \
+            row.last_move_at < timezone.now() - timedelta(hours=IDLE_HOURS):
+        row.status, row.turn = SeatedGame.Status.ENDED, ""
+        SeatedGame.objects.filter(pk=row.pk).update(status=row.status, turn="")
+
+
+def end_idle_games() -> int:
+    """End every game idle past IDLE_HOURS; how many (the cleanup's part)."""
+    return SeatedGame.objects.filter(status__in=(SeatedGame.Status.PLAYING, SeatedGame.Status.THINKING),
+                                     last_move_at__lt=timezone.now() - timedelta(hours=IDLE_HOURS)).update(
+        status=SeatedGame.Status.ENDED, turn="")
