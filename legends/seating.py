@@ -38,6 +38,18 @@ class LegendsSeating:
             return f"Place the markers: {placed or 'none'}"
         return " ".join(str(part) for part in action)
 
+    def detail(self, observation: Any, action: Sequence[Any]) -> str:
+        """A card played for its effect: what the effect does."""
+        design = observation.catalogue.design_by_slug.get(action[1]) if action[0] == "effect" else None
+        return f"Effect: {design.kind} ({design.element})" if design is not None else ""
+
+    def rematch_player(self, player: str) -> str:
+        team, seat = player[1], player[3:]
+        return f"t{1 - int(team)}p{seat}"
+
+    def agents_of(self, seats: Mapping[str, str]) -> Any:
+        return list(seats.values())
+
     def undoable(self, events: Sequence[Mapping[str, Any]], player: str) -> bool:
         """Whether the events a move led to (as its player sees them) show nothing new: only its own turn."""
         return all(event["type"] in TAKEN_BACK_EVENTS and event.get("player") in (None, player)

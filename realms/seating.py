@@ -33,6 +33,18 @@ class RealmsSeating:
         main = actor.main if actor is not None else None
         return f"{who}: {main.name if main is not None else 'Main Ability'}{on}"
 
+    def detail(self, observation: Any, action: Sequence[Any]) -> str:
+        """An ability's text, for an ability used."""
+        actor = observation.actor
+        main = actor.main if actor is not None and action[0] == "ability" else None
+        return main.text if main is not None else ""
+
+    def rematch_player(self, player: str) -> str:
+        return "b" if player == "a" else "a"
+
+    def agents_of(self, seats: Mapping[str, str]) -> Any:
+        return dict(seats)
+
     def undoable(self, events: Sequence[Mapping[str, Any]], player: str) -> bool:
         """Always: nothing is hidden once a card is deployed, and a move is only taken back before another seat
         decides, so taking one back shows the person nothing it could use."""

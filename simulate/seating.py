@@ -51,6 +51,15 @@ class GameSeating(Protocol):
     def undoable(self, events: Sequence[Mapping[str, Any]], player: str) -> bool:
         """Whether a move that led to `events` (as its player sees them) may be taken back."""
 
+    def detail(self, observation: Any, action: Sequence[Any]) -> str:
+        """What the action does, in the card's words (an ability's text), or ""."""
+
+    def rematch_player(self, player: str) -> str:
+        """The player's seat once the sides are swapped."""
+
+    def agents_of(self, seats: Mapping[str, str]) -> Any:
+        """The seats as the game's match request gives agents (what `GameMatches.swapped` swaps)."""
+
 
 GAME_SEATINGS: dict[str, GameSeating] = {}
 
@@ -105,7 +114,7 @@ class UnknownSeat(DomainError):
 # ------------------------------------------------------------------------------------------------ opening
 
 
-def open_game(*, game: str, inputs: dict[str, Any], seats: Mapping[str, Any], seed: int | None, user,
+def open_game(*, game: str, inputs: dict[str, Any], seats: Any, seed: int | None, user,
               client: str) -> tuple[SeatedGame, dict[str, str]]:
     """Store a new game of `inputs` (a match request's armies or setup and options) with `seats` (each player a
     person or an agent name) and play its agents up to the first person's decision; the game, and each person's
@@ -115,10 +124,18 @@ def open_game(*, game: str, inputs: dict[str, Any], seats: Mapping[str, Any], se
     chosen = checked_seats(game, players, seats)
     table = Interned()
     frozen = {"setup": services.game_studies(game).freeze_setup(prepared.setup, table), "values": table.values}
-    secrets_ = {player: secrets.token_urlsafe(24) for player, name in chosen.items() if name == PERSON}
-    row = SeatedGame(game=game, owner=services.account_of(user), client=client, inputs=inputs,
-                     setup=prepared.stored_setup, frozen=frozen, options=prepared.options,
-                     seed=services.new_seed() if seed is None else seed, seats=chosen,
+    return stored_game(game=game, inputs=inputs, setup=prepared.stored_setup, frozen=frozen, options=prepared.options,
+                       seed=services.new_seed() if seed is None else seed, seats=chosen, user=user, client=client)
+
+
+def stored_game(*, game: str, inputs: dict[str, Any], setup: dict[str, Any], frozen: dict[str, Any],
+                options: dict[str, Any], seed: int, seats: dict[str, str], user,
+                client: str) -> tuple[SeatedGame, dict[str, str]]:
+    """Store a game (within its client's bound of open games) and play its agents up to the first person's
+    decision; the game and each person's seat secret."""
+    secrets_ = {player: secrets.token_urlsafe(24) for player, name in seats.items() if name == PERSON}
+    row = SeatedGame(game=game, owner=services.account_of(user), client=client, inputs=inputs, setup=setup,
+                     frozen=frozen, options=options, seed=seed, seats=seats,
                      tokens={player: digest(secret) for player, secret in secrets_.items()},
                      last_move_at=timezone.now())
     with transaction.atomic():
@@ -132,8 +149,19 @@ def open_game(*, game: str, inputs: dict[str, Any], seats: Mapping[str, Any], se
     return row, secrets_
 
 
-def checked_seats(game: str, players: Sequence[str], seats: Mapping[str, Any]) -> dict[str, str]:
-    """Each player's seat: PERSON or a known agent name, every player given, at least one person."""
+def has_person(agents: Any) -> bool:
+    """Whether agents as a match request gives them (a name for every seat, a list, or a mapping) seat a person."""
+    if isinstance(agents, str):
+        return agents == PERSON
+    names = agents.values() if isinstance(agents, Mapping) else agents if isinstance(agents, list) else []
+    return PERSON in names
+
+
+def checked_seats(game: str, players: Sequence[str], seats: Any) -> dict[str, str]:
+    """Each player's seat: PERSON or a known agent name, every player given, at least one person. `seats` maps
+    players to them, or gives them as a match request gives agents (one for every seat, or a list in seat
+    order)."""
+    seats = by_player(players, seats)
     known = agent_names(game)
     errors = [(f"seats.{player}", "Give each player a seat: \"person\" or an agent name.")
               for player in players if player not in seats]
@@ -148,6 +176,18 @@ def checked_seats(game: str, players: Sequence[str], seats: Mapping[str, Any]) -
     return {player: str(seats[player]) for player in players}
 
 
+def by_player(players: Sequence[str], seats: Any) -> Mapping[str, Any]:
+    """Seats given as a match request gives agents, by player."""
+    if isinstance(seats, str):
+        return dict.fromkeys(players, seats)
+    if isinstance(seats, list):
+        if len(seats) != len(players):
+            raise InputError(f"Give {len(players)} seats, one per player ({', '.join(players)}).",
+                             [("seats", "count")])
+        return dict(zip(players, seats, strict=True))
+    return seats
+
+
 def open_games_of(key: str) -> int:
     mine = SeatedGame.objects.exclude(status__in=(SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED))
     if key.startswith("address:"):
@@ -158,6 +198,25 @@ def open_games_of(key: str) -> int:
 
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def rematch(row: SeatedGame, secret: str, *, user, client: str) -> tuple[SeatedGame, dict[str, str], str]:
+    """A finished game played again with the sides swapped (the same armies or teams, each seat's person or agent
+    on the other side) and a new seed; the new game, its seat secrets, and the asking seat's player in it."""
+    player = seat_of(row, secret)
+    if row.status not in (SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED):
+        raise SeatConflict("A rematch follows a game that is over.")
+    game_seating = seating(row.game)
+    setup = services.game_studies(row.game).thaw_setup(row.frozen["setup"], Thawing(row.frozen["values"]))
+    prepared = services.PreparedMatch(setup, game_seating.agents_of(row.seats), row.options, row.setup)
+    swapped = services.game_matches(row.game).swapped(prepared)
+    players = game_seating.players(swapped.setup)
+    table = Interned()
+    frozen = {"setup": services.game_studies(row.game).freeze_setup(swapped.setup, table), "values": table.values}
+    return (*stored_game(game=row.game, inputs={"rematch_of": str(row.id)}, setup=swapped.stored_setup,
+                         frozen=frozen, options=row.options, seed=services.new_seed(),
+                         seats=checked_seats(row.game, players, swapped.agents), user=user, client=client),
+            game_seating.rematch_player(player))
 
 
 # ------------------------------------------------------------------------------------------------ reading
@@ -191,16 +250,19 @@ def seat_view(row: SeatedGame, player: str, since: int = 0) -> dict[str, Any]:
     events = seen_by(resumed, player)
     since = max(0, min(since, len(events)))
     shown = events[since:since + MAX_EVENTS]
+    # Each event's play-by-play, rendered with the events before it (names learned earlier), only when new.
+    texts = services.event_texts(row.game, [dict(e) for e in events[:since + len(shown)]])[since:] if shown else []
     deciding = row.status == SeatedGame.Status.PLAYING and resumed.waiting == player
     observation: Any = state.observation(player)
     game_seating = seating(row.game)
-    legal = [{"index": index, "action": as_json(action), "label": game_seating.label(observation, action)}
+    legal = [{"index": index, "action": as_json(action), "label": game_seating.label(observation, action),
+              "detail": game_seating.detail(observation, action)}
              for index, action in enumerate(state.legal_actions())] if deciding else []
     return {
         "id": str(row.id), "game": row.game, "seat": player, "status": row.status, "turn": row.turn or None,
-        "your_turn": deciding, "version": row.version, "seats": row.seats,
+        "your_turn": deciding, "version": row.version, "moves": len(row.moves), "seats": row.seats,
         "observation": observation.to_dict(), "legal": legal,
-        "events": shown, "cursor": since + len(shown), "more_events": since + len(shown) < len(events),
+        "events": shown, "texts": texts, "cursor": since + len(shown), "more_events": since + len(shown) < len(events),
         "can_undo": can_undo(row, resumed, player),
         "result": result_of(resumed) if resumed.over else None,
         "match": str(row.match_id) if row.match_id else None,

@@ -12,6 +12,7 @@ import logging
 import os
 import secrets
 import socket
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -26,7 +27,7 @@ from simulate.conf import setting
 from simulate.engine import runner
 from simulate.engine.agents import agent_names, looks_ahead
 from simulate.engine.errors import UnknownAgentError, UnknownGameError
-from simulate.engine.runner import MatchResult
+from simulate.engine.runner import MatchResult, render_log
 from simulate.models import Batch, FrozenPlan, Match
 
 if TYPE_CHECKING:
@@ -311,6 +312,22 @@ def play_match(
     if save:
         match.save()
     return match, result
+
+
+def event_texts(game: str, events: list[dict]) -> list[str]:
+    """Each event's play-by-play, in the engine's own words: the whole log rendered once (so that names
+    learned from earlier events appear), split back by the lines each event renders alone."""
+    alone = [render_log(game, [event]) for event in events]
+    counts = [len(text.split("\n")) if text else 0 for text in alone]
+    whole = render_log(game, events).split("\n") if events else []
+    if sum(counts) != len(whole):
+        # A name spanning lines would shift the split: each event in its own words then, by unit ids only.
+        return [textwrap.dedent(text) for text in alone]
+    texts, start = [], 0
+    for count in counts:
+        texts.append(textwrap.dedent("\n".join(whole[start:start + count])))
+        start += count
+    return texts
 
 
 def account_of(user) -> Any:

@@ -17,6 +17,7 @@ from legends.services import setup_from_code
 from legends.setup_codes import SetupCodeError
 from legends.snapshot import STUDY_AGENT
 from simulate.engine.errors import InputError
+from simulate.engine.seated import PERSON
 from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
 from simulate.services import game_matches
@@ -130,7 +131,7 @@ class LegendsPages:
                 "agent_0": "greedy", "agent_1": "greedy", "seed": ""}
 
     def match_choices(self, user) -> dict[str, Any]:
-        return {"agents": AGENT_NAMES, "sources": SETUP_SOURCES, "modes": Mode.choices,
+        return {"agents": [PERSON, *AGENT_NAMES], "sources": SETUP_SOURCES, "modes": Mode.choices,
                 "saved": selectors.team_setup_list(user=user)}
 
     def match_sections(self, values: Mapping[str, str], errors: Mapping[str, list[str]],

@@ -14,6 +14,7 @@ from realms.api.matches import AGENT_NAMES, SIDES
 from realms.snapshot import DEFAULT_AGENTS, STUDY_AGENT
 from realms.studies import command_army
 from simulate.engine.errors import InputError
+from simulate.engine.seated import PERSON
 from simulate.pages.choices import Choice, Option
 from simulate.pages.match_forms import NON_FIELD, MatchForm, whole_number_or_text
 from simulate.pages.study_forms import at_most_lines, lines
@@ -126,7 +127,7 @@ class RealmsPages:
                 "b_army": "", "agent_a": DEFAULT_AGENTS["a"], "agent_b": DEFAULT_AGENTS["b"], "seed": ""}
 
     def match_choices(self, user) -> dict[str, Any]:
-        return {"agents": AGENT_NAMES, "sources": SOURCES, "saved": selectors.army_list(user=user)}
+        return {"agents": [PERSON, *AGENT_NAMES], "sources": SOURCES, "saved": selectors.army_list(user=user)}
 
     def match_sections(self, values: Mapping[str, str], errors: Mapping[str, list[str]],
                        violations: Mapping[str, list[dict]]) -> dict[str, Any]:

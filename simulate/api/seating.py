@@ -18,11 +18,11 @@ from rest_framework.views import APIView
 
 from cardsdb.api.serializers import StrictSerializer
 from simulate import background, seating, services
-from simulate.api.fields import seed_field
 from simulate.api.views import ResumesBatches, client_ident, given_inputs
 from simulate.models import SeatedGame
 
 ERROR = {"$ref": "#/components/schemas/Error"}
+MAX_SINCE = 10**9  # a cursor is at most a match's events
 _REQUESTS: dict[str, type[serializers.Serializer]] = {}
 
 
@@ -63,6 +63,7 @@ class LegalActionSerializer(serializers.Serializer):
         fields = super().get_fields()
         # Declared here, not as a class attribute: a serializer's own `label` is its title.
         fields["label"] = serializers.CharField(help_text="The action in words.")
+        fields["detail"] = serializers.CharField(allow_blank=True, help_text="What it does, in the card's words.")
         return fields
 
 
@@ -74,10 +75,13 @@ class SeatViewSerializer(serializers.Serializer):
     turn = serializers.CharField(allow_null=True)
     your_turn = serializers.BooleanField()
     version = serializers.IntegerField(help_text="Send it with a move or an undo: a game that moved on answers 409.")
+    moves = serializers.IntegerField(help_text="Moves taken so far: fewer than last read means one was taken back.")
     seats = serializers.DictField(child=serializers.CharField())
     observation = serializers.JSONField(help_text="What this seat may see now (G2).")
     legal = LegalActionSerializer(many=True, help_text="The legal actions, when this seat decides.")
     events = serializers.ListField(child=serializers.JSONField(), help_text="The events this seat could see.")
+    texts = serializers.ListField(child=serializers.CharField(allow_blank=True),
+                                  help_text="Each event's play-by-play, in the engine's words.")
     cursor = serializers.IntegerField(help_text="Pass it as `since` to get the events after these.")
     more_events = serializers.BooleanField()
     can_undo = serializers.BooleanField()
@@ -164,15 +168,15 @@ class SeatView(ResumesBatches, APIView):
     def get(self, request, pk, secret):
         """What this seat sees: its observation, the legal actions in words when it decides, the events since
         `since`."""
-        since = seed_field(required=False).run_validation(request.query_params.get("since", 0))
+        since = serializers.IntegerField(min_value=0, max_value=MAX_SINCE).run_validation(
+            request.query_params.get("since", "0"))
         return Response(SeatViewSerializer(read_seat(pk, secret, since)).data)
 
 
 class SeatMoveView(ResumesBatches, APIView):
-    """A move of one seat."""
+    """A move of one seat (counted against the API's own rates: a match is many moves)."""
 
     permission_classes = [permissions.AllowAny]
-    throttle_scope = "simulate"
 
     @extend_schema(request=MoveSerializer, responses={200: SeatViewSerializer, 409: OpenApiResponse(
         response=ERROR, description="Not this seat's turn, or the game moved on from `version` (`conflict`)."),
@@ -200,7 +204,6 @@ class SeatUndoView(ResumesBatches, APIView):
     """Take back this seat's last move."""
 
     permission_classes = [permissions.AllowAny]
-    throttle_scope = "simulate"
 
     @extend_schema(request=UndoSerializer, responses={200: SeatViewSerializer, 409: OpenApiResponse(
         response=ERROR, description="Another seat has decided since, or the move showed hidden cards.")})

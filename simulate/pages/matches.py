@@ -3,8 +3,6 @@ step-by-step viewer of its event log)."""
 
 from __future__ import annotations
 
-import textwrap
-
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,12 +10,12 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from cardsdb.api.errors import page_error
 from cardsdb.pages.throttles import throttle_scope
-from simulate import selectors, services
+from simulate import seating, selectors, services
 from simulate.api.views import play_requested_match
 from simulate.engine.errors import InputError
-from simulate.engine.runner import render_log
 from simulate.pages.games import UnknownGamePages, default_game, game_pages, game_titles
 from simulate.pages.match_forms import bound_form, form_sections, linked_values
+from simulate.pages.seated import opened_from_form
 
 # The viewer embeds at most this many events (a match at the default caps logs a few thousand); the API's
 # log endpoint pages through the rest.
@@ -43,7 +41,13 @@ def match_new(request):
     status = 200
     if request.method == "POST":
         form = bound_form(game, request.POST, request.user)
-        if form.is_valid():
+        # A person at a seat: the form opens a game to play on a board instead of playing a match.
+        seats = form.body.pop("agents") if seating.has_person(form.body.get("agents")) else None
+        if seats is not None and form.is_valid():
+            opened = opened_from_form(request, game, form, seats)
+            if opened is not None:
+                return opened
+        elif form.is_valid():
             try:
                 match = play_requested_match(game=game, body=form.body, data=form.request, user=request.user)
             except (InputError, services.IllegalMatchSetup) as exc:
@@ -62,22 +66,6 @@ def match_new(request):
     return render(request, "simulate/pages/match_new.html", context, status=status)
 
 
-def event_texts(game: str, events: list[dict]) -> list[str]:
-    """Each event's play-by-play, in the engine's own words: the whole log rendered once (so that names
-    learned from earlier events appear), split back by the lines each event renders alone."""
-    alone = [render_log(game, [event]) for event in events]
-    counts = [len(text.split("\n")) if text else 0 for text in alone]
-    whole = render_log(game, events).split("\n") if events else []
-    if sum(counts) != len(whole):
-        # A name spanning lines would shift the split: each event in its own words then, by unit ids only.
-        return [textwrap.dedent(text) for text in alone]
-    texts, start = [], 0
-    for count in counts:
-        texts.append(textwrap.dedent("\n".join(whole[start:start + count])))
-        start += count
-    return texts
-
-
 @require_safe
 def match_replay(request, match_id):
     """A stored match the visitor may read (as the API's match detail shows them), its result, a link to
@@ -89,7 +77,7 @@ def match_replay(request, match_id):
     result = services.game_matches(match.game).match_result(match, context={"request": request}).data
     events = match.events
     shown = events[:REPLAY_EVENTS]
-    replay = {"game": match.game, "events": shown, "texts": event_texts(match.game, shown), "total": len(events)}
+    replay = {"game": match.game, "events": shown, "texts": services.event_texts(match.game, shown), "total": len(events)}
     pages = game_pages(match.game)
     context = {
         "nav": "match", "match": match, "result": result, "game_name": pages.title,

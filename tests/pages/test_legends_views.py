@@ -271,7 +271,9 @@ def test_a_legal_setup_links_to_the_match_and_study_pages_with_its_code(client, 
              {"spirit": "yulin", "players": [{"name": "Dan", "counter": 2}]}]
     code = setup_codes.encode_setup("duel", parse_teams(teams))
     html = text(client.get(BUILDER, {"code": code}))
-    assert f'href="/matches/new/?game=legends&amp;setup_code={quote(code)}" id="play-setup">Play this setup</a>' in html
+    assert (f'href="/matches/new/?game=legends&amp;setup_code={quote(code)}&amp;agent_0=person" id="play-setup">'
+            f'Play this setup</a>') in html
+    assert f'href="/matches/new/?game=legends&amp;setup_code={quote(code)}" id="watch-setup">Watch it played</a>' in html
     assert f'href="/studies/new/?game=legends&amp;setup_code={quote(code)}" id="study-setup">Study this setup</a>' in html
     teams[1]["spirit"] = "akin"
     html = text(client.get(BUILDER, {"code": setup_codes.encode_setup("duel", parse_teams(teams))}))

@@ -213,7 +213,7 @@ def test_a_long_log_is_cut_for_the_viewer(client, catalogue, monkeypatch):
 
 def test_each_event_gets_its_own_play_by_play_lines(catalogue):
     from simulate.engine.runner import render_log
-    from simulate.pages.matches import event_texts
+    from simulate.services import event_texts
 
     army = command_army("random", random.Random(2))
     match, _ = play_match(game="realms", inputs={"armies": {"a": {"slots": army}, "b": {"slots": army}}}, seed=2,

@@ -109,7 +109,7 @@ def test_an_army_built_is_played_and_studied_from_the_builder(site, page, runner
     page.get_by_role("button", name="Load it").click()
     expect(page.locator("#army-validity")).to_have_text("Valid")
 
-    page.get_by_role("link", name="Play this army").click()
+    page.get_by_role("link", name="Watch it played").click()
     side_a = page.get_by_role("group", name="Side a's army")
     expect(side_a.get_by_label("Army code", exact=True)).to_be_checked()
     expect(side_a.get_by_label("Army code of side a")).to_have_value(code)
@@ -143,7 +143,7 @@ def test_a_setup_built_is_played_and_studied_from_the_builder(site, page, runner
     expect(page.locator("#setup-status")).to_have_text("Valid")
     code = page.locator("#setup-code").input_value()
 
-    page.get_by_role("link", name="Play this setup").click()
+    page.get_by_role("link", name="Watch it played").click()
     expect(page.get_by_role("radio", name="Setup code")).to_be_checked()
     expect(page.get_by_role("textbox", name="Setup code")).to_have_value(code)
     page.get_by_role("button", name="Play the match").click()

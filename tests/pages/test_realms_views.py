@@ -227,7 +227,9 @@ def test_a_legal_army_links_to_the_match_and_study_pages_with_its_code(client, c
     slots = faction_army("arcane")
     code = services.army_validate(slots=services.slots_from_data(slots))["code"]
     html = client.get(BUILDER, {"code": code}).content.decode()
-    assert f'href="/matches/new/?game=realms&amp;a_code={quote(code)}" id="play-army">Play this army</a>' in html
+    assert f'href="/matches/new/?game=realms&amp;a_code={quote(code)}&amp;agent_a=person" id="play-army">Play this army</a>' \
+        in html
+    assert f'href="/matches/new/?game=realms&amp;a_code={quote(code)}" id="watch-army">Watch it played</a>' in html
     assert f'href="/studies/new/?game=realms&amp;army_a={quote(code)}" id="study-army">Study this army</a>' in html
     # The match page the link opens has the army chosen.
     match_page = client.get(f"/matches/new/?game=realms&a_code={quote(code)}").content.decode()

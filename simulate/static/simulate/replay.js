@@ -1,7 +1,7 @@
 // The replay viewer: steps through a stored match's event log (embedded by the page, with each event's
 // play-by-play line rendered by the engine) and draws the table as it stood after each event. The table is
 // drawn by the game's board, which its own script (loaded first) registers in `window.ReplayBoards`: a
-// function of the helpers below answering { start(), apply(state, event), silent(state, event),
+// function of the shared helpers (board_helpers.js) answering { start(), apply(state, event), silent(state, event),
 // outcome(matchEnd), draw(state, viewer) } and, for a game with hidden information, `seats` (id, label) and
 // `seatLabel(id)` for "View as".
 "use strict";
@@ -29,32 +29,8 @@
   const viewerSelect = $("#replay-viewer");
   const button = (action) => controls.querySelector(`[data-action="${action}"]`);
 
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (value === null || value === undefined || value === false) continue;
-      if (key === "className") node.className = value;
-      else node.setAttribute(key, value === true ? "" : String(value));
-    }
-    for (const child of children) {
-      if (child === null || child === undefined || child === false) continue;
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
-
-  function hpMeter(label, value, max) {
-    const share = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
-    const bar = el("span", { className: share < 34 ? "low" : share < 67 ? "mid" : "" });
-    bar.style.width = `${share}%`;
-    return el("div", {
-      className: "meter hp-meter", role: "meter", "aria-label": `HP of ${label}`, "aria-valuemin": 0,
-      "aria-valuemax": max, "aria-valuenow": value, "aria-valuetext": `${value} of ${max} HP`,
-    }, bar);
-  }
-
+  const { el, hpMeter, roundLabel } = window.BoardHelpers;
   const start = events.find((e) => e.type === "match_start") || {};
-  const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
   const makeBoard = (window.ReplayBoards || {})[data.game];
   if (!makeBoard) {
     document.getElementById("replay-text").textContent = "This game's replay board could not be loaded.";

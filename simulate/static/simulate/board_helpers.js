@@ -1,0 +1,33 @@
+// What the replay viewer and the live boards share: building elements, an HP meter, a round's name. The game's
+// board scripts (window.ReplayBoards) are handed these.
+"use strict";
+
+window.BoardHelpers = (() => {
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "className") node.className = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function hpMeter(label, value, max) {
+    const share = max > 0 ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
+    const bar = el("span", { className: share < 34 ? "low" : share < 67 ? "mid" : "" });
+    bar.style.width = `${share}%`;
+    return el("div", {
+      className: "meter hp-meter", role: "meter", "aria-label": `HP of ${label}`, "aria-valuemin": 0,
+      "aria-valuemax": max, "aria-valuenow": value, "aria-valuetext": `${value} of ${max} HP`,
+    }, bar);
+  }
+
+  const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
+
+  return { el, hpMeter, roundLabel };
+})();
