@@ -4,6 +4,7 @@ that never shows one seat's hand to another, and two browsers that each see the 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from playwright.sync_api import expect
 
@@ -77,15 +78,20 @@ def test_a_setup_from_the_builder_plays_a_whole_duel_against_greedy_by_clicking(
         "t0p0": "person", "t1p0": "greedy"}
 
 
+def observed(row: SeatedGame, player: str) -> dict:
+    observation: Any = seating.replayed(row).state.observation(player)
+    return observation.to_dict()
+
+
 def hand_of(row: SeatedGame, player: str) -> set[str]:
-    return set(seating.replayed(row).state.observation(player).to_dict()["hand"])
+    return set(observed(row, player)["hand"])
 
 
 def seen_by(row: SeatedGame, player: str) -> set[str]:
     """Every card the seat's observation shows: its hand, the plays and discards it may see."""
-    observed = seating.replayed(row).state.observation(player).to_dict()
-    plays = [play.get("card") for key in ("plays", "last_plays") for play in observed[key]]
-    return {*observed["hand"], *observed["discard"], *(card for card in plays if card)}
+    seen = observed(row, player)
+    plays = [play.get("card") for key in ("plays", "last_plays") for play in seen[key]]
+    return {*seen["hand"], *seen["discard"], *(card for card in plays if card)}
 
 
 def test_the_hot_seat_never_shows_one_seats_hand_to_another(site, page):
