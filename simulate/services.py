@@ -28,7 +28,7 @@ from simulate.engine import runner
 from simulate.engine.agents import agent_names, looks_ahead
 from simulate.engine.errors import UnknownAgentError, UnknownGameError
 from simulate.engine.runner import MatchResult, render_log
-from simulate.models import Batch, FrozenPlan, Match
+from simulate.models import Batch, FrozenPlan, Match, SeatedGame
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -363,10 +363,13 @@ def expiry_cutoff(*, now: datetime | None = None, days: int | None = None) -> da
 
 def delete_expired_simulations(*, now: datetime | None = None, days: int | None = None,
                                dry_run: bool = False) -> dict[str, int]:
-    """Delete the anonymous matches and batches past their expiry (those of users, and published studies, are
-    kept), then the frozen plans no study plays any more; how many of each (would be) deleted."""
+    """Delete the anonymous matches, games with people and batches past their expiry (those of users, and
+    published studies, are kept), then the frozen plans no study plays any more; how many of each (would be)
+    deleted."""
     cutoff = expiry_cutoff(now=now, days=days)
     counts = {}
+    counts["games"] = delete_in_chunks(SeatedGame.objects.filter(owner__isnull=True, last_move_at__lt=cutoff),
+                                       dry_run=dry_run)
     counts["matches"] = delete_in_chunks(Match.objects.filter(owner__isnull=True, created_at__lt=cutoff),
                                          dry_run=dry_run)
     counts["batches"] = delete_in_chunks(Batch.objects.filter(owner__isnull=True, created_at__lt=cutoff,

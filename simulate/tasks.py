@@ -60,8 +60,9 @@ def play_agent_turns(game_id: str) -> bool:
 
 @shared_task(name="simulate.cleanup_simulations")
 def cleanup_simulations() -> dict[str, int]:
-    """Delete the anonymous matches and batches past their expiry; how many of each."""
-    return services.delete_expired_simulations()
+    """End the games with people left idle, then delete the anonymous matches, games with people and batches past
+    their expiry; how many of each."""
+    return {"ended_games": seating.end_idle_games(), **services.delete_expired_simulations()}
 
 
 @worker_ready.connect

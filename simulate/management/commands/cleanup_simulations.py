@@ -1,14 +1,16 @@
-"""`manage.py cleanup_simulations`: delete the anonymous matches and batches past their expiry."""
+"""`manage.py cleanup_simulations`: end the games with people left idle, and delete the anonymous matches, games
+with people and batches past their expiry."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from simulate import services
+from simulate import seating, services
 from simulate.conf import setting
 
 
 class Command(BaseCommand):
-    help = ("Delete the matches and batches played anonymously more than SIMULATE_ANONYMOUS_EXPIRY_DAYS days "
-            "ago (default 7); those of signed-in users are kept. Celery beat runs it hourly on the workers.")
+    help = ("End the games with people left idle past their bound, and delete the matches, games with people and "
+            "batches played anonymously more than SIMULATE_ANONYMOUS_EXPIRY_DAYS days ago (default 7); those of "
+            "signed-in users are kept. Celery beat runs it hourly on the workers.")
 
     def add_arguments(self, parser):
         parser.add_argument("--days", type=int, default=None,
@@ -19,7 +21,10 @@ class Command(BaseCommand):
         days = setting("SIMULATE_ANONYMOUS_EXPIRY_DAYS") if opts["days"] is None else opts["days"]
         if days < 1:
             raise CommandError(f"--days must be at least 1 (got {days}).")
+        if not opts["dry_run"]:
+            self.stdout.write(f"Ended {seating.end_idle_games()} game(s) with people left idle for "
+                              f"{seating.IDLE_HOURS} hours.")
         counts = services.delete_expired_simulations(days=days, dry_run=opts["dry_run"])
         verb = "Would delete" if opts["dry_run"] else "Deleted"
-        self.stdout.write(f"{verb} {counts['matches']} anonymous match(es) and {counts['batches']} batch(es) "
-                          f"older than {days} day(s).")
+        self.stdout.write(f"{verb} {counts['matches']} anonymous match(es), {counts['games']} anonymous game(s) "
+                          f"with people and {counts['batches']} batch(es) older than {days} day(s).")
