@@ -48,6 +48,13 @@ def test_an_army_from_the_builder_plays_a_whole_match_against_greedy_by_clicking
     expect(page).to_have_url(SEAT_URL)
     expect(page.locator("#seat-status")).to_have_text(re.compile("Your turn"))
     expect(page.locator("#seat-board .unit").first).to_be_visible()
+    expect(page.locator("#seat-board")).to_contain_text("(agent greedy)")
+    # The unit whose move it is stands out, and the moves offered are its own.
+    actor = page.locator("#seat-board .unit.to-act")
+    expect(actor).to_have_count(1)
+    expect(actor).to_contain_text("your move")
+    actor_name = actor.locator(".unit-name").inner_text().split(" ", 1)[1]
+    assert page.locator("#seat-actions button").first.inner_text().startswith(actor_name)
     assert "Basic Attack" in page.locator("#seat-actions").inner_text()
     expect(page.locator("#seat-log li").first).to_be_visible()  # the round so far, in words
     click_until_over(page)

@@ -129,7 +129,8 @@ window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
             el("h4", {}, line === "vanguard" ? "Vanguard" : "Rearguard"),
             items.length ? el("ul", { className: "units" }, ...items) : el("p", { className: "help" }, "Nobody."));
         });
-        const agent = (start.agents || {})[side];
+        const given = (start.agents || {})[side];
+        const agent = typeof given === "string" ? { agent: given } : given; // a name per side in the log
         return el("section", { className: "side", "aria-label": `Side ${side}` },
           el("h3", {}, `Side ${side}`, agent ? el("span", { className: "help" }, ` (agent ${agent.agent})`) : null), ...lines);
       });

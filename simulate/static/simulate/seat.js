@@ -131,6 +131,13 @@
       const state = game.start();
       for (const e of kept.events) game.apply(state, e);
       $("seat-board").replaceChildren(game.draw(state, seat.player));
+      // The unit whose move this is, where the game has one (an Echo Realms unit's action or Flex move).
+      const actor = view.your_turn ? view.observation.actor : null;
+      const unit = actor ? $("seat-board").querySelector(`[data-unit="${actor}"]`) : null;
+      if (unit) {
+        unit.classList.add("to-act");
+        unit.querySelector(".unit-name")?.after(el("span", { className: "badge to-act-badge" }, "your move"));
+      }
     }
     $("seat-actions").replaceChildren(...view.legal.map((entry) => {
       const button = el("button", { type: "button", "data-index": entry.index }, entry.label,
