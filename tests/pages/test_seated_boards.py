@@ -58,6 +58,7 @@ def test_an_army_from_the_builder_plays_a_whole_match_against_greedy_by_clicking
     assert "Basic Attack" in page.locator("#seat-actions").inner_text()
     expect(page.locator("#seat-log li").first).to_be_visible()  # the round so far, in words
     click_until_over(page)
+    expect(page.get_by_role("button", name="Take back my last move")).to_be_hidden()  # nothing to take back now
     row = game_of(page)
     row.refresh_from_db()
     match = Match.objects.get(pk=row.match_id)
