@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from cardsdb.api.errors import page_error
 from cardsdb.pages.throttles import throttle_scope
 from simulate import background, seating
 from simulate.api.views import client_ident
@@ -75,6 +76,8 @@ def rematch(request, game_id, secret):
         new, secrets, _ = seating.rematch(row, secret, user=request.user, client=client_ident(request))
     except seating.UnknownSeat:
         raise Http404("No seat of this game has this link.") from None
+    except (seating.SeatConflict, seating.TooManyGames) as refused:
+        return page_error(request, refused.status, str(refused))
     if new.status == SeatedGame.Status.THINKING:
         background.queue_agent_turns(new.pk)
     return to_board(new, secrets)

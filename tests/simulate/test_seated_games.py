@@ -175,3 +175,31 @@ def test_seats_are_checked_and_open_games_are_bounded(anon_client, armies):
         opened(anon_client, REALMS, {"armies": armies, "seats": {"a": "person", "b": "greedy"}})
     assert_error_shape(anon_client.post(REALMS, {"armies": armies, "seats": {"a": "person", "b": "greedy"}},
                                         format="json"), 429, "too_many_games")
+
+
+def test_a_person_drafts_in_a_formation_round_and_a_rematch_swaps_the_sides(anon_client, catalogue):
+    game = opened(anon_client, REALMS, {"formation": {}, "seats": {"a": "person", "b": "greedy"}, "seed": 6})
+    view = anon_client.get(links(game)["a"]).json()
+    # Deploying is a person's choice too: each legal deployment in words.
+    assert view["your_turn"] and all(entry["label"].startswith("Deploy ") for entry in view["legal"])
+    assert view["observation"]["collection"]  # the seat's own collection, as its observation holds it
+    end = play_to_the_end(anon_client, links(game), random.Random(3))
+    row = SeatedGame.objects.get(pk=game["id"])
+    deployed = [action for player, action in row.moves if player == "a" and action[0] == "deploy"]
+    assert len(deployed) == 7  # the person built its army of seven
+    # The rematch (a page's form post): the same cards, sides and seats swapped, a new seed, to the new seat.
+    secret = links(game)["a"].rstrip("/").rsplit("/", 1)[1]
+    answer = anon_client.post(f"/play/{row.pk}/{secret}/rematch/")
+    assert answer.status_code == 302
+    new = SeatedGame.objects.exclude(pk=row.pk).get()
+    assert new.seats == {"a": "greedy", "b": "person"} and new.inputs == {"rematch_of": str(row.pk)}
+    assert new.setup["collections"] == {"a": row.setup["collections"]["b"], "b": row.setup["collections"]["a"]}
+    assert answer["Location"].startswith(f"/play/{new.pk}/") and anon_client.get(answer["Location"]).status_code == 200
+    assert anon_client.get(answer["Location"].replace("/play/", "/api/simulate/games/").replace(
+        f"{new.pk}/", f"{new.pk}/seats/")).json()["seat"] == "b"
+    # A rematch asked before the game is over, or with another game's link, is refused.
+    other = opened(anon_client, REALMS, {"formation": {}, "seats": {"a": "person", "b": "greedy"}})
+    other_secret = links(other)["a"].rstrip("/").rsplit("/", 1)[1]
+    assert anon_client.post(f"/play/{other['id']}/{other_secret}/rematch/").status_code == 409
+    assert anon_client.post(f"/play/{row.pk}/{other_secret}/rematch/").status_code == 404
+    assert end["result"] is not None
