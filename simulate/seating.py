@@ -234,11 +234,14 @@ def seat_of(row: SeatedGame, secret: str) -> str:
     return found
 
 
-def replayed(row: SeatedGame, *, agents: bool = False) -> Resumed:
+def replayed(row: SeatedGame, *, agents: bool = False, moves: int | None = None) -> Resumed:
+    """The game replayed from its seed through its moves (its first `moves` of them), the agents asked again or
+    not (`seated.resume`)."""
     thawed = Thawing(row.frozen["values"])
     setup = services.game_studies(row.game).thaw_setup(row.frozen["setup"], thawed)
+    taken = row.moves if moves is None else row.moves[:moves]
     return resume(row.game, setup=setup, options=row.options, seed=row.seed, seats=row.seats,
-                  moves=[(player, action) for player, action in row.moves], agents=agents)
+                  moves=[(player, action) for player, action in taken], agents=agents)
 
 
 def seat_view(row: SeatedGame, player: str, since: int = 0) -> dict[str, Any]:
@@ -285,16 +288,9 @@ def can_undo(row: SeatedGame, resumed: Resumed, player: str) -> bool:
     player nothing new (the game's rules say, `GameSeating.undoable`)."""
     if row.status not in (SeatedGame.Status.PLAYING,) or not row.moves or row.moves[-1][0] != player:
         return False
-    before = replayed_to(row, len(row.moves) - 1)
+    before = replayed(row, moves=len(row.moves) - 1)
     after = seen_by(resumed, player)[len(seen_by(before, player)):]
     return seating(row.game).undoable(after, player)
-
-
-def replayed_to(row: SeatedGame, moves: int) -> Resumed:
-    thawed = Thawing(row.frozen["values"])
-    setup = services.game_studies(row.game).thaw_setup(row.frozen["setup"], thawed)
-    return resume(row.game, setup=setup, options=row.options, seed=row.seed, seats=row.seats,
-                  moves=[(player, action) for player, action in row.moves[:moves]])
 
 
 # ------------------------------------------------------------------------------------------------ moving
