@@ -53,7 +53,9 @@ def test_an_army_from_the_builder_plays_a_whole_match_against_greedy_by_clicking
     actor = page.locator("#seat-board .unit.to-act")
     expect(actor).to_have_count(1)
     expect(actor).to_contain_text("your move")
-    actor_name = actor.locator(".unit-name").inner_text().split(" ", 1)[1]
+    actor_id, actor_name = actor.locator(".unit-name").inner_text().split(" ", 1)
+    # ... and in the round's attack order too.
+    expect(page.locator('#seat-board .attack-order li[aria-current="step"]')).to_contain_text(actor_id)
     assert page.locator("#seat-actions button").first.inner_text().startswith(actor_name)
     assert "Basic Attack" in page.locator("#seat-actions").inner_text()
     expect(page.locator("#seat-log li").first).to_be_visible()  # the round so far, in words

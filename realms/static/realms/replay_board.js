@@ -1,12 +1,13 @@
 // The Echo Realms board of the replay viewer (simulate/static/simulate/replay.js): each side's vanguard and
-// rearguard, every unit with its HP and effects, the acting unit and its target marked.
+// rearguard, every unit with its HP and effects, the acting unit and its target marked, and the round's attack
+// order (R7, as its last `order` event gave it) with the acting unit marked there too.
 "use strict";
 
 window.ReplayBoards = window.ReplayBoards || {};
 window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
   const realms = {
     start() {
-      return { units: new Map(), round: 0, actor: null, target: null, outcome: null };
+      return { units: new Map(), round: 0, actor: null, target: null, outcome: null, order: [] };
     },
 
     // The unit whose action, ability or trigger the event belongs to.
@@ -67,6 +68,9 @@ window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
           break;
         case "round_start":
           s.round = e.round;
+          break;
+        case "order":
+          s.order = e.units; // [unit id, SPD it acts at], first to act first
           break;
         case "match_end":
           s.outcome = e;
@@ -134,7 +138,16 @@ window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
         return el("section", { className: "side", "aria-label": `Side ${side}` },
           el("h3", {}, `Side ${side}`, agent ? el("span", { className: "help" }, ` (agent ${agent.agent})`) : null), ...lines);
       });
-      return el("div", { className: "sides" }, el("p", { className: "round" }, roundLabel(s.round)), ...sides);
+      const order = s.order.length ? el("section", { className: "attack-order", "aria-labelledby": "attack-order-heading" },
+        el("h3", { id: "attack-order-heading" }, "Attack order"),
+        el("ol", {}, ...s.order.map(([id, spd]) => {
+          const u = s.units.get(id);
+          return el("li", {
+            "data-order-unit": id, className: [s.actor === id && "order-acting", u?.defeated && "defeated"]
+              .filter(Boolean).join(" ") || null, "aria-current": s.actor === id ? "true" : null,
+          }, `${id} ${u ? u.name : ""} (SPD ${spd})`, u?.defeated ? " defeated" : "");
+        }))) : null;
+      return el("div", { className: "sides" }, el("p", { className: "round" }, roundLabel(s.round)), ...sides, order);
     },
   };
   return realms;

@@ -138,6 +138,11 @@
         unit.classList.add("to-act");
         unit.querySelector(".unit-name")?.after(el("span", { className: "badge to-act-badge" }, "your move"));
       }
+      const inOrder = actor ? $("seat-board").querySelector(`[data-order-unit="${actor}"]`) : null;
+      if (inOrder) {
+        inOrder.classList.add("to-act");
+        inOrder.setAttribute("aria-current", "step");
+      }
     }
     $("seat-actions").replaceChildren(...view.legal.map((entry) => {
       const button = el("button", { type: "button", "data-index": entry.index }, entry.label,
