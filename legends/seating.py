@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from legends.engine.start import setup_players
+from legends.engine.vocabulary import TEAM_COUNT
 
 # What a move may lead to and still be taken back: the person's own turn and the decisions it was offered. A
 # redraw deals new cards and a showdown reveals the face-down ones: once seen, a move is kept.
@@ -44,8 +45,9 @@ class LegendsSeating:
         return f"Effect: {design.kind} ({design.element})" if design is not None else ""
 
     def rematch_player(self, player: str) -> str:
-        team, seat = player[1], player[3:]
-        return f"t{1 - int(team)}p{seat}"
+        """The same place in the other team (player ids are "t<team>p<place>")."""
+        team, place = player.removeprefix("t").split("p")
+        return f"t{TEAM_COUNT - 1 - int(team)}p{place}"
 
     def agents_of(self, seats: Mapping[str, str]) -> Any:
         return list(seats.values())

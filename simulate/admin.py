@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from cardsdb.admin import RecordAdmin
-from simulate.models import Batch, BatchChunk, ChunkClaim, FrozenPlan, Match, StudyClient
+from simulate.models import Batch, BatchChunk, ChunkClaim, FrozenPlan, Match, SeatedGame, StudyClient
 
 
 @admin.register(Match)
@@ -63,3 +63,14 @@ class ChunkClaimAdmin(RecordAdmin):
     list_display = ["batch", "index", "runner", "task", "claimed_at"]
     search_fields = ["batch__id", "runner", "task"]
     list_select_related = ["batch"]
+
+
+@admin.register(SeatedGame)
+class SeatedGameAdmin(RecordAdmin):
+    """Games with people at some seats: their seats, moves and status, read-only (a seat's secret is kept only as
+    a hash)."""
+
+    list_display = ["id", "game", "status", "turn", "version", "owner", "last_move_at", "created_at"]
+    list_filter = ["game", "status"]
+    search_fields = ["id", "owner__username", "client"]
+    list_select_related = ["owner"]

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
+from cardsdb.api.fields import TextField
 from cardsdb.api.serializers import StrictSerializer
 from simulate import background, seating, services
 from simulate.api.views import ResumesBatches, client_ident, given_inputs
@@ -33,7 +34,7 @@ def seated_request(game: str) -> type[serializers.Serializer]:
         _REQUESTS[game] = type(f"{game.capitalize()}SeatedGameRequest", (base,), {
             "__doc__": "A match request whose seats are people or agents (`agents` is not taken).",
             "agents": None,
-            "seats": serializers.DictField(child=serializers.CharField(max_length=40), allow_empty=False,
+            "seats": serializers.DictField(child=TextField(max_length=40), allow_empty=False,
                                            help_text="Each player: \"person\" or an agent name (at least one person)."),
             "Meta": type("Meta", (), {"ref_name": f"{game.capitalize()}SeatedGameRequest"}),
         })

@@ -162,9 +162,10 @@ class Scripted:
         return chosen
 
 
-def scripted_agents(seats: Mapping[str, str], moves: Sequence[Move]) -> dict[str, Any]:
-    """The agents that replay a match with people at some seats: each person's seat its recorded actions."""
-    return {player: Scripted([action for who, action in moves if who == player]) if name == PERSON else name
+def scripted_agents(seats: Mapping[str, str], moves: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """The agents that replay a match with people at some seats: each person's seat its recorded actions. `moves`
+    are (player, action) pairs, as tuples or as the lists JSON gives."""
+    return {player: Scripted([move[1] for move in moves if move[0] == player]) if name == PERSON else name
             for player, name in seats.items()}
 
 
