@@ -28,9 +28,10 @@ def test_changelist_search_and_add_form_load(admin_client, catalogue, app_label,
     base = f"/admin/{app_label}/{model_name}/"
     assert admin_client.get(base).status_code == 200
     assert admin_client.get(base, {"q": "a"}).status_code == 200
-    # Stored matches, batches and their chunks, issued card codes and releases (made through the API) are records: they
-    # have no add form.
-    records = {("simulate", "match"), ("simulate", "batch"), ("simulate", "batchchunk"), ("simulate", "studyclient"),
+    # Stored matches, games with people, batches and their chunks, issued card codes and releases (made through the
+    # API) are records: they have no add form.
+    records = {("simulate", "match"), ("simulate", "seatedgame"), ("simulate", "batch"), ("simulate", "batchchunk"),
+               ("simulate", "studyclient"),
                ("simulate", "chunkclaim"), ("simulate", "frozenplan"), ("cardsdb", "issuedcardcode"),
                ("cardsdb", "usernameform"), ("cardsdb", "release")}
     expected = 403 if (app_label, model_name) in records else 200
