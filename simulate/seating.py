@@ -297,7 +297,11 @@ def can_undo(row: SeatedGame, resumed: Resumed, player: str) -> bool:
 
 
 def locked(game_id) -> SeatedGame:
-    return SeatedGame.objects.select_for_update().get(pk=game_id)
+    """The game's row, locked until the transaction ends; 404 for no such game (answered as for a wrong secret)."""
+    row = SeatedGame.objects.select_for_update().filter(pk=game_id).first()
+    if row is None:
+        raise UnknownSeat("No seat of this game has this link.")
+    return row
 
 
 def move(game_id, secret: str, action: Any, version: int | None) -> SeatedGame:

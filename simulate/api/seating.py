@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.response import Response
@@ -155,7 +154,7 @@ class SeatedGameCreateView(ResumesBatches, APIView):
         return Response(SeatedGameSerializer(game_answer(row, secrets, request)).data, status=status.HTTP_201_CREATED)
 
 
-SINCE = OpenApiParameter("since", OpenApiTypes.INT, OpenApiParameter.QUERY,
+SINCE = OpenApiParameter("since", {"type": "integer", "minimum": 0, "maximum": MAX_SINCE}, OpenApiParameter.QUERY,
                          description="The events from this one on (the last answer's `cursor`).")
 
 

@@ -203,3 +203,12 @@ def test_a_person_drafts_in_a_formation_round_and_a_rematch_swaps_the_sides(anon
     assert anon_client.post(f"/play/{other['id']}/{other_secret}/rematch/").status_code == 409
     assert anon_client.post(f"/play/{row.pk}/{other_secret}/rematch/").status_code == 404
     assert end["result"] is not None
+
+
+def test_no_game_or_a_bad_cursor_answers_in_the_one_error_shape(anon_client, db):
+    nowhere = "/api/simulate/games/e3e70682-c209-1cac-a29f-6fbed82c07cd/seats/0/"
+    assert_error_shape(anon_client.get(nowhere), 404, "not_found")
+    for path, body in (("actions/", {"action": ["attack", "b1"]}), ("actions/", {"index": 0}), ("undo/", {})):
+        assert_error_shape(anon_client.post(nowhere + path, body, format="json"), 404, "not_found")
+    assert_error_shape(anon_client.get(nowhere, {"since": -1}), 400)
+    assert_error_shape(anon_client.get(nowhere, {"since": "x"}), 400)
