@@ -130,6 +130,7 @@ def test_the_hot_seat_never_shows_one_seats_hand_to_another(site, page):
         names = dict(SummoningCard.objects.filter(slug__in=others).values_list("slug", "name"))
         assert not [name for name in names.values() if name in shown], (player, names)
         hidden_checked += len(names)
+        expect(page.locator("#seat")).to_have_attribute("data-version", re.compile(r"^\d+$"))
         version = page.locator("#seat").get_attribute("data-version")
         page.locator("#seat-actions button").first.click()
         expect(page.locator("#seat")).not_to_have_attribute("data-version", version)

@@ -167,7 +167,7 @@ def test_through_the_api_it_answers_its_schema_and_the_command_prints_the_armies
     body = contract(staff_client.get(response.json()["url"]), "/api/simulate/batches/{id}/", "get")
     assert body["status"] == "done" and body["results"]["search"]["descriptors"] == ["factions", "mean_spd"]
     call_command("simulate_batch", "realms", "--kind", "search", "--descriptors", "factions", "--count", "800",
-                 "--processes", "1", "--inputs", json.dumps({"pool": {"cards": cards}}))
+                 "--seed", "2", "--processes", "1", "--inputs", json.dumps({"pool": {"cards": cards}}))
     printed = capsys.readouterr().out
     assert "Strongest armies" in printed and broken in printed
 
