@@ -115,14 +115,15 @@ def unfinished_of(client: str) -> int:
     """The queued or running batches of `client`'s account or of its address (`client_keys`), whichever has
     more: an account's batches from any address, and an address's under any account."""
     unfinished = Batch.objects.filter(status__in=UNFINISHED)
-    counts = [0]
-    for key in client_keys(client):
-        if key.startswith("address:"):
-            mine = Q(client=key) | Q(client__endswith="@" + key.removeprefix("address:"))
-        else:
-            mine = Q(client=key) | Q(client__startswith=f"{key}@")
-        counts.append(unfinished.filter(mine).count())
-    return max(counts)
+    return max([0, *(unfinished.filter(rows_of(key)).count() for key in client_keys(client))])
+
+
+def rows_of(key: str) -> Q:
+    """The rows (of any model with a `client`) a key of `client_keys` counts: an account's from any address, an
+    address's under any account."""
+    if key.startswith("address:"):
+        return Q(client=key) | Q(client__endswith="@" + key.removeprefix("address:"))
+    return Q(client=key) | Q(client__startswith=f"{key}@")
 
 
 def queue_key(client: str) -> str:

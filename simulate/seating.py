@@ -189,11 +189,9 @@ def by_player(players: Sequence[str], seats: Any) -> Mapping[str, Any]:
 
 
 def open_games_of(key: str) -> int:
+    """The games not over that a key of `batches.client_keys` counts."""
     mine = SeatedGame.objects.exclude(status__in=(SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED))
-    if key.startswith("address:"):
-        return mine.filter(client__endswith="@" + key.removeprefix("address:")).count() + \
-            mine.filter(client=key).count()
-    return mine.filter(client__startswith=f"{key}@").count()
+    return mine.filter(batches.rows_of(key)).count()
 
 
 def digest(secret: str) -> str:
@@ -304,9 +302,10 @@ def locked(game_id) -> SeatedGame:
     return row
 
 
-def move(game_id, secret: str, action: Any, version: int | None) -> SeatedGame:
-    """Apply `action` (JSON) for the seat of `secret`: 409 when it is not that seat's turn or the game moved on
-    from `version`, 400 when it is not legal (the legal ones named); then the agents' turns that follow."""
+def move(game_id, secret: str, action: Any, version: int | None, index: int | None = None) -> SeatedGame:
+    """Apply `action` (JSON), or the legal action at `index`, for the seat of `secret`: 409 when it is not that
+    seat's turn or the game moved on from `version`, 400 when it is not legal (the legal ones named); then the
+    agents' turns that follow."""
     with transaction.atomic():
         row = locked(game_id)
         player = seat_of(row, secret)
@@ -318,6 +317,11 @@ def move(game_id, secret: str, action: Any, version: int | None) -> SeatedGame:
             raise SeatConflict("It is not this seat's turn." if not resumed.over and row.status not in
                                (SeatedGame.Status.FINISHED, SeatedGame.Status.ENDED) else "This game is over.",
                                legal if resumed.waiting == player else None)
+        if index is not None:
+            legal = [as_json(a) for a in resumed.state.legal_actions()]
+            if index >= len(legal):
+                raise IllegalMove(f"There is no legal action {index}; there are {len(legal)}.", legal)
+            action = legal[index]
         try:
             chosen = check_move(resumed, player, action)
         except IllegalAction as refused:

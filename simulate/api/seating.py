@@ -187,16 +187,8 @@ class SeatMoveView(ResumesBatches, APIView):
         data = MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         given = data.validated_data
-        action = given.get("action")
-        if "index" in given:
-            view = read_seat(pk, secret)
-            legal = [entry["action"] for entry in view["legal"]]
-            if given["index"] >= len(legal):
-                raise seating.IllegalMove(f"There is no legal action {given['index']}; there are {len(legal)}.",
-                                          legal)
-            action = legal[given["index"]]
         with transaction.atomic():
-            row = handed_over(seating.move(pk, secret, action, given.get("version")))
+            row = handed_over(seating.move(pk, secret, given.get("action"), given.get("version"), given.get("index")))
         return Response(SeatViewSerializer(seating.seat_view(row, seating.seat_of(row, secret))).data)
 
 
