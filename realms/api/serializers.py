@@ -236,6 +236,14 @@ class ArmyCodeQuerySerializer(serializers.Serializer):
     code = TextField(max_length=200, help_text="An army code (URL-safe base64, at most 200 characters).")
 
 
+class SheetQuerySerializer(serializers.Serializer):
+    size = serializers.ChoiceField(choices=["a4", "letter"], default="a4", help_text="The paper: A4 or US Letter.")
+
+
+class SheetCodeQuerySerializer(SheetQuerySerializer):
+    code = TextField(max_length=200, help_text="An army code (URL-safe base64, at most 200 characters).")
+
+
 class ArmyDecodeSerializer(serializers.Serializer):
     """The answer of army code decoding (documentation only)."""
 

@@ -1,5 +1,9 @@
 """Echo Realms API views: thin wrappers over selectors and services."""
 
+from urllib.parse import urlencode
+
+from django.http import HttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import filters, permissions, status, viewsets
@@ -12,10 +16,10 @@ from cardsdb.api.errors import error_response
 from cardsdb.api.faces import card_face_response, card_face_schema
 from cardsdb.api.filters import CheckedFiltersMixin, checked_filter_backends
 from cardsdb.api.history import RELEASE_PARAMETER, CardHistoryMixin, ReleaseViewSet, release_in_query
-from cardsdb.api.renderers import PNGRenderer
+from cardsdb.api.renderers import PDFRenderer, PNGRenderer
 from cardsdb.api.writes import AtomicWritesMixin, CardDeleteMixin
 from cardsdb.choices import Game
-from realms import selectors, services
+from realms import selectors, services, sheet
 from realms.api.serializers import (
     ArmyCodeQuerySerializer,
     ArmyDecodeSerializer,
@@ -29,6 +33,8 @@ from realms.api.serializers import (
     CharacterSerializer,
     FormationInputSerializer,
     RaceSerializer,
+    SheetCodeQuerySerializer,
+    SheetQuerySerializer,
     army_code_error,
     army_share_url,
 )
@@ -171,6 +177,64 @@ class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
         code = services.army_code(slots)
         return Response({"version": version, "slots": [{"card": s.card, "line": s.line} for s in slots],
                          "code": code, "share_url": army_share_url(request, code)})
+
+
+SHEET_SCHEMA = extend_schema(
+    responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+    description="The Army Sheet as a PDF to print (A4 or Letter, fonts embedded): every character with its card's "
+                "stats, both abilities in words, HP and cooldown boxes, rows for buffs and debuffs; the round's 20 "
+                "attack-order slots, summons, notes; QR codes of the army's share link and of the rules.",
+)
+
+
+class ArmyCodeSheetView(APIView):
+    """The Army Sheet of an army code, for anyone."""
+
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "sheets"
+    renderer_classes = [PDFRenderer, JSONRenderer]
+
+    @extend_schema(parameters=[SheetCodeQuerySerializer], operation_id="realms_armies_sheet_of_code")
+    @SHEET_SCHEMA
+    def get(self, request):
+        query = SheetCodeQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        slots, error = _slots_or_error(query.validated_data)
+        return error or sheet_response(request, slots, None, query.validated_data["size"], "army-sheet.pdf")
+
+
+class SavedArmySheetView(APIView):
+    """The Army Sheet of one of your saved armies, with its name."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "sheets"
+    renderer_classes = [PDFRenderer, JSONRenderer]
+
+    @extend_schema(parameters=[SheetQuerySerializer], operation_id="realms_armies_sheet_of_saved_army")
+    @SHEET_SCHEMA
+    def get(self, request, pk: int):
+        query = SheetQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        army = selectors.army_list(user=request.user).filter(pk=pk).first()
+        if army is None:
+            return error_response("No such army.", "not_found", status.HTTP_404_NOT_FOUND)
+        return sheet_response(request, services.slots_from_data(army.slots), army.name,
+                              query.validated_data["size"], f"army-sheet-{army.pk}.pdf")
+
+
+def sheet_response(request, slots, name: str | None, size: str, filename: str) -> HttpResponse:
+    """The PDF of an army's sheet, to show in the browser (or save under `filename`): the file as it is, whatever
+    renderer the request's Accept chose (that one answers its errors)."""
+    pdf = sheet.army_sheet_pdf(slots=slots, name=name, links=sheet_links(request, slots), size=size)
+    return HttpResponse(pdf, content_type="application/pdf",
+                        headers={"Content-Disposition": f'inline; filename="{filename}"'})
+
+
+def sheet_links(request, slots) -> sheet.SheetLinks:
+    """Where the sheet's QR codes lead: the army builder holding the army's code, and the rules page."""
+    code = services.army_code(slots) if slots else None
+    share = request.build_absolute_uri(reverse("army-builder") + (f"?{urlencode({'code': code})}" if code else ""))
+    return sheet.SheetLinks(share=share, rules=request.build_absolute_uri(reverse("realms-rules")))
 
 
 class FormationValidateView(APIView):

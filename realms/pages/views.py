@@ -6,10 +6,12 @@ army services and the API's serializers, so a filter, a code or a decklist means
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import cast
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import InvalidPage, Paginator
 from django.db.models import QuerySet
@@ -188,6 +190,20 @@ def card(request, slug: str):
         "history_url": reverse("character-history", kwargs={"slug": character.slug}),
     }
     return render(request, "realms/pages/card.html", context)
+
+
+def rules(request):
+    """The rules as the service plays them (docs/rules.md), the page the Army Sheet's QR code opens."""
+    return render(request, "realms/pages/rules.html", {"nav": "realms-rules", "rules_html": rules_html()})
+
+
+@functools.cache
+def rules_html() -> str:
+    """docs/rules.md as HTML, read once: raw HTML in it is escaped, not passed on."""
+    from markdown_it import MarkdownIt
+
+    source = (settings.BASE_DIR / "docs" / "rules.md").read_text(encoding="utf-8")
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(source)
 
 
 # The army builder.

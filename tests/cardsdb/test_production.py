@@ -102,13 +102,14 @@ def test_the_documented_rates_and_proxy_count():
         "simulate": "60/minute",
         "batches": "10/hour",
         "designer_batches": "200/hour",
+        "sheets": "30/minute",
     }
 
     def per_second(rate: str) -> float:
         count, duration = ScopedRateThrottle().parse_rate(rate)
         return count / duration
 
-    for scope in ("simulate", "batches"):
+    for scope in ("simulate", "batches", "sheets"):
         assert per_second(rates[scope]) < per_second(rates["anon"])
     assert settings_value('s.REST_FRAMEWORK["NUM_PROXIES"]', DEBUG="1") == 0
     assert settings_value('s.REST_FRAMEWORK["NUM_PROXIES"]', DEBUG="1", NUM_PROXIES="2") == 2
