@@ -102,7 +102,7 @@ def test_the_documented_rates_and_proxy_count():
         "simulate": "60/minute",
         "batches": "10/hour",
         "designer_batches": "200/hour",
-        "sheets": "30/minute",
+        "sheets": "10/minute",
     }
 
     def per_second(rate: str) -> float:

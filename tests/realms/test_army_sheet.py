@@ -164,3 +164,14 @@ def test_the_rules_page_states_the_rulings(anon_client):
     for ruling in ("R1", "R9", "R13", "R14", "R15", "R17"):
         assert ruling in page
     assert "<script" not in rules_html()
+
+
+def test_drawing_sheets_has_its_own_rate_per_address(anon_client, monkeypatch):
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"sheets": "2/minute"})
+    for _ in range(2):  # refused as input, after the throttle counted it
+        assert anon_client.get(BY_CODE, {"code": "AAAA"}).status_code == 400
+    assert_error_shape(anon_client.get(BY_CODE, {"code": "AAAA"}), 429, "throttled")
+    # Other requests of that client are not counted against it.
+    assert anon_client.get("/api/realms/armies/decode/", {"code": "AAAA"}).status_code == 400
