@@ -266,7 +266,7 @@ REST_FRAMEWORK: dict[str, Any] = {
         "batches": os.environ.get("THROTTLE_BATCHES", "10/hour"),
         # The same for designers (staff, or the "designers" group): their studies are the point of the lab.
         "designer_batches": os.environ.get("THROTTLE_DESIGNER_STUDIES", "200/hour"),
-        # Drawing an Army Sheet: a PDF of about 1.4 s of CPU when not cached (bench/army_sheet.py).
+        # Drawing an Army Sheet: a PDF of about 0.8 s of CPU when not cached (bench/army_sheet.py).
         "sheets": os.environ.get("THROTTLE_SHEETS", "10/minute"),
     },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

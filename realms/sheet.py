@@ -41,10 +41,11 @@ class SheetUnavailable(DomainError):
 
 
 class UnknownSheetCards(DomainError):
-    """A slot names no character card: there is nothing to print for it."""
+    """A slot names a card the catalogue does not hold (a saved draft may, or a card deleted since): the army is
+    not printable as the catalogue stands, whatever the request said (409, like any conflict with stored state)."""
 
-    status = 400
-    code = "invalid"
+    status = 409
+    code = "unknown_cards"
 
     def __init__(self, message: str, fields: dict[str, list[str]]) -> None:
         super().__init__(message)
@@ -134,7 +135,8 @@ def _context(slots: list[Slot], characters: list[dict[str, Any]], name: str | No
         "violations": [v["message"] for v in report["violations"]],
         "characters": characters,
         "starting_order": order,
-        "attack_slots": list(range(1, ATTACK_ORDER_SLOTS + 1)),
+        "attack_halves": [list(range(1, ATTACK_ORDER_SLOTS // 2 + 1)),
+                          list(range(ATTACK_ORDER_SLOTS // 2 + 1, ATTACK_ORDER_SLOTS + 1))],
         "effect_rows": list(range(EFFECT_ROWS)),
         "summon_rows": list(range(SUMMON_ROWS)),
         "note_lines": list(range(NOTE_LINES)),

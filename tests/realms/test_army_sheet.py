@@ -112,11 +112,18 @@ def test_a_saved_army_prints_with_its_name_for_its_owner_only(user_client, other
     response = user_client.get(url, {"size": "letter"})
     assert response.status_code == 200
     pdf = read(response.content)
-    assert pdf.pages[0].extract_text().startswith("Dawn Vigil")
+    assert "Dawn Vigil" in pdf.pages[0].extract_text().splitlines()  # the heading, a line of its own
     assert qr_codes(pdf.pages[0])[0].endswith(f"?code={services.army_code(slots)}")
     assert_error_shape(other_client.get(url), 404)
     assert anon_client.get(url).status_code in (401, 403)
     assert_error_shape(user_client.get("/api/realms/armies/999999/sheet.pdf"), 404)
+
+
+def test_an_army_naming_a_card_the_catalogue_lacks_answers_409_naming_the_slot(user_client, user, catalogue):
+    slots = [{"card": s.card, "line": s.line} for s in official_army()[:2]] + [{"card": "gone", "line": "vanguard"}]
+    army = Army.objects.create(owner=user, name="Draft", slots=slots)
+    body = assert_error_shape(user_client.get(f"/api/realms/armies/{army.pk}/sheet.pdf"), 409, "unknown_cards")
+    assert body["fields"] == {"slots.2.card": ["No character card 'gone'."]}
 
 
 def test_a_draft_prints_what_it_holds_and_says_it_is_not_legal(anon_client, catalogue):
