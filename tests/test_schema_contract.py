@@ -106,7 +106,7 @@ def test_decode_documents_its_real_answer(schema):
     operation = schema["paths"]["/api/realms/armies/decode/"]["get"]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     component = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
-    assert component["required"] == ["code", "share_url", "slots", "version"]
+    assert component["required"] == ["code", "share_url", "sheet_url", "slots", "version"]
     assert component["properties"]["slots"]["type"] == "array"
     (code,) = operation["parameters"]
     assert code["required"] is True and code["schema"]["maxLength"] == 200

@@ -2,6 +2,7 @@
 
 
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -253,6 +254,16 @@ class ArmyDecodeSerializer(serializers.Serializer):
                                                  "and 3) or its canonical order (version 2).")
     code = serializers.CharField(help_text="The same army, in the same order, as a version-3 code.")
     share_url = serializers.URLField(help_text="Absolute URL of this endpoint with the version-3 code.")
+    sheet_url = serializers.URLField(allow_null=True, help_text="Absolute URL of the army's printable Army Sheet (a PDF, "
+                                                                "A4; `size=letter` for US Letter).")
+
+
+def army_sheet_url(request, code: str | None) -> str | None:
+    """The absolute URL of the Army Sheet of an army code (None without a code)."""
+    if code is None:
+        return None
+    path = f"{reverse('army-code-sheet')}?{urlencode({'code': code})}"
+    return request.build_absolute_uri(path) if request is not None else path
 
 
 def army_share_url(request, code: str | None) -> str | None:
@@ -280,12 +291,13 @@ class ArmySerializer(ValidatedModelSerializer):
     counts = serializers.SerializerMethodField()
     code = serializers.SerializerMethodField()
     share_url = serializers.SerializerMethodField()
+    sheet_url = serializers.SerializerMethodField()
     stats = serializers.SerializerMethodField()
 
     class Meta:
         model = Army
-        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "share_url", "stats",
-                  "created_at", "updated_at"]
+        fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "share_url",
+                  "sheet_url", "stats", "created_at", "updated_at"]
         list_serializer_class = ArmyListSerializer
 
     def get_fields(self):
@@ -326,6 +338,13 @@ class ArmySerializer(ValidatedModelSerializer):
     @extend_schema_field(serializers.URLField(allow_null=True))
     def get_share_url(self, army) -> str | None:
         return army_share_url(self.context.get("request"), self._report(army)["code"])
+
+    @extend_schema_field(serializers.URLField(help_text="Absolute URL of this army's printable Army Sheet (a PDF, "
+                                                        "with its name; A4, or `size=letter`)."))
+    def get_sheet_url(self, army) -> str:
+        path = reverse("army-sheet", kwargs={"pk": army.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
 
     @extend_schema_field(ArmyStatsSerializer)
     def get_stats(self, army) -> dict:

@@ -37,6 +37,7 @@ from realms.api.serializers import (
     SheetQuerySerializer,
     army_code_error,
     army_share_url,
+    army_sheet_url,
 )
 from realms.engine.army import ArmyCodeError, Deployment
 from realms.filtersets import ArmyFilter, CharacterFilter, RaceFilter
@@ -176,7 +177,8 @@ class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
             return Response(army_code_error(exc), status=status.HTTP_400_BAD_REQUEST)
         code = services.army_code(slots)
         return Response({"version": version, "slots": [{"card": s.card, "line": s.line} for s in slots],
-                         "code": code, "share_url": army_share_url(request, code)})
+                         "code": code, "share_url": army_share_url(request, code),
+                         "sheet_url": army_sheet_url(request, code)})
 
 
 SHEET_SCHEMA = extend_schema(

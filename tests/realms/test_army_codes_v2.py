@@ -69,7 +69,8 @@ def test_codes_of_versions_1_and_2_still_decode_each_in_its_own_order(catalogue,
     assert decode_army_code(report["code"])[0] == 3  # what the service writes now
     assert report["share_url"].startswith("http://testserver/api/realms/armies/decode/?code=")
     decoded = anon_client.get(report["share_url"]).json()
-    assert decoded == {"version": 3, "slots": slots, "code": report["code"], "share_url": report["share_url"]}
+    assert decoded == {"version": 3, "slots": slots, "code": report["code"], "share_url": report["share_url"],
+                       "sheet_url": f"http://testserver/api/realms/armies/sheet.pdf?code={report['code']}"}
     assert anon_client.post(VALIDATE, {"code": report["code"]}, format="json").json()["valid"]
 
     built = list(reversed(slots))

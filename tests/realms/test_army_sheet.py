@@ -126,6 +126,20 @@ def test_an_army_naming_a_card_the_catalogue_lacks_answers_409_naming_the_slot(u
     assert body["fields"] == {"slots.2.card": ["No character card 'gone'."]}
 
 
+def test_the_army_api_links_each_army_to_its_sheet(user_client, catalogue):
+    slots = [{"card": s.card, "line": s.line} for s in official_army()]
+    saved = user_client.post("/api/realms/armies/", {"name": "Dawn Vigil", "slots": slots}, format="json").json()
+    assert saved["sheet_url"] == f"http://testserver/api/realms/armies/{saved['id']}/sheet.pdf"
+    listed = user_client.get("/api/realms/armies/").json()["results"]
+    assert [army["sheet_url"] for army in listed] == [saved["sheet_url"]]
+    printed = user_client.get(saved["sheet_url"].removeprefix("http://testserver"))
+    assert "Dawn Vigil" in read(printed.content).pages[0].extract_text().splitlines()
+    decoded = user_client.get("/api/realms/armies/decode/", {"code": saved["code"]}).json()
+    by_code = user_client.get(decoded["sheet_url"].removeprefix("http://testserver"))
+    assert by_code.status_code == 200 and by_code["Content-Type"] == "application/pdf"
+    assert qr_codes(read(by_code.content).pages[0])[0].endswith(f"?code={saved['code']}")
+
+
 def test_a_draft_prints_what_it_holds_and_says_it_is_not_legal(anon_client, catalogue):
     slots = official_army()[:4]
     pdf = read(anon_client.get(BY_CODE, {"code": services.army_code(slots)}).content)
