@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import filters, permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.renderers import JSONRenderer
@@ -181,8 +181,15 @@ class ArmyViewSet(AtomicWritesMixin, CheckedFiltersMixin, viewsets.ModelViewSet)
                          "sheet_url": army_sheet_url(request, code)})
 
 
+SHEET_ERROR = {"$ref": "#/components/schemas/Error"}
 SHEET_SCHEMA = extend_schema(
-    responses={(200, "application/pdf"): OpenApiTypes.BINARY},
+    responses={
+        (200, "application/pdf"): OpenApiTypes.BINARY,
+        409: OpenApiResponse(response=SHEET_ERROR, description="The army names a card the catalogue does not hold "
+                                                               "(`unknown_cards`, each slot in `fields`)."),
+        503: OpenApiResponse(response=SHEET_ERROR, description="This server cannot draw PDFs: Pango is not "
+                                                               "installed (`sheet_unavailable`)."),
+    },
     description="The Army Sheet as a PDF to print (A4 or Letter, fonts embedded): every character with its card's "
                 "stats, both abilities in words, HP and cooldown boxes, rows for buffs and debuffs; the round's 20 "
                 "attack-order slots, summons, notes; QR codes of the army's share link and of the rules.",
