@@ -185,9 +185,9 @@ SHEET_ERROR = {"$ref": "#/components/schemas/Error"}
 SHEET_SCHEMA = extend_schema(
     responses={
         (200, "application/pdf"): OpenApiTypes.BINARY,
-        409: OpenApiResponse(response=SHEET_ERROR, description="The army names a card the catalogue does not hold "
+        (409, "application/json"): OpenApiResponse(response=SHEET_ERROR, description="The army names a card the catalogue does not hold "
                                                                "(`unknown_cards`, each slot in `fields`)."),
-        503: OpenApiResponse(response=SHEET_ERROR, description="This server cannot draw PDFs: Pango is not "
+        (503, "application/json"): OpenApiResponse(response=SHEET_ERROR, description="This server cannot draw PDFs: Pango is not "
                                                                "installed (`sheet_unavailable`)."),
     },
     description="The Army Sheet as a PDF to print (A4 or Letter, fonts embedded): every character with its card's "
