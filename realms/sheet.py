@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+import segno
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
@@ -70,10 +73,6 @@ def qr_data_uri(url: str) -> str:
 
 
 def _qr_png(url: str) -> bytes:
-    import io
-
-    import segno
-
     out = io.BytesIO()
     segno.make(url, error="m", micro=False).save(out, kind="png", scale=10, border=2)
     return out.getvalue()
@@ -108,10 +107,13 @@ def _character(c: Character, slot: Slot) -> dict[str, Any]:
     }
 
 
-def army_sheet_pdf(*, slots: list[Slot], name: str | None, links: SheetLinks, size: str) -> bytes:
-    """The Army Sheet of `slots` as PDF bytes, on `size` paper (a key of PAGE_SIZES)."""
+def army_sheet_pdf(*, slots: list[Slot], name: str | None, size: str,
+                   links: Callable[[str | None], SheetLinks]) -> bytes:
+    """The Army Sheet of `slots` as PDF bytes, on `size` paper (a key of PAGE_SIZES); `links(code)` says where its
+    QR codes lead."""
     characters = sheet_characters(slots)
-    html = render_to_string(TEMPLATE, _context(slots, characters, name, links, size))
+    report = services.army_validate(slots=slots)
+    html = render_to_string(TEMPLATE, _context(slots, characters, report, name, links(report["code"]), size))
     # Drawing the PDF costs a thousand times what the HTML does: the same HTML is drawn once.
     key = "army-sheet:" + hashlib.sha256(html.encode()).hexdigest()
     pdf = cache.get(key)
@@ -121,12 +123,11 @@ def army_sheet_pdf(*, slots: list[Slot], name: str | None, links: SheetLinks, si
     return pdf
 
 
-def _context(slots: list[Slot], characters: list[dict[str, Any]], name: str | None, links: SheetLinks,
-             size: str) -> dict[str, Any]:
-    report = services.army_validate(slots=slots)
+def _context(slots: list[Slot], characters: list[dict[str, Any]], report: dict[str, Any], name: str | None,
+             links: SheetLinks, size: str) -> dict[str, Any]:
     names = {slot.card: c["name"] for slot, c in zip(slots, characters, strict=True)}
     order = [{"spd": g["spd"], "names": [names[u["card"]] for u in g["units"]]}
-             for g in services.army_statistics(slots=slots)["attack_order"]]
+             for g in report["stats"]["attack_order"]]
     return {
         "page_size": PAGE_SIZES[size],
         "name": name or "Army",

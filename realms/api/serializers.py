@@ -2,7 +2,6 @@
 
 
 from typing import Any, cast
-from urllib.parse import urlencode
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -260,10 +259,12 @@ class ArmyDecodeSerializer(serializers.Serializer):
 
 def army_sheet_url(request, code: str | None) -> str | None:
     """The absolute URL of the Army Sheet of an army code (None without a code)."""
-    if code is None:
-        return None
-    path = f"{reverse('army-code-sheet')}?{urlencode({'code': code})}"
-    return request.build_absolute_uri(path) if request is not None else path
+    return share_url(request, "army-code-sheet", code)
+
+
+def army_builder_url(request, code: str | None) -> str | None:
+    """The absolute URL of the army builder holding an army code: the page people share (None without a code)."""
+    return share_url(request, "army-builder", code)
 
 
 def army_share_url(request, code: str | None) -> str | None:

@@ -1,7 +1,5 @@
 """Echo Realms API views: thin wrappers over selectors and services."""
 
-from urllib.parse import urlencode
-
 from django.http import HttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -35,6 +33,7 @@ from realms.api.serializers import (
     RaceSerializer,
     SheetCodeQuerySerializer,
     SheetQuerySerializer,
+    army_builder_url,
     army_code_error,
     army_share_url,
     army_sheet_url,
@@ -234,15 +233,14 @@ class SavedArmySheetView(APIView):
 def sheet_response(request, slots, name: str | None, size: str, filename: str) -> HttpResponse:
     """The PDF of an army's sheet, to show in the browser (or save under `filename`): the file as it is, whatever
     renderer the request's Accept chose (that one answers its errors)."""
-    pdf = sheet.army_sheet_pdf(slots=slots, name=name, links=sheet_links(request, slots), size=size)
+    pdf = sheet.army_sheet_pdf(slots=slots, name=name, size=size, links=lambda code: sheet_links(request, code))
     return HttpResponse(pdf, content_type="application/pdf",
                         headers={"Content-Disposition": f'inline; filename="{filename}"'})
 
 
-def sheet_links(request, slots) -> sheet.SheetLinks:
+def sheet_links(request, code: str | None) -> sheet.SheetLinks:
     """Where the sheet's QR codes lead: the army builder holding the army's code, and the rules page."""
-    code = services.army_code(slots) if slots else None
-    share = request.build_absolute_uri(reverse("army-builder") + (f"?{urlencode({'code': code})}" if code else ""))
+    share = army_builder_url(request, code) or request.build_absolute_uri(reverse("army-builder"))
     return sheet.SheetLinks(share=share, rules=request.build_absolute_uri(reverse("realms-rules")))
 
 

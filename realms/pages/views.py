@@ -34,6 +34,7 @@ from realms.api.serializers import (
     ArmyImportInputSerializer,
     ArmyInputSerializer,
     ArmySerializer,
+    army_builder_url,
 )
 from realms.choices import CharacterClass, Position
 from realms.engine.army import ArmyCodeError, Slot
@@ -474,7 +475,7 @@ def _sharing(request, builder: Builder, code: str | None) -> dict:
     """The army's share link and decklist, once every card is known (it then has a code)."""
     share_url = decklist = None
     if code:
-        share_url = request.build_absolute_uri(f"{reverse('army-builder')}?{urlencode({'code': code})}")
+        share_url = army_builder_url(request, code)
         decklist = services.army_export_text(builder.slots)
     return {"share_url": share_url, "decklist": decklist,
             "decklist_rows": min(decklist.count("\n"), DECKLIST_ROWS) if decklist else 0}
