@@ -20,34 +20,13 @@ import random
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-
-def prepare(folder: Path) -> None:
-    os.environ.update(DEBUG="1", DJANGO_SETTINGS_MODULE="cardsdb.settings",
-                      DATABASE_URL=f"sqlite:///{folder / 'bench.sqlite3'}", THROTTLE_ANON="1000000/minute",
-                      THROTTLE_SHEETS="1000000/minute")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("createcachetable", verbosity=0)
-    call_command("load_official", verbosity=0)
-
-
-def cpu_ms(call: Callable[[], Any]) -> float:
-    start = time.process_time()
-    call()
-    return (time.process_time() - start) * 1000
+from bench.seat_moves import cpu_ms, prepare, print_ratios  # noqa: E402  (the seat benchmark's database, clock and table)
 
 
 def main() -> None:
@@ -56,6 +35,7 @@ def main() -> None:
     parser.add_argument("--sheets", type=int, default=4, help="sheets of each kind a round")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sheet-bench-") as tmp:
+        os.environ["THROTTLE_SHEETS"] = "1000000/minute"
         prepare(Path(tmp))
         import logging
 
@@ -90,14 +70,9 @@ def main() -> None:
                 spent["health check (baseline)"].append(cpu_ms(lambda: client.get("/healthz")))
             for kind in kinds:
                 rounds[kind].append(statistics.median(spent[kind]))
-        base = statistics.median(rounds[kinds[0]])
         print(f"Army Sheets of random legal official armies (seed 1), through the API in one process (SQLite, DEBUG "
               f"on); medians of {args.rounds} rounds of {args.sheets} sheets of each kind")
-        print(f"  {'request':<28} {'CPU ms':>9} {'min':>9} {'max':>9} {'vs health':>10}")
-        for kind in kinds:
-            values = rounds[kind]
-            middle = statistics.median(values)
-            print(f"  {kind:<28} {middle:9.2f} {min(values):9.2f} {max(values):9.2f} {middle / base:9.1f}x")
+        print_ratios(rounds)
 
 
 if __name__ == "__main__":

@@ -119,15 +119,20 @@ def main() -> None:
                     spent["health check (baseline)"].append(cpu_ms(lambda: client.get("/healthz")))
             for kind in kinds:
                 rounds[kind].append(statistics.median(spent[kind]))
-        base = statistics.median(rounds[kinds[0]])
         print(f"A person's move against greedy, through the API in one process (SQLite, DEBUG on); medians of "
               f"{args.rounds} rounds of {args.moves} moves of each game; games played: "
               + ", ".join(f"{name} {seat.games}" for name, seat in seats.items()))
-        print(f"  {'request':<34} {'CPU ms':>8} {'min':>8} {'max':>8} {'vs health':>10}")
-        for kind in kinds:
-            values = rounds[kind]
-            middle = statistics.median(values)
-            print(f"  {kind:<34} {middle:8.2f} {min(values):8.2f} {max(values):8.2f} {middle / base:9.1f}x")
+        print_ratios(rounds)
+
+
+def print_ratios(rounds: dict[str, list[float]]) -> None:
+    """Each kind's median CPU milliseconds over the rounds, its range, and its ratio to the first kind's (the
+    health check)."""
+    base = statistics.median(next(iter(rounds.values())))
+    print(f"  {'request':<34} {'CPU ms':>8} {'min':>8} {'max':>8} {'vs health':>10}")
+    for kind, values in rounds.items():
+        middle = statistics.median(values)
+        print(f"  {kind:<34} {middle:8.2f} {min(values):8.2f} {max(values):8.2f} {middle / base:9.1f}x")
 
 
 if __name__ == "__main__":
