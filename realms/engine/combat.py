@@ -75,15 +75,15 @@ def log_damage(bf: Battlefield, src: Unit, tgt: Unit, atk: int | None, power: in
     )
 
 
-def defeat(bf: Battlefield, u: Unit, by: Unit | None) -> None:
-    """HP 0: removed at once, pending action lost, its effects end (R17), defeat triggers (R18);
-    the last character takes its summons with it (R16)."""
+def defeat(bf: Battlefield, u: Unit, by: Unit | None, cause: str = "damage") -> None:
+    """HP 0 (by damage, or set at a table): removed at once, pending action lost, its effects end (R17), defeat
+    triggers (R18); the last character takes its summons with it (R16)."""
     u.alive = False
     u.hp = 0
     u.snapshot = None
     side = u.side
     if bf.record is not None:
-        bf.record(("defeated", u.uid, by.uid if by is not None else None, "damage", loses_action(bf, u), bf.use))
+        bf.record(("defeated", u.uid, by.uid if by is not None else None, cause, loses_action(bf, u), bf.use))
     bf.withdraw(u)
     end_effects_of(bf, u)
     if defeat_armed(bf):

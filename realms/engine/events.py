@@ -31,6 +31,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "defeated": ("unit", "by", "cause", "lost_action", "use"),
     "round_end": ("round",),
     "match_end": ("winner", "reason", "rounds"),
+    "table_change": ("round", "change", "unit", "amount", "hp_before", "hp_after", "eid"),
 }
 
 

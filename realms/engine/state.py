@@ -24,7 +24,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from realms.engine import order, rounds, triggers
+from realms.engine import order, rounds, table, triggers
 from realms.engine.battlefield import (
     ACT,
     FLEX,
@@ -205,6 +205,10 @@ class RealmsState(Battlefield):
             rounds.act(self, pending, action)
         else:
             self.apply(action)
+
+    def table_change(self, change: Any) -> None:
+        """A change made at a table while a decision is pending (`table.apply_change`)."""
+        table.apply_change(self, change)
 
     def is_terminal(self) -> bool:
         """Whether the match is over."""

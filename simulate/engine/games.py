@@ -22,6 +22,10 @@ GAMES: dict[str, str] = {
     "legends": "legends.engine.game",
 }
 
+# The mover of a change made at a table between decisions (a physical game's players correcting what stands on
+# it), as a game's moves record it beside its players' decisions: a state that allows them is `TableAdjustable`.
+TABLE = "table"
+
 # A seat's agent as the runner hands it to a state: (observation, legal actions) -> one of them.
 Decider = Callable[[Any, list[Any]], Any]
 
@@ -92,6 +96,13 @@ class GameState(Protocol):
     def clone(self, seed: int) -> GameState:
         """An independent copy of the whole state, without log, with a generator seeded from `seed`
         (look-ahead from a state that is already complete, such as a sandbox)."""
+
+
+class TableAdjustable(Protocol):
+    """A state whose players may change what stands on the table while a decision is pending."""
+
+    def table_change(self, change: Any) -> None:
+        """Make one change (as JSON writes it), log it and what it causes; IllegalAction saying why not."""
 
 
 class PlaysDecisions(Protocol):

@@ -22,7 +22,7 @@ from typing import Any
 from simulate.engine.agents import get_agent
 from simulate.engine.deciders import SeatDecider
 from simulate.engine.errors import IllegalAction, InputError
-from simulate.engine.games import GameState, get_game
+from simulate.engine.games import TABLE, GameState, get_game
 from simulate.engine.runner import HARD_MAX_ACTIONS
 
 PERSON = "person"  # a seat's entry in a match's agents when a person plays it
@@ -101,6 +101,10 @@ def resume(
         player = state.current_player()
         assert player is not None
         recorded = moves[len(played)] if len(played) < len(moves) else None
+        if recorded is not None and recorded[0] == TABLE:
+            table_change(state, recorded[1], len(played))
+            played.append((TABLE, as_json(recorded[1])))
+            continue
         decider = deciders.get(player)
         if decider is None and recorded is None:
             return Resumed(state, player, played, applied)
@@ -109,6 +113,18 @@ def resume(
         played.append((player, as_json(chosen)))
         applied += 1
     return Resumed(state, None, played, applied)
+
+
+def table_change(state: GameState, change: Any, number: int) -> None:
+    """Move `number`, a change made at the table while the decision is pending; Diverged when the game takes
+    none or it is not possible there."""
+    adjust = getattr(state, "table_change", None)
+    if adjust is None:
+        raise Diverged(f"Move {number} is a table change, which this game does not take.")
+    try:
+        adjust(change)
+    except IllegalAction as refused:
+        raise Diverged(f"Move {number} ({as_json(change)}): {refused}") from None
 
 
 def decided(state: GameState, player: str, legal: list[Any], decider: SeatDecider | None, recorded: Move | None,

@@ -110,6 +110,7 @@ FIELDS: dict[str, frozenset[str]] = {
         "defeated": ("unit", "by", "cause", "lost_action", "use"),
         "round_end": ("round",),
         "match_end": ("winner", "reason", "rounds"),
+        "table_change": ("round", "change", "unit", "amount", "hp_before", "hp_after", "eid"),
     }.items()
 }
 COLLECTION_CARD_FIELDS = frozenset(("card", "name", "rarity", "position", "class"))
@@ -744,6 +745,11 @@ class Auditor:
                 continue
             if self._max_actions_stop():
                 return True
+            if self._table_changes():
+                if self._check_end():
+                    return True
+                if not u.alive or self._count(u.side, dest) >= LINE_CAP:
+                    continue
             d = self._take("decision", "R8", f"the Flex decision of {u.uid} (the {dest} has room)", unit=u.uid)
             self.decisions += 1
             self._eq(d, "round", self.round, "R8")
@@ -780,6 +786,12 @@ class Auditor:
                         continue
             if self._max_actions_stop():
                 return True
+            if self._table_changes():
+                if self._check_end():
+                    return True
+                if not u.alive:
+                    self.idx += 1
+                    continue
             self._ok(u.to_act, "R10", f"{u.uid} reached in the order without an action to come", self.i)
             d = self._take("decision", "R10", f"the action decision of {u.uid} (its turn in the order)", unit=u.uid)
             self.decisions += 1
@@ -851,6 +863,65 @@ class Auditor:
         self._eq(e, "winner", None, "R16")
         self._eq(e, "rounds", self.round, "R16")
         return True
+
+    # ------------------------------------------------------------------ changes made at a table
+
+    def _table_changes(self) -> bool:
+        """The changes players made at a table while this decision was pending, each with exactly what it causes
+        (realms.engine.table); whether there was any."""
+        changed = False
+        while (e := self._peek()) is not None and e["type"] == "table_change":
+            self.i += 1
+            changed = True
+            self._eq(e, "round", self.round, "G3")
+            u = self.units.get(e["unit"])
+            self._ok(u is not None and u.alive, "G3", f"a table change on {e['unit']!r}, not a living unit")
+            assert u is not None
+            self.counts[f"table change: {e['change']}"] += 1
+            if e["change"] == "hp":
+                self._table_hp(e, u)
+            elif e["change"] == "effect":
+                self._table_effect(e, u)
+            else:
+                self._eq(e, "change", "remove", "G3", " (hp, effect or remove)")
+                self._table_removal(e, u)
+            if not (self.chars["a"] and self.chars["b"]):
+                break
+        return changed
+
+    def _table_hp(self, e: dict[str, Any], u: Unit) -> None:
+        """HP set by hand moves by its amount, within 0 and max HP (R11); at 0 the unit falls."""
+        delta = e["amount"]
+        self._ok(isinstance(delta, int) and delta != 0, "G3", f"an HP change of {delta!r}")
+        self._eq(e, "hp_before", u.hp, "R11")
+        after = min(u.max_hp, max(0, u.hp + delta))
+        self._eq(e, "hp_after", after, "R11", f" (HP {u.hp} {delta:+d}, within 0 and max HP {u.max_hp})")
+        self._eq(e, "eid", None, "G3")
+        u.hp = after
+        if after == 0:
+            self._defeat(u, None, "table")
+
+    def _table_effect(self, e: dict[str, Any], u: Unit) -> None:
+        """A lasting effect put on by hand: the next effect, from the unit itself, via the table (R14)."""
+        self._eq(e, "eid", self.last_eid + 1, "G3")
+        for field in ("amount", "hp_before", "hp_after"):
+            self._eq(e, field, None, "G3")
+        nxt = self._peek()
+        self._ok(nxt is not None and nxt["type"] == "effect_applied", "R14",
+                 f"expected the effect put on {u.uid} at the table; found {_show(nxt)}", self.i)
+        assert nxt is not None
+        self._ok(nxt["kind"] in LASTING, "R14", f"a {nxt['kind']} put on at the table is not a lasting effect",
+                 self.i)
+        self._apply(u, u, nxt["kind"], nxt["stat"], nxt["amount"], nxt["duration"], "table", False)
+
+    def _table_removal(self, e: dict[str, Any], u: Unit) -> None:
+        """An effect standing on the unit taken off by hand: it expires now, removed via the table."""
+        for field in ("amount", "hp_before", "hp_after"):
+            self._eq(e, field, None, "G3")
+        x = u.effects.get(e["eid"])
+        self._ok(x is not None, "R14", f"effect {e['eid']!r} taken off {u.uid}, on which it does not stand")
+        assert x is not None
+        self._expire_batch([(u, x, "removed", u)], "R14", f"effect {x.eid} taken off at the table", "table")
 
     # ------------------------------------------------------------------ orders
 
@@ -1417,7 +1488,7 @@ class Auditor:
             self._eq(e, "kind", x.kind, r)
             self._eq(e, "reason", reason, r)
             self._eq(e, "src", by.uid if by is not None else None, r)
-            cleanse = reason in ("cleansed", "dispelled")
+            cleanse = reason in ("cleansed", "dispelled", "removed")
             self._eq(e, "via", via if cleanse else None, "G3")
             self._eq(e, "use", self.use if cleanse else None, "G3")
             del u.effects[x.eid]
@@ -1491,8 +1562,9 @@ class Auditor:
         self._eq(e, "hp_after", tgt.hp + healed, "R11")
         tgt.hp += healed
 
-    def _defeat(self, u: Unit, by: Unit) -> None:
-        """HP 0: out at once; R17 expiries; R18 triggers; the last character takes its summons (R16)."""
+    def _defeat(self, u: Unit, by: Unit | None, cause: str = "damage") -> None:
+        """HP 0 (by damage, or set at a table): out at once; R17 expiries; R18 triggers; the last character takes
+        its summons (R16)."""
         self.counts["defeat" + (" of a summon" if u.summon else "")] += 1
         if u.to_act:
             self.counts["defeat losing its action"] += 1
@@ -1500,8 +1572,8 @@ class Auditor:
             self.counts["defeat during its own ability use (R10)"] += 1
         e = self._take("defeated", "R11", f"the defeat of {u.uid} (0 HP)", unit=u.uid)
         self._eq(e, "unit", u.uid, "R11")
-        self._eq(e, "cause", "damage", "R11")
-        self._eq(e, "by", by.uid, "R18", " (the source of the damage)")
+        self._eq(e, "cause", cause, "R11")
+        self._eq(e, "by", by.uid if by is not None else None, "R18", " (the source of the damage)")
         self._eq(e, "lost_action", u.to_act, "R10", " (whether it still had an action to come this round)")
         self._eq(e, "use", self.use, "G3")
         self._remove(u)
@@ -1512,7 +1584,7 @@ class Auditor:
         if not u.summon and not self.chars[side]:
             self._army_leaves(side)
 
-    def _defeat_triggers(self, u: Unit, by: Unit) -> None:
+    def _defeat_triggers(self, u: Unit, by: Unit | None) -> None:
         """R18: every defeat trigger the fall of `u` sets off, and only those, in the attack order."""
         side = u.side
         for w in list(self.order):

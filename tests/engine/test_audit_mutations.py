@@ -21,6 +21,7 @@ from simulate.engine.runner import play_match
 from tests.engine.audit import Auditor, audit
 from tests.engine.helpers import battle, card, main
 from tests.engine.test_playouts import starter_cards, stress_cards
+from tests.engine.test_table_changes import table_logs
 
 Events = list[dict[str, Any]]
 Log = tuple[str, Events, dict[str, Any]]  # label, events, audit options
@@ -71,6 +72,8 @@ def logs() -> tuple[Log, ...]:
             legal = st.legal_actions()
             st.apply(next((a for a in legal if a[0] == "ability"), legal[-1]))
         out.append((f"taunt-{seed}", st.events(), {"full_armies": False, "card_text": False}))
+    # Games with changes made at a table: HP by hand (falls included), free effects put on and taken off.
+    out.extend((f"table-{seed}", events, {}) for seed, events in table_logs()[:6])
     return tuple(out)
 
 
@@ -1011,6 +1014,56 @@ def _seeds_public(events: Events) -> Events | None:
         if e["type"] == "seeds":
             ev = copy.deepcopy(events)
             ev[i]["visible_to"] = ["a"]
+            return ev
+    return None
+
+
+@mutation("HP raised by hand above max HP", "R11")
+def _table_overheal(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "table_change" and e["change"] == "hp" and e["amount"] > 0 and e["hp_after"] > 0:
+            ev = copy.deepcopy(events)
+            ev[i]["hp_after"] = e["hp_before"] + e["amount"] + 1
+            return ev
+    return None
+
+
+@mutation("a unit brought to 0 HP by hand not falling", "R11")
+def _table_fall_missing(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "table_change" and e["hp_after"] == 0 and events[i + 1]["type"] == "defeated":
+            ev = copy.deepcopy(events)
+            del ev[i + 1:after_defeat(events, i + 1)]
+            return ev
+    return None
+
+
+@mutation("a fall by hand logged as damage", "R11")
+def _table_fall_cause(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "defeated" and e["cause"] == "table":
+            ev = copy.deepcopy(events)
+            ev[i]["cause"] = "damage"
+            return ev
+    return None
+
+
+@mutation("an effect put on at the table lasting a round longer", "R14")
+def _table_effect_until(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "table_change" and e["change"] == "effect":
+            ev = copy.deepcopy(events)
+            ev[i + 1]["until"] += 1
+            return ev
+    return None
+
+
+@mutation("an effect taken off at the table still standing", "R14")
+def _table_removal_missing(events: Events) -> Events | None:
+    for i, e, _ in walk(events):
+        if e["type"] == "table_change" and e["change"] == "remove":
+            ev = copy.deepcopy(events)
+            del ev[i + 1]
             return ev
     return None
 
