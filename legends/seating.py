@@ -16,6 +16,7 @@ TAKEN_BACK_EVENTS = frozenset({"decision", "turn", "facedown", "heal", "allocati
 
 class LegendsSeating:
     game = "legends"
+    takes_table_changes = False  # part of every hand is hidden: a table tracker keeps its counts instead
 
     def players(self, setup: Any) -> list[str]:
         return list(setup_players(setup))

@@ -10,6 +10,7 @@ LINE_WORDS = {"vanguard": "the Vanguard", "rearguard": "the Rearguard"}
 
 class RealmsSeating:
     game = "realms"
+    takes_table_changes = True  # its players may correct HP and effects at the table (realms.engine.table)
 
     def players(self, setup: Any) -> list[str]:
         return ["a", "b"]

@@ -248,6 +248,8 @@ class SeatedGame(TimestampedModel):
     last_move_at = models.DateTimeField(help_text="When it last changed: a game idle past its bound is ended.")
     match = models.OneToOneField(Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="seated",
                                  help_text="The match it became once finished.")
+    table = models.BooleanField(default=False, help_text="Played with physical cards at a table: its people may "
+                                                         "change what stands on it between decisions.")
 
     class Meta:
         ordering = ["-created_at"]

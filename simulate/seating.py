@@ -19,7 +19,7 @@ import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,7 +28,7 @@ from cardsdb.errors import DomainError
 from simulate import batches, services
 from simulate.engine.agents import agent_names, looks_ahead
 from simulate.engine.errors import IllegalAction, InputError
-from simulate.engine.games import get_game
+from simulate.engine.games import TABLE, TableAdjustable, get_game
 from simulate.engine.runner import MatchResult
 from simulate.engine.seated import PERSON, Diverged, Resumed, as_json, check_move, resume, visible_events
 from simulate.models import SeatedGame
@@ -43,6 +43,7 @@ class GameSeating(Protocol):
     """A game's part in seated play: its players and each legal action in words."""
 
     game: str
+    takes_table_changes: bool  # a table game of it may change what stands on the table (`GameState.table_change`)
 
     def players(self, setup: Any) -> list[str]: ...
 
@@ -101,6 +102,13 @@ class IllegalMove(DomainError):
         return {"legal": self.legal}
 
 
+class IllegalChange(DomainError):
+    """A change at the table that is not well formed or not possible now (answered 400 saying why)."""
+
+    status = 400
+    code = "illegal_change"
+
+
 class TooManyGames(DomainError):
     status = 429
     code = "too_many_games"
@@ -114,28 +122,42 @@ class UnknownSeat(DomainError):
 # ------------------------------------------------------------------------------------------------ opening
 
 
-def open_game(*, game: str, inputs: dict[str, Any], seats: Any, seed: int | None, user,
-              client: str) -> tuple[SeatedGame, dict[str, str]]:
+def open_game(*, game: str, inputs: dict[str, Any], seats: Any, seed: int | None, user, client: str,
+              table: bool = False) -> tuple[SeatedGame, dict[str, str]]:
     """Store a new game of `inputs` (a match request's armies or setup and options) with `seats` (each player a
     person or an agent name) and play its agents up to the first person's decision; the game, and each person's
-    seat secret (shown once: only its hash is kept)."""
+    seat secret (shown once: only its hash is kept). A `table` game is played with physical cards by people at
+    every seat, who may change what stands on the table between decisions."""
     prepared = services.prepare_match(game=game, inputs=inputs, agents=None, user=user)
     players = seating(game).players(prepared.setup)
     chosen = checked_seats(game, players, seats)
-    table = Interned()
-    frozen = {"setup": services.game_studies(game).freeze_setup(prepared.setup, table), "values": table.values}
+    if table:
+        checked_table(game, chosen)
+    interned = Interned()
+    frozen = {"setup": services.game_studies(game).freeze_setup(prepared.setup, interned), "values": interned.values}
     return stored_game(game=game, inputs=inputs, setup=prepared.stored_setup, frozen=frozen, options=prepared.options,
-                       seed=services.new_seed() if seed is None else seed, seats=chosen, user=user, client=client)
+                       seed=services.new_seed() if seed is None else seed, seats=chosen, user=user, client=client,
+                       table=table)
+
+
+def checked_table(game: str, seats: Mapping[str, str]) -> None:
+    """A table game: of a game that takes table changes, with people at every seat (an agent has no table)."""
+    if not seating(game).takes_table_changes:
+        raise InputError("This game has no table games.", [("table", "not_offered")])
+    agents = [player for player, name in seats.items() if name != PERSON]
+    if agents:
+        raise InputError("At a table every seat is a person's.", [(f"seats.{player}", "A table game seats people only.")
+                                                                  for player in agents])
 
 
 def stored_game(*, game: str, inputs: dict[str, Any], setup: dict[str, Any], frozen: dict[str, Any],
-                options: dict[str, Any], seed: int, seats: dict[str, str], user,
-                client: str) -> tuple[SeatedGame, dict[str, str]]:
+                options: dict[str, Any], seed: int, seats: dict[str, str], user, client: str,
+                table: bool = False) -> tuple[SeatedGame, dict[str, str]]:
     """Store a game (within its client's bound of open games) and play its agents up to the first person's
     decision; the game and each person's seat secret."""
     secrets_ = {player: secrets.token_urlsafe(24) for player, name in seats.items() if name == PERSON}
     row = SeatedGame(game=game, owner=services.account_of(user), client=client, inputs=inputs, setup=setup,
-                     frozen=frozen, options=options, seed=seed, seats=seats,
+                     frozen=frozen, options=options, seed=seed, seats=seats, table=table,
                      tokens={player: digest(secret) for player, secret in secrets_.items()},
                      last_move_at=timezone.now())
     with transaction.atomic():
@@ -213,7 +235,8 @@ def rematch(row: SeatedGame, secret: str, *, user, client: str) -> tuple[SeatedG
     frozen = {"setup": services.game_studies(row.game).freeze_setup(swapped.setup, table), "values": table.values}
     return (*stored_game(game=row.game, inputs={"rematch_of": str(row.id)}, setup=swapped.stored_setup,
                          frozen=frozen, options=row.options, seed=services.new_seed(),
-                         seats=checked_seats(row.game, players, swapped.agents), user=user, client=client),
+                         seats=checked_seats(row.game, players, swapped.agents), user=user, client=client,
+                         table=row.table),
             game_seating.rematch_player(player))
 
 
@@ -261,7 +284,7 @@ def seat_view(row: SeatedGame, player: str, since: int = 0) -> dict[str, Any]:
              for index, action in enumerate(state.legal_actions())] if deciding else []
     return {
         "id": str(row.id), "game": row.game, "seat": player, "status": row.status, "turn": row.turn or None,
-        "your_turn": deciding, "version": row.version, "moves": len(row.moves), "seats": row.seats,
+        "your_turn": deciding, "version": row.version, "moves": len(row.moves), "seats": row.seats, "table": row.table,
         "observation": observation.to_dict(), "legal": legal,
         "events": shown, "texts": texts, "cursor": since + len(shown), "more_events": since + len(shown) < len(events),
         "can_undo": can_undo(row, resumed, player),
@@ -283,8 +306,13 @@ def result_of(resumed: Resumed) -> dict[str, Any]:
 
 def can_undo(row: SeatedGame, resumed: Resumed, player: str) -> bool:
     """Whether `player`'s last move may be taken back: it is the game's last move, and what it led to showed the
-    player nothing new (the game's rules say, `GameSeating.undoable`)."""
-    if row.status not in (SeatedGame.Status.PLAYING,) or not row.moves or row.moves[-1][0] != player:
+    player nothing new (the game's rules say, `GameSeating.undoable`). At a table, where nothing is hidden and
+    the people sit together, any seat takes back the game's last move, whoever made it."""
+    if row.status not in (SeatedGame.Status.PLAYING,) or not row.moves:
+        return False
+    if row.table:
+        return True
+    if row.moves[-1][0] != player:
         return False
     before = replayed(row, moves=len(row.moves) - 1)
     after = seen_by(resumed, player)[len(seen_by(before, player)):]
@@ -328,6 +356,30 @@ def move(game_id, secret: str, action: Any, version: int | None, index: int | No
             raise IllegalMove(f"{as_json(action)!r} is not a legal action now; the legal ones are listed.",
                               refused.legal) from None
         row.moves = [*row.moves, [player, as_json(chosen)]]
+        moved(row)
+        take_agent_turns(row)
+    return row
+
+
+def table_change(game_id, secret: str, change: Any, version: int | None) -> SeatedGame:
+    """A change made at the table by any seat of a table game while a decision is pending (HP by hand, an
+    effect put on or taken off): 409 when the game is not at a table or is over, or moved on from `version`
+    (given); 400 saying why when the change is not possible now."""
+    with transaction.atomic():
+        row = locked(game_id)
+        seat_of(row, secret)
+        end_if_idle(row)
+        checked_version(row, version)
+        if not row.table:
+            raise SeatConflict("Only a table game takes changes made at the table.")
+        resumed = replayed(row)
+        if row.status != SeatedGame.Status.PLAYING or resumed.over:
+            raise SeatConflict("This game is over.")
+        try:
+            cast(TableAdjustable, resumed.state).table_change(as_json(change))
+        except IllegalAction as refused:
+            raise IllegalChange(str(refused)) from None
+        row.moves = [*row.moves, [TABLE, as_json(change)]]
         moved(row)
         take_agent_turns(row)
     return row

@@ -95,7 +95,18 @@ def _defeated(e: Event, n: _Names) -> list[str]:
     if e["cause"] == "army_defeated":
         return [f"  {n(e['unit'])} leaves the battlefield with its army"]
     lost = " before acting (its action is lost)" if e["lost_action"] else ""
+    if e["cause"] == "table":
+        return [f"  {n(e['unit'])} is defeated at the table (HP 0 by hand){lost}"]
     return [f"  {n(e['unit'])} is defeated by {n(e['by'])}{lost}"]
+
+
+def _table_change(e: Event, n: _Names) -> list[str]:
+    """A change made by hand at the table (what it caused follows as its own events)."""
+    if e["change"] == "hp":
+        return [f"  At the table: {n(e['unit'])}'s HP {e['amount']:+d} by hand, HP {e['hp_before']} -> {e['hp_after']}"]
+    if e["change"] == "effect":
+        return [f"  At the table: an effect put on {n(e['unit'])} by hand"]
+    return [f"  At the table: effect #{e['eid']} taken off {n(e['unit'])} by hand"]
 
 
 def _match_end(e: Event, n: _Names) -> list[str]:
@@ -148,6 +159,7 @@ _RENDER: dict[str, Callable[[Event, _Names], list[str]]] = {
     "defeated": _defeated,
     "round_end": lambda e, n: [],
     "match_end": _match_end,
+    "table_change": _table_change,
 }
 
 

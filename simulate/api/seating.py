@@ -35,6 +35,11 @@ def seated_request(game: str) -> type[serializers.Serializer]:
             "agents": None,
             "seats": serializers.DictField(child=TextField(max_length=40), allow_empty=False,
                                            help_text="Each player: \"person\" or an agent name (at least one person)."),
+            "table": serializers.BooleanField(
+                required=False, default=False,
+                help_text="Played with physical cards at a table (people at every seat, a game that takes table "
+                          "changes): any seat may then change what stands on the table between decisions "
+                          "(`.../table-changes/`) and take back the game's last move."),
             "Meta": type("Meta", (), {"ref_name": f"{game.capitalize()}SeatedGameRequest"}),
         })
     return _REQUESTS[game]
@@ -77,6 +82,7 @@ class SeatViewSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="Send it with a move or an undo: a game that moved on answers 409.")
     moves = serializers.IntegerField(help_text="Moves taken so far: fewer than last read means one was taken back.")
     seats = serializers.DictField(child=serializers.CharField())
+    table = serializers.BooleanField(help_text="A game at a table: it takes table changes.")
     observation = serializers.JSONField(help_text="What this seat may see now (G2).")
     legal = LegalActionSerializer(many=True, help_text="The legal actions, when this seat decides.")
     events = serializers.ListField(child=serializers.JSONField(), help_text="The events this seat could see.")
@@ -98,6 +104,14 @@ class MoveSerializer(StrictSerializer):
         if ("action" in attrs) == ("index" in attrs):
             raise serializers.ValidationError("Give either `action` or `index`.")
         return attrs
+
+
+class TableChangeSerializer(StrictSerializer):
+    change = serializers.JSONField(help_text='["hp", unit, delta], ["effect", unit, kind, stat or null, amount or '
+                                             'null, duration] or ["remove", unit, effect id].')
+    version = serializers.IntegerField(required=False, min_value=0,
+                                       help_text="The version it was made at (left out, it applies to the game as "
+                                                 "it stands: changes made offline).")
 
 
 class UndoSerializer(StrictSerializer):
@@ -149,7 +163,7 @@ class SeatedGameCreateView(ResumesBatches, APIView):
             row, secrets = seating.open_game(
                 game=self.game, inputs=given_inputs(request.data, data, {"seed", "seats", "agents"}),
                 seats=data.validated_data["seats"], seed=data.validated_data.get("seed"), user=request.user,
-                client=client_ident(request))
+                client=client_ident(request), table=data.validated_data["table"])
             handed_over(row)
         return Response(SeatedGameSerializer(game_answer(row, secrets, request)).data, status=status.HTTP_201_CREATED)
 
@@ -189,6 +203,24 @@ class SeatMoveView(ResumesBatches, APIView):
         given = data.validated_data
         with transaction.atomic():
             row = handed_over(seating.move(pk, secret, given.get("action"), given.get("version"), given.get("index")))
+        return Response(SeatViewSerializer(seating.seat_view(row, seating.seat_of(row, secret))).data)
+
+
+class SeatTableChangeView(ResumesBatches, APIView):
+    """A change made at the table of a table game, by any of its seats."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=TableChangeSerializer, responses={200: SeatViewSerializer, 409: OpenApiResponse(
+        response=ERROR, description="Not a table game, over, or moved on from `version` (`conflict`)."),
+        400: OpenApiResponse(response=ERROR, description="Not possible now (`illegal_change`, saying why).")})
+    def post(self, request, pk, secret):
+        """HP moved by hand, a free lasting effect put on, or an effect taken off, while a decision is pending;
+        the engine runs what it causes (a fall, its triggers, the end). The seat's view after it."""
+        data = TableChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        given = data.validated_data
+        row = seating.table_change(pk, secret, given["change"], given.get("version"))
         return Response(SeatViewSerializer(seating.seat_view(row, seating.seat_of(row, secret))).data)
 
 

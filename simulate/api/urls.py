@@ -19,6 +19,8 @@ urlpatterns = [
     path("games/<uuid:pk>/seats/<str:secret>/", seating.SeatView.as_view(), name="seated-game-seat"),
     path("games/<uuid:pk>/seats/<str:secret>/actions/", seating.SeatMoveView.as_view(), name="seated-game-move"),
     path("games/<uuid:pk>/seats/<str:secret>/undo/", seating.SeatUndoView.as_view(), name="seated-game-undo"),
+    path("games/<uuid:pk>/seats/<str:secret>/table-changes/", seating.SeatTableChangeView.as_view(),
+         name="seated-game-table-change"),
     # Before the router's, whose `batches/<id>/` would take `compare` for an id.
     path("batches/compare/", views.BatchCompareView.as_view(), name="batch-compare"),
     *router.urls,
