@@ -1,11 +1,13 @@
 from django.urls import path
 
-from realms.pages import views
+from realms.pages import table, views
 
 urlpatterns = [
     path("cards/", views.gallery, name="realms-gallery"),
     path("cards/<slug:slug>/", views.card, name="realms-card"),
     path("rules/", views.rules, name="realms-rules"),
+    path("table/", table.table_new, name="realms-table"),
+    path("table/<uuid:game_id>/", table.table_game, name="realms-table-game"),
     path("armies/build/", views.army_builder, name="army-builder"),
     path("armies/build/panel/", views.army_builder_panel, name="army-builder-panel"),
 ]
