@@ -95,3 +95,25 @@ def armies_using(*, user, slug: str) -> list[Army]:
                   .filter(slots_text__contains=f'"{slug}"').only("pk", "name", "slots"))
     return [army for army in candidates
             if any(isinstance(slot, dict) and slot.get("card") == slug for slot in army.slots)]
+
+
+MAX_TABLE_GAMES = 1000  # a player's most recent table games counted in their record (a bound on the work per answer)
+Record = dict[str, int]
+
+
+def table_records(user) -> dict[tuple[tuple[str, str], ...], Record]:
+    """A player's record at the table, by army: the finished table games they started (the starter plays Army A),
+    each won, lost or drawn, keyed by that army's slots (card, line) in order; the most recent MAX_TABLE_GAMES."""
+    from simulate.models import SeatedGame  # the simulate app imports this one's services
+
+    games = (SeatedGame.objects.filter(game="realms", table=True, owner=user, status=SeatedGame.Status.FINISHED,
+                                       match__isnull=False)
+             .select_related("match").only("setup", "match__winner").order_by("-created_at")[:MAX_TABLE_GAMES])
+    records: dict[tuple[tuple[str, str], ...], Record] = {}
+    for game in games:
+        army = tuple((slot["card"], slot["line"]) for slot in game.setup.get("armies", {}).get("a", []))
+        record = records.setdefault(army, {"played": 0, "won": 0, "lost": 0, "drawn": 0})
+        record["played"] += 1
+        winner = game.match.winner if game.match is not None else None
+        record["won" if winner == "a" else "lost" if winner == "b" else "drawn"] += 1
+    return records

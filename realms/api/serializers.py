@@ -283,6 +283,13 @@ class ArmyListSerializer(serializers.ListSerializer):
         return super().to_representation(armies)
 
 
+class TableRecordSerializer(serializers.Serializer):
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+
+
 class ArmySerializer(ValidatedModelSerializer):
     """A saved army (possibly a draft), with its current validity."""
 
@@ -294,11 +301,12 @@ class ArmySerializer(ValidatedModelSerializer):
     share_url = serializers.SerializerMethodField()
     sheet_url = serializers.SerializerMethodField()
     stats = serializers.SerializerMethodField()
+    table_record = serializers.SerializerMethodField()
 
     class Meta:
         model = Army
         fields = ["id", "name", "slots", "collection", "valid", "violations", "counts", "code", "share_url",
-                  "sheet_url", "stats", "created_at", "updated_at"]
+                  "sheet_url", "stats", "table_record", "created_at", "updated_at"]
         list_serializer_class = ArmyListSerializer
 
     def get_fields(self):
@@ -350,6 +358,15 @@ class ArmySerializer(ValidatedModelSerializer):
     @extend_schema_field(ArmyStatsSerializer)
     def get_stats(self, army) -> dict:
         return self._report(army)["stats"]
+
+    @extend_schema_field(TableRecordSerializer(help_text="Your finished table games with this army (as Army A, the "
+                                                         "side of whoever starts the game): played, won, lost, drawn."))
+    def get_table_record(self, army) -> dict:
+        context = cast(dict[str, Any], self.context)  # the dict the view gave
+        if "table_records" not in context:
+            context["table_records"] = selectors.table_records(army.owner)
+        slots = tuple((slot["card"], slot["line"]) for slot in army.slots)
+        return dict(context["table_records"].get(slots, {"played": 0, "won": 0, "lost": 0, "drawn": 0}))
 
     def validate(self, attrs):
         if self.instance is None:

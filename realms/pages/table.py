@@ -37,10 +37,11 @@ FIRST_CHOICES = [("random", "A coin decides"), ("a", "Army A"), ("b", "Army B")]
 
 
 class TableForm(forms.Form):
-    """The two armies at the table, by code, and who decides first when SPD ties (the rulebook's coin)."""
+    """The two armies at the table, by code, and who decides first when SPD ties (the rulebook's coin). Whoever
+    starts the game plays Army A: a signed-in player's record at the table counts it (`selectors.table_records`)."""
 
-    a = forms.CharField(label="Army A: its code", max_length=200)
-    b = forms.CharField(label="Army B: its code", max_length=200)
+    a = forms.CharField(label="Army A, yours: its code", max_length=200)
+    b = forms.CharField(label="Army B, your opponent's: its code", max_length=200)
     first = forms.ChoiceField(label="First player (ties on SPD)", choices=FIRST_CHOICES, initial="random")
 
     def refused(self, exc: InputError | IllegalMatchSetup) -> None:

@@ -15,7 +15,8 @@ from tests.factories import faction_army
 from tests.pages.conftest import axe_violations, sign_in
 
 PAGES = ["/", "/search/?q=nyx", "/accounts/login/", "/accounts/signup/", "/no-such-page/",
-         "/matches/new/", "/matches/new/?game=legends", "/studies/new/", "/studies/new/?game=legends", "/realms/rules/", "/legends/table/"]
+         "/matches/new/", "/matches/new/?game=legends", "/studies/new/", "/studies/new/?game=legends", "/realms/rules/",
+         "/realms/table/", "/legends/table/"]
 LEGENDS_TEAMS = {"mode": "teams", "teams": [
     {"spirit": "akin", "players": [{"name": "Ann", "counter": 1}, {"name": "Ben", "counter": 3}]},
     {"spirit": "yulin", "players": [{"name": "Cat", "counter": 2}, {"name": "Dan", "counter": 4}]}]}

@@ -27,8 +27,8 @@ STATS = {"atk": "ATK", "def": "DEF", "spd": "SPD"}
 def opened(page) -> tuple[SeatedGame, dict[str, str]]:
     """A table game of Arcane's starter army against Tribal's, a first, from the form; its row and seat links."""
     page.goto("/realms/table/")
-    page.get_by_label("Army A: its code").fill(code_of(faction_army("arcane")))
-    page.get_by_label("Army B: its code").fill(code_of(faction_army("tribal")))
+    page.get_by_label("Army A, yours: its code").fill(code_of(faction_army("arcane")))
+    page.get_by_label("Army B, your opponent's: its code").fill(code_of(faction_army("tribal")))
     page.get_by_label("First player (ties on SPD)").select_option("a")
     page.get_by_role("button", name="Start the game").click()
     expect(page).to_have_url(GAME_URL)

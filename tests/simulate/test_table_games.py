@@ -11,6 +11,7 @@ import pytest
 
 from simulate.models import Match, SeatedGame
 from tests.conftest import assert_error_shape
+from tests.factories import faction_army
 from tests.engine.audit import audit
 from tests.simulate.test_legends_matches_api import DUEL
 from tests.simulate.test_seated_games import REALMS, armies, links, opened  # noqa: F401  (armies: a fixture)
@@ -130,3 +131,33 @@ def test_a_finished_table_game_is_a_match_whose_log_keeps_every_rule(anon_client
     assert any(e["type"] == "table_change" for e in match.events)
     assert audit(match.events) == []
     assert anon_client.get(f"/api/simulate/matches/{match.pk}/").status_code == 200
+
+
+def finish_by_hand(client, link: str, losing: str) -> dict[str, Any]:
+    """Every unit of the `losing` side brought to 0 HP at the table: the game ends at once (R16)."""
+    view = client.get(link).json()
+    for unit in [u for u in view["observation"]["units"] if u["side"] == losing and not u["summon"]]:
+        if view["status"] == "finished":
+            break
+        if next(u for u in view["observation"]["units"] if u["id"] == unit["id"])["alive"]:
+            view = changed(client, link, ["hp", unit["id"], -999])
+    assert view["status"] == "finished" and view["result"]["winner"] == ("b" if losing == "a" else "a")
+    return view
+
+
+def test_a_saved_army_counts_its_players_table_games(user_client, other_client, catalogue):
+    slots = faction_army("arcane")
+    saved = user_client.post("/api/realms/armies/", {"name": "Runes", "slots": slots}, format="json").json()
+    assert saved["table_record"] == {"played": 0, "won": 0, "lost": 0, "drawn": 0}
+    body = {"armies": {"a": {"army": saved["id"]}, "b": {"slots": faction_army("tribal")}}, "seats": PEOPLE,
+            "table": True}
+    finish_by_hand(user_client, links(opened(user_client, REALMS, body))["a"], losing="b")
+    finish_by_hand(user_client, links(opened(user_client, REALMS, body))["a"], losing="a")
+    opened(user_client, REALMS, body)  # not over: not counted
+    record = user_client.get(f"/api/realms/armies/{saved['id']}/").json()["table_record"]
+    assert record == {"played": 2, "won": 1, "lost": 1, "drawn": 0}
+    listed = user_client.get("/api/realms/armies/").json()["results"]
+    assert listed[0]["table_record"] == record
+    # Another player's army of the same cards has its own record.
+    theirs = other_client.post("/api/realms/armies/", {"name": "Runes", "slots": slots}, format="json").json()
+    assert theirs["table_record"]["played"] == 0

@@ -54,6 +54,10 @@ window.ReplayBoards.realms = ({ el, hpMeter, roundLabel, start }) => {
         case "heal":
           if (unit(e.tgt)) unit(e.tgt).hp = e.hp_after;
           break;
+        case "table_change": // HP moved by hand at a table (an effect put on or taken off follows as its own event)
+          s.target = e.unit;
+          if (e.change === "hp" && unit(e.unit)) unit(e.unit).hp = e.hp_after;
+          break;
         case "move":
           if (unit(e.unit)) unit(e.unit).line = e.to;
           break;
