@@ -33,8 +33,12 @@ EFFECT: Final = "effect"
 REMOVE: Final = "remove"
 CHANGES: Final = (HP, EFFECT, REMOVE)
 MAX_HP_CHANGE: Final = 999
-# Every lasting kind but taunt, whose source is the enemy the unit must attack: a free one would have none.
-TABLE_KINDS: Final[tuple[str, ...]] = tuple(kind for kind in LASTING_KINDS if kind != "taunt")
+# Every lasting kind that does not depend on its source (a taunt's is the enemy to attack): a free one has none.
+TABLE_KINDS: Final[tuple[str, ...]] = tuple(kind for kind in LASTING_KINDS if not KINDS[kind].needs_source)
+# The parts of each change, as JSON writes it.
+HP_FIELDS: Final = ("hp", "unit", "delta")
+EFFECT_FIELDS: Final = ("effect", "unit", "kind", "stat", "amount", "duration")
+REMOVE_FIELDS: Final = ("remove", "unit", "effect id")
 
 
 def apply_change(bf: Battlefield, change: Sequence[Any]) -> None:
@@ -75,7 +79,7 @@ def whole(change: Sequence[Any], index: int, low: int, high: int, what: str) -> 
 def change_hp(bf: Battlefield, unit: Unit, change: Sequence[Any]) -> None:
     """HP moved by hand, within 0 and max HP; at 0 the unit falls (R11, R17, R18)."""
     delta = whole(change, 2, -MAX_HP_CHANGE, MAX_HP_CHANGE, "An HP change")
-    if len(change) != 3 or delta == 0:
+    if len(change) != len(HP_FIELDS) or delta == 0:
         raise IllegalAction(change, [], "An HP change is [\"hp\", unit, delta] with a delta other than 0.")
     before = unit.hp
     after = min(unit.max_hp, max(0, before + delta))
@@ -90,7 +94,7 @@ def change_hp(bf: Battlefield, unit: Unit, change: Sequence[Any]) -> None:
 def add_effect(bf: Battlefield, unit: Unit, change: Sequence[Any]) -> None:
     """A lasting effect put on by hand, as an ability of the unit's own would put it (R14)."""
     kind_name = change[2] if len(change) > 2 else None
-    if kind_name not in TABLE_KINDS or len(change) != 6:
+    if kind_name not in TABLE_KINDS or len(change) != len(EFFECT_FIELDS):
         raise IllegalAction(change, [], "An effect is [\"effect\", unit, kind, stat, amount, duration] with kind "
                                         f"one of {', '.join(TABLE_KINDS)}.")
     kind = KINDS[kind_name]
@@ -111,7 +115,7 @@ def remove_effect(bf: Battlefield, unit: Unit, change: Sequence[Any]) -> None:
     """An effect standing on the unit taken off by hand (as a cleanse or dispel would)."""
     eid = whole(change, 2, 1, 10**9, "An effect id")
     standing = next((a for a in unit.effects if a.eid == eid), None)
-    if standing is None or len(change) != 3:
+    if standing is None or len(change) != len(REMOVE_FIELDS):
         raise IllegalAction(change, [], f"No effect {eid} stands on {unit.uid}.")
     if bf.record is not None:
         bf.record(("table_change", bf.round, REMOVE, unit.uid, None, None, None, eid))

@@ -62,6 +62,9 @@ class Standing:
     # A legality hook (as Pokémon Showdown's onDisableMove, Fireplace's attack_targets): the legal actions of
     # the unit it stands on ask it (`rounds.act_legal`), through `bars_ability` and `attack_targets`.
     restricts = False
+    # What it does depends on who put it on (a taunt's source is the unit to attack): such a kind is never put on
+    # by hand at a table (`table.TABLE_KINDS`), where there is no source but the unit itself.
+    needs_source = False
 
     def attach(self, u: Unit, a: Active) -> None:
         """Change the unit's values as the effect `a` starts to stand on it."""

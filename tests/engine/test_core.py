@@ -29,6 +29,7 @@ from simulate.engine.games import GameState, get_game, missing_members
 from simulate.engine.runner import MatchResult, play_match, render_log, validate_options
 from tests.engine.cardset import CARD_DICTS, all_cards
 from tests.engine.helpers import STRIKE, card
+from tests.engine.test_table_changes import table_logs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -253,6 +254,10 @@ def test_render_log_covers_every_event_type() -> None:
         seen.update(e["type"] for e in result.events)
         text = render_log("realms", result.events)
         assert "(" in text and "Result:" in text
+    for _, events in table_logs()[:3]:  # changes made by hand at a table appear only in table games
+        seen.update(e["type"] for e in events)
+        text = render_log("realms", events)
+        assert "At the table:" in text and "Result:" in text
     assert seen == set(EVENT_FIELDS)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 class Taunt(Restraint):
     name = "taunt"
+    needs_source = True
 
     def parse(self, check: Checker, data: dict[str, Any], path: str) -> dict[str, Any]:
         params = super().parse(check, data, path)
