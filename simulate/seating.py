@@ -38,6 +38,8 @@ MAX_OPEN_GAMES = 10  # games not over per client (its account, and its address),
 IDLE_HOURS = 24  # a game with no move for this long is ended when next read (or by the cleanup)
 STALE_THINKING_SECONDS = 60  # an agent's turn not taken for this long was lost with its worker: handed out again
 MAX_EVENTS = 500  # events in one answer; the cursor pages through the rest
+# Changes by hand in one table game: every read replays them all, so they are bounded as a match's actions are.
+MAX_TABLE_CHANGES = 2000
 
 class GameSeating(Protocol):
     """A game's part in seated play: its players and each legal action in words."""
@@ -372,6 +374,9 @@ def table_change(game_id, secret: str, change: Any, version: int | None) -> Seat
         checked_version(row, version)
         if not row.table:
             raise SeatConflict("Only a table game takes changes made at the table.")
+        if sum(1 for mover, _ in row.moves if mover == TABLE) >= MAX_TABLE_CHANGES:
+            raise SeatConflict(f"This game has had {MAX_TABLE_CHANGES} changes by hand, as many as a game takes: "
+                               "finish it, or start another.")
         resumed = replayed(row)
         if row.status != SeatedGame.Status.PLAYING or resumed.over:
             raise SeatConflict("This game is over.")

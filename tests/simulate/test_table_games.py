@@ -161,3 +161,14 @@ def test_a_saved_army_counts_its_players_table_games(user_client, other_client, 
     # Another player's army of the same cards has its own record.
     theirs = other_client.post("/api/realms/armies/", {"name": "Runes", "slots": slots}, format="json").json()
     assert theirs["table_record"]["played"] == 0
+
+
+def test_the_changes_by_hand_of_one_game_are_bounded(anon_client, table, monkeypatch):
+    from simulate import seating
+
+    monkeypatch.setattr(seating, "MAX_TABLE_CHANGES", 2)
+    changed(anon_client, table["a"], ["hp", "a1", -1])
+    changed(anon_client, table["a"], ["hp", "a1", -1])
+    refused = anon_client.post(table["a"] + "table-changes/", {"change": ["hp", "a1", -1]}, format="json")
+    assert_error_shape(refused, 409, "conflict")
+    assert "2 changes by hand" in refused.json()["message"]
