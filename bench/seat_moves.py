@@ -7,9 +7,11 @@ SQLite database in a temporary folder migrated and loaded with the official sets
 army and the agent's drawn from seed 1, sides a and b) and in an Akin Legends duel: each request is a move
 (`POST .../actions/`, the first legal action, then `greedy`'s turns up to the person's next decision, and the
 seat's view after them), then the seat's view read again as a board polls it (`GET .../seats/{secret}/` with
-its cursor), then the health check. A game that ends is replaced by a new one (not counted). One round makes
-`--moves` moves of each game in turn, so that a change in the machine's load falls on every kind alike; the
-figures are CPU milliseconds (this process's), medians over the rounds, and their ratio to the health check.
+its cursor), then the health check. Two people also play the same Echo Realms armies at a table: a change by
+hand (`POST .../table-changes/`, 1 HP off the first living unit), the deciding seat's move, the view. A game that
+ends is replaced by a new one (not counted). One round makes `--moves` steps of each game in turn, so that a
+change in the machine's load falls on every kind alike; the figures are CPU milliseconds (this process's),
+medians over the rounds, and their ratio to the health check.
 
 Every request replays the game from its seed through its moves (simulate/engine/seated.py): a move costs more
 the longer the game has run. The figures are over the first `--moves` moves of each game and the games that
@@ -81,6 +83,40 @@ class Seat:
         if answer.json()["status"] != "playing":
             self.open()
 
+    def steps(self) -> list[tuple[str, Callable[[], Any]]]:
+        return [("move", self.move), ("view", self.view)]
+
+
+class TableGame(Seat):
+    """A game at a table, both seats people: a change by hand (1 HP off the first living unit), then the deciding
+    seat's move (its first legal action), then the view read again as the sheet polls it."""
+
+    def open(self) -> None:
+        answer = self.client.post(self.url, {**self.body, "seed": self.games}, content_type="application/json")
+        assert answer.status_code == 201, answer.content
+        self.links = {seat["player"]: seat["link"] for seat in answer.json()["seats"]}
+        self.link = self.links["a"]
+        self.cursor = 0
+        self.games += 1
+        self.last = self.view()
+
+    def sent(self, path: str, body: dict[str, Any]) -> None:
+        answer = self.client.post(path, body, content_type="application/json")
+        assert answer.status_code == 200, answer.content
+        self.last = answer.json()
+        if self.last["status"] != "playing":
+            self.open()
+
+    def change(self) -> None:
+        unit = next(u for u in self.last["observation"]["units"] if u["alive"])
+        self.sent(self.link + "table-changes/", {"change": ["hp", unit["id"], -1]})
+
+    def move(self) -> None:
+        self.sent(self.links[self.last["turn"]] + "actions/", {"index": 0})
+
+    def steps(self) -> list[tuple[str, Callable[[], Any]]]:
+        return [("change by hand", self.change), ("move", self.move), ("view", self.view)]
+
 
 def cpu_ms(call: Callable[[], Any]) -> float:
     start = time.process_time()
@@ -107,15 +143,18 @@ def main() -> None:
                                 {"armies": armies, "seats": {"a": "person", "b": "greedy"}}),
             "Akin Legends duel": Seat(client, "/api/simulate/legends/games/",
                                       {"setup": LEGENDS_DUEL, "seats": {"t0p0": "person", "t1p0": "greedy"}}),
+            "Echo Realms table": TableGame(client, "/api/simulate/realms/games/",
+                                           {"armies": armies, "seats": {"a": "person", "b": "person"}, "table": True}),
         }
-        kinds = ["health check (baseline)", *(f"{name}: {what}" for name in seats for what in ("move", "view"))]
+        kinds = ["health check (baseline)", *(f"{name}: {what}" for name, seat in seats.items()
+                                              for what, _ in seat.steps())]
         rounds: dict[str, list[float]] = {kind: [] for kind in kinds}
         for _ in range(args.rounds):
             spent: dict[str, list[float]] = {kind: [] for kind in kinds}
             for _ in range(args.moves):
                 for name, seat in seats.items():
-                    spent[f"{name}: move"].append(cpu_ms(seat.move))
-                    spent[f"{name}: view"].append(cpu_ms(seat.view))
+                    for what, step in seat.steps():
+                        spent[f"{name}: {what}"].append(cpu_ms(step))
                     spent["health check (baseline)"].append(cpu_ms(lambda: client.get("/healthz")))
             for kind in kinds:
                 rounds[kind].append(statistics.median(spent[kind]))

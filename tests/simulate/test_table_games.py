@@ -131,6 +131,8 @@ def test_a_finished_table_game_is_a_match_whose_log_keeps_every_rule(anon_client
     assert any(e["type"] == "table_change" for e in match.events)
     assert audit(match.events) == []
     assert anon_client.get(f"/api/simulate/matches/{match.pk}/").status_code == 200
+    replay = anon_client.get(f"/matches/{match.pk}/")  # the replay viewer plays the log back, changes included
+    assert replay.status_code == 200 and "replay" in replay.content.decode().lower()
 
 
 def finish_by_hand(client, link: str, losing: str) -> dict[str, Any]:
