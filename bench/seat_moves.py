@@ -158,7 +158,8 @@ def main() -> None:
                     spent["health check (baseline)"].append(cpu_ms(lambda: client.get("/healthz")))
             for kind in kinds:
                 rounds[kind].append(statistics.median(spent[kind]))
-        print(f"A person's move against greedy, through the API in one process (SQLite, DEBUG on); medians of "
+        print(f"A person's move against greedy, and two people's at a table, through the API in one process (SQLite, "
+              f"DEBUG on); medians of "
               f"{args.rounds} rounds of {args.moves} moves of each game; games played: "
               + ", ".join(f"{name} {seat.games}" for name, seat in seats.items()))
         print_ratios(rounds)
