@@ -39,14 +39,11 @@
   kept.cards = config.cards; // the card words travel with the state, for a page opened without a connection
   const save = () => { try { window.localStorage.setItem(storeKey, JSON.stringify(kept)); } catch (error) { /* full */ } };
 
+  // The board helpers' elements, with `text` for the text and `on` for listeners.
   function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs)) {
-      if (key === "text") node.textContent = value;
-      else if (key === "on") for (const [type, fn] of Object.entries(value)) node.addEventListener(type, fn);
-      else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
-    }
-    for (const child of children) if (child) node.append(child);
+    const { text, on, class: className, ...rest } = attrs;
+    const node = window.BoardHelpers.el(tag, { ...rest, className }, ...(text === undefined ? [] : [text]), ...children);
+    for (const [type, listener] of Object.entries(on || {})) node.addEventListener(type, listener);
     return node;
   }
 
@@ -61,19 +58,7 @@
 
   async function readView() {
     const side = held[0];
-    for (;;) {
-      const body = await getJSON(`${apiOf(side)}?since=${kept.cursor}`);
-      if (kept.view && body.moves < kept.view.moves) {
-        // A change was taken back: the events after it are no longer the game's; read them all again.
-        Object.assign(kept, { events: [], texts: [], cursor: 0, view: null });
-        continue;
-      }
-      kept.events.push(...body.events);
-      kept.texts.push(...body.texts);
-      kept.cursor = body.cursor;
-      kept.view = body;
-      if (!body.more_events) break;
-    }
+    await window.BoardHelpers.readSeat(apiOf(side), kept);
     // The legal actions are in the deciding seat's own view: read it when this device holds that seat too.
     const turn = kept.view.turn;
     kept.decider = turn === side ? kept.view : turn && secrets[turn] ? await getJSON(`${apiOf(turn)}?since=${MAX_SINCE}`) : null;

@@ -29,5 +29,29 @@ window.BoardHelpers = (() => {
 
   const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
 
-  return { el, hpMeter, roundLabel };
+  // A seat's view read from `kept.cursor` on, every page of its new events added to what `kept` holds (`events`,
+  // `texts`, `cursor`, `view`). Fewer moves than last read means a move was taken back: the events after it are
+  // no longer the game's, so they are all read again. A refusal throws with the answer's `status` (a lost
+  // connection throws without one).
+  async function readSeat(url, kept) {
+    for (;;) {
+      const response = await fetch(`${url}?since=${kept.cursor}`, { headers: { Accept: "application/json" } });
+      const body = await response.json();
+      if (!response.ok) {
+        throw Object.assign(new Error(body.message || `The game could not be read (${response.status}).`),
+          { status: response.status });
+      }
+      if (kept.view && body.moves < kept.view.moves) {
+        Object.assign(kept, { events: [], texts: [], cursor: 0, view: null });
+        continue;
+      }
+      kept.events.push(...body.events);
+      kept.texts.push(...body.texts);
+      kept.cursor = body.cursor;
+      kept.view = body;
+      if (!body.more_events) return body;
+    }
+  }
+
+  return { el, hpMeter, roundLabel, readSeat };
 })();

@@ -11,7 +11,7 @@
   const dataNode = document.getElementById("seat-data");
   if (!root || !dataNode) return;
   const config = JSON.parse(dataNode.textContent);
-  const { el, hpMeter, roundLabel } = window.BoardHelpers;
+  const { el, hpMeter, roundLabel, readSeat } = window.BoardHelpers;
   const makeBoard = (window.ReplayBoards || {})[config.game];
   const $ = (id) => document.getElementById(id);
   const csrf = () => (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
@@ -27,24 +27,7 @@
   let playing = !config.hot_seat;
   let busy = false;
 
-  async function read(seat) {
-    const kept = known.get(seat.player);
-    for (;;) {
-      const response = await fetch(`${apiOf(seat.secret)}?since=${kept.cursor}`, { headers: { Accept: "application/json" } });
-      const body = await response.json();
-      if (!response.ok) throw new Error(body.message || `The game could not be read (${response.status}).`);
-      if (kept.view && body.moves < kept.view.moves) {
-        // A move was taken back: the events after it are no longer the game's; read them all again.
-        Object.assign(kept, { events: [], texts: [], cursor: 0, view: null });
-        continue;
-      }
-      kept.events.push(...body.events);
-      kept.texts.push(...body.texts);
-      kept.cursor = body.cursor;
-      kept.view = body;
-      if (!body.more_events) return;
-    }
-  }
+  const read = (seat) => readSeat(apiOf(seat.secret), known.get(seat.player));
 
   // One reading at a time: a poll still under way when a move is sent would bring back a view from before it.
   let reading = null;
