@@ -11,8 +11,8 @@ import pytest
 
 from simulate.models import Match, SeatedGame
 from tests.conftest import assert_error_shape
-from tests.factories import faction_army
 from tests.engine.audit import audit
+from tests.factories import faction_army
 from tests.simulate.test_legends_matches_api import DUEL
 from tests.simulate.test_seated_games import REALMS, armies, links, opened  # noqa: F401  (armies: a fixture)
 
