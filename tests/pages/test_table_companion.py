@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from simulate import services
@@ -22,6 +23,22 @@ from tests.pages.test_play_what_was_filled_in import code_of
 GAME_URL = re.compile(r"/realms/table/([0-9a-f-]{36})/#a=[A-Za-z0-9_-]+&b=[A-Za-z0-9_-]+$")
 SIDE_NAMES = {"a": "Army A", "b": "Army B"}
 STATS = {"atk": "ATK", "def": "DEF", "spd": "SPD"}
+
+
+@pytest.fixture
+def new_context(browser, site):
+    """Further browser contexts (another phone), each closed when its test ends, passed or failed: a sheet left
+    open would go on polling the server after its test."""
+    made = []
+
+    def make(**options: Any) -> Any:
+        context = browser.new_context(base_url=site, **options)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
 
 
 def opened(page) -> tuple[SeatedGame, dict[str, str]]:
@@ -108,10 +125,10 @@ def decide(phones: dict[str, Any], row: SeatedGame, prefer_ability: bool) -> Non
     expect(phone.locator("#table-game")).not_to_have_attribute("data-version", version)
 
 
-def test_two_phones_play_three_rounds_and_show_what_the_engine_computes(site, page, browser):
+def test_two_phones_play_three_rounds_and_show_what_the_engine_computes(site, page, new_context):
     row, links = opened(page)
     page.goto(links["a"])
-    other = browser.new_context(base_url=site).new_page()
+    other = new_context().new_page()
     other.goto(links["b"])
     phones = {"a": page, "b": other}
     expect(page.locator("#table-status")).to_contain_text("Round 1")
@@ -126,6 +143,8 @@ def test_two_phones_play_three_rounds_and_show_what_the_engine_computes(site, pa
     page.get_by_role("button", name="Put it on").click()
     expect(other.locator(f"#effects-{first_b.uid} li")).to_have_count(standing + 1)
     other.get_by_role("button", name=f"{first_b.name} ({SIDE_NAMES['b']}): HP down 1").click()
+    expect(other.locator(f"#hp-{first_b.uid}")).to_contain_text(f"HP {first_b.hp - 1} / ")
+    expect(other.locator(f"#hp-{first_b.uid}")).not_to_contain_text("not sent yet")  # the tap reached the game
     decisions = 0
     while True:
         row.refresh_from_db()
@@ -144,13 +163,12 @@ def test_two_phones_play_three_rounds_and_show_what_the_engine_computes(site, pa
     assert any(e["type"] == "cooldown_started" for e in events)
     assert any(e["type"] == "effect_expired" and e["reason"] == "duration" for e in events)  # and expiries came
     assert sum(1 for e in events if e["type"] == "table_change") == 2
-    other.context.close()
 
 
-def test_a_change_made_offline_reaches_the_other_phone_when_the_connection_returns(site, page, browser):
+def test_a_change_made_offline_reaches_the_other_phone_when_the_connection_returns(site, page, new_context):
     row, links = opened(page)
     page.goto(links["a"])
-    offline = browser.new_context(base_url=site)
+    offline = new_context()
     other = offline.new_page()
     other.goto(links["b"])
     target = engine_state(row).observation("a").units[0]
@@ -169,13 +187,12 @@ def test_a_change_made_offline_reaches_the_other_phone_when_the_connection_retur
     expect(other.locator(f"#hp-{target.uid}")).not_to_contain_text("not sent yet")
     row.refresh_from_db()
     assert row.moves[-1] == ["table", ["hp", target.uid, -5]]
-    offline.close()
 
 
-def test_undo_restores_the_previous_state_on_both_phones(site, page, browser):
+def test_undo_restores_the_previous_state_on_both_phones(site, page, new_context):
     row, links = opened(page)
     page.goto(links["a"])
-    other = browser.new_context(base_url=site).new_page()
+    other = new_context().new_page()
     other.goto(links["b"])
     before = engine_state(row)
     expect(page.locator("#table-order li")).to_have_text(expected_order(before))
@@ -191,11 +208,10 @@ def test_undo_restores_the_previous_state_on_both_phones(site, page, browser):
         assert_shows_the_engine(phone, before)
     row.refresh_from_db()
     assert row.moves == []
-    other.context.close()
 
 
-def test_the_sheet_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, browser):
-    phone = browser.new_context(base_url=site, viewport={"width": 390, "height": 844})
+def test_the_sheet_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, new_context):
+    phone = new_context(viewport={"width": 390, "height": 844})
     page = phone.new_page()
     page.goto("/realms/table/")
     assert axe_violations(page) == []
@@ -222,4 +238,3 @@ def test_the_sheet_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, 
     expect(page.locator("#table-game")).not_to_have_attribute("data-version", version)
     row.refresh_from_db()
     assert row.moves[-1][0] in ("a", "b")  # the decision confirmed with the keyboard
-    phone.close()
