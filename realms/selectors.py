@@ -101,6 +101,11 @@ MAX_TABLE_GAMES = 1000  # a player's most recent table games counted in their re
 Record = dict[str, int]
 
 
+def empty_record() -> Record:
+    """The record of an army with no finished table game."""
+    return {"played": 0, "won": 0, "lost": 0, "drawn": 0}
+
+
 def table_records(user) -> dict[tuple[tuple[str, str], ...], Record]:
     """A player's record at the table, by army: the finished table games they started (the starter plays Army A),
     each won, lost or drawn, keyed by that army's slots (card, line) in order; the most recent MAX_TABLE_GAMES."""
@@ -112,7 +117,7 @@ def table_records(user) -> dict[tuple[tuple[str, str], ...], Record]:
     records: dict[tuple[tuple[str, str], ...], Record] = {}
     for game in games:
         army = tuple((slot["card"], slot["line"]) for slot in game.setup.get("armies", {}).get("a", []))
-        record = records.setdefault(army, {"played": 0, "won": 0, "lost": 0, "drawn": 0})
+        record = records.setdefault(army, empty_record())
         record["played"] += 1
         winner = game.match.winner if game.match is not None else None
         record["won" if winner == "a" else "lost" if winner == "b" else "drawn"] += 1

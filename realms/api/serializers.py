@@ -366,7 +366,7 @@ class ArmySerializer(ValidatedModelSerializer):
         if "table_records" not in context:
             context["table_records"] = selectors.table_records(army.owner)
         slots = tuple((slot["card"], slot["line"]) for slot in army.slots)
-        return dict(context["table_records"].get(slots, {"played": 0, "won": 0, "lost": 0, "drawn": 0}))
+        return dict(context["table_records"].get(slots) or selectors.empty_record())
 
     def validate(self, attrs):
         if self.instance is None:

@@ -26,7 +26,7 @@
   const held = Object.keys(secrets);
   const storeKey = `realms-table:${config.id}`;
   const apiOf = (side) => config.api.replace("SECRET", secrets[side]);
-  const csrf = () => (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+  const { getJSON, csrf, readSeat } = window.BoardHelpers;
 
   function loadKept() {
     try {
@@ -49,16 +49,9 @@
 
   // ------------------------------------------------------------------ reading
 
-  async function getJSON(url) {
-    const response = await fetch(url, { headers: { Accept: "application/json" } });
-    const body = await response.json();
-    if (!response.ok) throw Object.assign(new Error(body.message || `The game could not be read (${response.status}).`), { status: response.status });
-    return body;
-  }
-
   async function readView() {
     const side = held[0];
-    await window.BoardHelpers.readSeat(apiOf(side), kept);
+    await readSeat(apiOf(side), kept);
     // The legal actions are in the deciding seat's own view: read it when this device holds that seat too.
     const turn = kept.view.turn;
     kept.decider = turn === side ? kept.view : turn && secrets[turn] ? await getJSON(`${apiOf(turn)}?since=${MAX_SINCE}`) : null;

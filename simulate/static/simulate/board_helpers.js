@@ -29,18 +29,27 @@ window.BoardHelpers = (() => {
 
   const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
 
+  // An API answer's JSON; a refusal throws its message with the answer's `status` (a lost connection throws
+  // without one).
+  async function getJSON(url) {
+    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    const body = await response.json();
+    if (!response.ok) {
+      throw Object.assign(new Error(body.message || `The game could not be read (${response.status}).`),
+        { status: response.status });
+    }
+    return body;
+  }
+
+  // The CSRF token Django set in its cookie, for the API's POSTs from a page.
+  const csrf = () => (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+
   // A seat's view read from `kept.cursor` on, every page of its new events added to what `kept` holds (`events`,
   // `texts`, `cursor`, `view`). Fewer moves than last read means a move was taken back: the events after it are
-  // no longer the game's, so they are all read again. A refusal throws with the answer's `status` (a lost
-  // connection throws without one).
+  // no longer the game's, so they are all read again. A refusal throws as `getJSON` does.
   async function readSeat(url, kept) {
     for (;;) {
-      const response = await fetch(`${url}?since=${kept.cursor}`, { headers: { Accept: "application/json" } });
-      const body = await response.json();
-      if (!response.ok) {
-        throw Object.assign(new Error(body.message || `The game could not be read (${response.status}).`),
-          { status: response.status });
-      }
+      const body = await getJSON(`${url}?since=${kept.cursor}`);
       if (kept.view && body.moves < kept.view.moves) {
         Object.assign(kept, { events: [], texts: [], cursor: 0, view: null });
         continue;
@@ -53,5 +62,5 @@ window.BoardHelpers = (() => {
     }
   }
 
-  return { el, hpMeter, roundLabel, readSeat };
+  return { el, hpMeter, roundLabel, getJSON, csrf, readSeat };
 })();

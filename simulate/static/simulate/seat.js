@@ -11,10 +11,9 @@
   const dataNode = document.getElementById("seat-data");
   if (!root || !dataNode) return;
   const config = JSON.parse(dataNode.textContent);
-  const { el, hpMeter, roundLabel, readSeat } = window.BoardHelpers;
+  const { el, hpMeter, roundLabel, csrf, readSeat } = window.BoardHelpers;
   const makeBoard = (window.ReplayBoards || {})[config.game];
   const $ = (id) => document.getElementById(id);
-  const csrf = () => (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
   const apiOf = (secret) => config.api.replace("SECRET", secret);
 
   let seats = config.seats;
