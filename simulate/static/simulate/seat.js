@@ -79,6 +79,7 @@
 
   function handOff(player) {
     // Nothing of the seat that played stays on screen while the device changes hands.
+    drawn = null;
     $("seat-board").replaceChildren();
     $("seat-actions").replaceChildren();
     $("seat-log").replaceChildren();
@@ -101,10 +102,16 @@
     return `Waiting for seat ${view.turn}.`;
   }
 
+  // What the screen shows, so a poll that brings nothing new leaves it (and the keyboard's focus) alone.
+  let drawn = null;
+
   function draw(seat) {
     const kept = known.get(seat.player);
     const view = kept.view;
     if (!view) return;
+    const showing = JSON.stringify([seat.player, view, kept.events.length]);
+    if (showing === drawn) return;
+    drawn = showing;
     $("seat-play").hidden = false;
     $("seat-status").textContent = statusText(view);
     if (makeBoard) {
@@ -126,6 +133,8 @@
         inOrder.setAttribute("aria-current", "step");
       }
     }
+    // A move's button keeps the focus across a redraw while the same move is offered.
+    const focused = $("seat-actions").contains(document.activeElement) ? document.activeElement.dataset.index : null;
     $("seat-actions").replaceChildren(...view.legal.map((entry) => {
       const button = el("button", { type: "button", "data-index": entry.index }, entry.label,
         entry.detail ? el("span", { className: "detail" }, entry.detail) : null);
@@ -133,6 +142,7 @@
       return button;
     }));
     if (!view.legal.length && !view.result) $("seat-actions").replaceChildren(el("p", { className: "help" }, "Not your turn."));
+    if (focused !== null) $("seat-actions").querySelector(`button[data-index="${focused}"]`)?.focus();
     $("seat-undo").hidden = !view.can_undo;
     $("seat-undo").onclick = () => send(seat, "undo/", { version: view.version });
     let from = 0;
@@ -158,6 +168,7 @@
       if (!response.ok) showError((await response.json()).message || `The move was refused (${response.status}).`);
     } finally {
       busy = false;
+      drawn = null; // the buttons were disabled for the send: draw them again even if the game did not move
     }
     await refresh();
   }
