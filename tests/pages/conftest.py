@@ -67,6 +67,22 @@ expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture
+def new_context(browser, live_server):
+    """Further browser contexts (another phone, a fresh visitor), each closed when its test ends, passed or failed:
+    a page left open would go on polling the server after its test."""
+    made = []
+
+    def make(**options: Any) -> Any:
+        context = browser.new_context(base_url=live_server.url, **options)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.fixture
 def page(page):
     """pytest-playwright's page, failing its test on any script error the page raises."""
     errors: list[str] = []

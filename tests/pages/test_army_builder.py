@@ -104,7 +104,7 @@ def test_a_card_added_twice_is_named_with_its_place_in_army_order(site, page):
     expect(page.locator("#army-status .violations")).not_to_contain_text(card.slug)
 
 
-def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, browser, live_server):
+def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, new_context, live_server):
     slots = faction_army("shadow")
     cards = _characters(slots)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -120,13 +120,12 @@ def test_copy_the_code_and_open_the_share_link_in_a_fresh_browser(site, page, br
     share = page.locator("#army-share").input_value()
     assert share == f"{live_server.url}{BUILDER}?code={code}"
 
-    fresh = browser.new_context(base_url=live_server.url)
+    fresh = new_context()
     other = fresh.new_page()
     other.goto(share)
     expect(_verdict(other)).to_have_text("Valid")
     expect(_slot_inputs(other)).to_have_count(ARMY_SIZE)
     assert _army_names(other) == _names(slots)  # in the order built
-    fresh.close()
 
 
 def _tied_at_six(page):
@@ -134,8 +133,7 @@ def _tied_at_six(page):
     return page.locator("#army-builder .attack-order li", has_text="SPD 6:")
 
 
-def test_the_player_sets_the_army_order_and_the_preview_code_link_and_decklist_keep_it(site, page, browser,
-                                                                                         live_server):
+def test_the_player_sets_the_army_order_and_the_preview_code_link_and_decklist_keep_it(site, page, new_context):
     cards = _characters(BUILT)
     acolyte, warlock, runecaster = (cards[s["card"]] for s in BUILT[:3])
     urgoth = cards[BUILT[6]["card"]]
@@ -169,7 +167,7 @@ def test_the_player_sets_the_army_order_and_the_preview_code_link_and_decklist_k
     expect(page.locator("#army-decklist + .copy-row .copy-status")).to_have_text("Copied.")
     assert page.evaluate("navigator.clipboard.readText()") == decklist
 
-    fresh = browser.new_context(base_url=live_server.url)
+    fresh = new_context()
     other = fresh.new_page()
     other.goto(page.locator("#army-share").input_value())
     expect(_slot_inputs(other)).to_have_count(ARMY_SIZE)
@@ -180,7 +178,6 @@ def test_the_player_sets_the_army_order_and_the_preview_code_link_and_decklist_k
     other.get_by_role("button", name="Load it").click()
     expect(other.locator("#army-code")).to_have_value(code)
     assert _army_names(other) == _names(BUILT)
-    fresh.close()
 
 
 def test_a_saved_army_keeps_the_order_built_and_a_saved_move_changes_it(site, page, django_user_model):
@@ -302,9 +299,9 @@ def test_anonymous_visitors_are_asked_to_sign_in_to_save(site, page):
     expect(page.get_by_label("Army name")).to_have_count(0)
 
 
-def test_the_builder_works_without_javascript(site, browser, live_server):
+def test_the_builder_works_without_javascript(site, new_context):
     card = Character.objects.filter(position="vanguard").order_by("pk").first()
-    context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
+    context = new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(BUILDER)
     page.get_by_role("button", name=f"Add {card.name} to Vanguard", exact=True).click()
@@ -315,7 +312,6 @@ def test_the_builder_works_without_javascript(site, browser, live_server):
     page.get_by_role("button", name=f"Add {second.name} to Rearguard", exact=True).click()
     page.get_by_role("button", name=f"Move {second.name} earlier", exact=True).click()
     expect(page.locator("#army-builder .army-slot .slot-name")).to_have_text([second.name, card.name])
-    context.close()
 
 
 def test_the_builder_ends_with_its_footer(site, page):

@@ -113,16 +113,15 @@ def test_pages_go_forward_and_back(site, page):
     assert _tile_names(page) == names[:PAGE_SIZE]
 
 
-def test_gallery_works_without_javascript(site, browser, live_server):
+def test_gallery_works_without_javascript(site, new_context):
     names = _names_in_order(faction__slug="shadow")
-    context = browser.new_context(java_script_enabled=False, base_url=live_server.url)
+    context = new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto("/realms/cards/")
     page.get_by_label("Faction").select_option("shadow")
     page.get_by_role("button", name="Show cards").click()
     expect(page.locator(".result-count")).to_have_text(re.compile(rf"^{len(names)} cards"))
     assert _tile_names(page) == names[:PAGE_SIZE]
-    context.close()
 
 
 def test_card_page_shows_every_field_and_its_abilities_in_words(site, page):

@@ -137,7 +137,7 @@ def test_the_hot_seat_never_shows_one_seats_hand_to_another(site, page):
     assert len(seen) == 4 and hidden_checked  # every seat played, each after its own hand-off
 
 
-def test_two_browsers_play_each_other_and_see_the_moves_arrive(site, page, browser):
+def test_two_browsers_play_each_other_and_see_the_moves_arrive(site, page, new_context):
     code = code_of(faction_army("arcane"))
     page.goto(f"/matches/new/?game=realms&a_code={code}&agent_a=person&agent_b=person")
     page.get_by_role("group", name="Side b's army").get_by_label("A random legal army").check()
@@ -147,7 +147,7 @@ def test_two_browsers_play_each_other_and_see_the_moves_arrive(site, page, brows
     expect(links).to_have_count(2)
     first_link, second_link = links.nth(0).get_attribute("href"), links.nth(1).get_attribute("href")
     page.goto(first_link)
-    other = browser.new_context(base_url=site).new_page()
+    other = new_context().new_page()
     other.goto(second_link)
     seats = {"a": page, "b": other}
     for _ in range(6):
@@ -162,11 +162,10 @@ def test_two_browsers_play_each_other_and_see_the_moves_arrive(site, page, brows
         expect(waiter.locator("#seat")).not_to_have_attribute("data-version", str(row.version))
         expect(waiter.locator("#seat-log li").first).to_be_visible()
         assert len(SeatedGame.objects.get(pk=row.pk).moves) > moves
-    other.context.close()
 
 
-def test_the_board_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, browser):
-    phone = browser.new_context(base_url=site, viewport={"width": 390, "height": 844})
+def test_the_board_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, new_context):
+    phone = new_context(viewport={"width": 390, "height": 844})
     page = phone.new_page()
     code = code_of(faction_army("arcane"))
     page.goto(f"/matches/new/?game=realms&a_code={code}&agent_a=person")
@@ -185,4 +184,3 @@ def test_the_board_fits_a_phone_works_with_the_keyboard_and_meets_wcag_aa(site, 
     assert page.evaluate("document.activeElement.dataset.index") == first.get_attribute("data-index")
     page.keyboard.press("Enter")
     expect(page.locator("#seat")).not_to_have_attribute("data-version", version)
-    phone.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from playwright.sync_api import expect
 
 from simulate import services
@@ -23,22 +22,6 @@ from tests.pages.test_play_what_was_filled_in import code_of
 GAME_URL = re.compile(r"/realms/table/([0-9a-f-]{36})/#a=[A-Za-z0-9_-]+&b=[A-Za-z0-9_-]+$")
 SIDE_NAMES = {"a": "Army A", "b": "Army B"}
 STATS = {"atk": "ATK", "def": "DEF", "spd": "SPD"}
-
-
-@pytest.fixture
-def new_context(browser, site):
-    """Further browser contexts (another phone), each closed when its test ends, passed or failed: a sheet left
-    open would go on polling the server after its test."""
-    made = []
-
-    def make(**options: Any) -> Any:
-        context = browser.new_context(base_url=site, **options)
-        made.append(context)
-        return context
-
-    yield make
-    for context in made:
-        context.close()
 
 
 def opened(page) -> tuple[SeatedGame, dict[str, str]]:
