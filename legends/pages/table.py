@@ -18,6 +18,8 @@ from legends.engine.setup import MAX_NAME
 from legends.engine.vocabulary import (
     DEFENSE_ELEMENTS,
     FACE_UP_PASSES,
+    MAX_ROUNDS_DEFAULT,
+    MAX_ROUNDS_LIMIT,
     MAX_TEAM_DEFENSES,
     MODES,
     TEAMS,
@@ -48,21 +50,28 @@ def table_rules() -> dict[str, Any]:
         "defense_elements": DEFENSE_ELEMENTS,  # L2: both on a defense destroy it
         "face_up_passes": FACE_UP_PASSES,  # L7: the first card of a round face up, the next ones face down
         "max_defenses": MAX_TEAM_DEFENSES,
+        "max_rounds": MAX_ROUNDS_DEFAULT,  # L12: the last round ended with both teams standing is a draw
+        "max_rounds_limit": MAX_ROUNDS_LIMIT,
     }
 
 
 class TableForm(forms.Form):
-    """The game to track: its mode, the players' names (blank: "Player 1" ...) and the defenses of a team. The
-    name fields are the teams mode's; in a duel the script hides each team's second player."""
+    """The game to track: its mode, the players' names (blank: "Player 1" ...), the defenses of a team and the
+    rounds before a draw. The name fields are the teams mode's; in a duel the script hides each team's second
+    player."""
 
     mode = forms.ChoiceField(choices=Mode.choices, initial=TEAMS, label="Mode")
     defenses = forms.IntegerField(
         min_value=1, max_value=MAX_TEAM_DEFENSES, initial=MODES[TEAMS].defenses_per_team, label="Defenses per team",
         help_text="The rulebook's number for the mode is filled in when the mode is chosen.")
+    max_rounds = forms.IntegerField(
+        min_value=1, max_value=MAX_ROUNDS_LIMIT, initial=MAX_ROUNDS_DEFAULT, label="Rounds before a draw",
+        help_text="A game still undecided when this round ends is a draw, as in the service's matches.")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["defenses"].widget.attrs["aria-describedby"] = "help-defenses"
+        self.fields["max_rounds"].widget.attrs["aria-describedby"] = "help-max-rounds"
         for seat in seats(MODES[TEAMS]):
             self.fields[seat["field"]] = forms.CharField(
                 max_length=MAX_NAME, required=False, label=f"Player {seat['number']} name",

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from legends.engine.vocabulary import DEFENSE_ELEMENTS, DUEL, MODES, TEAMS
+from legends.engine.vocabulary import DEFENSE_ELEMENTS, DUEL, MAX_ROUNDS_DEFAULT, MODES, TEAMS
 from tests.pages.conftest import axe_violations
 
 TABLE = "/legends/table/"
@@ -112,8 +112,9 @@ def test_the_page_answers_with_its_setup_form(client):
     assert 'id="table-form"' in html and "Start the game" in html
     for number in range(1, MODES[TEAMS].players + 1):
         assert f"Player {number} name" in html
-    # The rulebook's three defenses a team, from the rule vocabulary.
+    # The rulebook's three defenses a team, and the matches' rounds before a draw, from the rule vocabulary.
     assert re.search(rf'name="defenses" value="{MODES[TEAMS].defenses_per_team}"', html)
+    assert re.search(rf'name="max_rounds" value="{MAX_ROUNDS_DEFAULT}"', html)
     assert 'src="/static/legends/table.js"' in html
 
 
@@ -220,6 +221,41 @@ def test_a_team_with_every_defense_destroyed_loses_and_both_at_once_is_a_draw(si
 
     button(page, "Undo").click()
     expect(page.get_by_text("Team 2 wins: every defense of Team 1 is destroyed.", exact=True)).to_be_visible()
+
+
+def test_a_game_undecided_when_its_last_round_ends_is_a_draw_unless_its_showdown_decided_it(site, page):
+    page.goto(TABLE)
+    page.get_by_label("Mode").select_option(DUEL)
+    expect(page.get_by_label("Rounds before a draw")).to_have_value(str(MAX_ROUNDS_DEFAULT))
+    page.get_by_label("Rounds before a draw").fill("2")
+    button(page, "Start the game").click()
+    turns = MODES[DUEL].passes * MODES[DUEL].counters
+    for _ in range(turns):
+        button(page, "Next turn").click()
+    expect(round_line(page)).to_have_text("Round 1 · showdown")
+    button(page, "End round").click()
+    expect(round_line(page)).to_have_text(f"Round 2 · turn 1 of {turns} · face up · the last round")
+    for _ in range(turns):
+        button(page, "Next turn").click()
+    expect(round_line(page)).to_have_text("Round 2 · showdown · the last round")
+    expect(page.locator("#table-result")).to_be_hidden()
+
+    button(page, "End round").click()
+    draw = "Draw: round 2 was the game's last, and both teams still have defenses."
+    expect(page.locator("#table-result")).to_have_text(draw)
+    expect(now(page)).to_have_text("The game is over.")
+    expect(log_lines(page).first).to_have_text(f"Round 2 Round 2 ends, the game's last. {draw}")
+    expect(button(page, "Next turn")).to_be_disabled()
+    expect(button(page, "End round")).to_be_disabled()
+
+    # Taken back, and the last showdown destroys every defense of Team 1: that decides the game, not the limit.
+    button(page, "Undo").click()
+    expect(page.locator("#table-result")).to_be_hidden()
+    expect(button(page, "End round")).to_be_enabled()
+    for number in range(1, MODES[DUEL].defenses_per_team + 1):
+        button(page, f"Team 1 defense {number} destroyed").click()
+    expect(page.locator("#table-result")).to_have_text("Team 2 wins: every defense of Team 1 is destroyed.")
+    expect(button(page, "End round")).to_be_disabled()
 
 
 def test_undo_restores_the_state_before_each_change_in_turn(site, page):

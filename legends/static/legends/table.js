@@ -40,13 +40,18 @@
     return { counter, player: game.holders[counter - 1], faceUp: pass <= rules.face_up_passes };
   }
 
-  // L12: a team whose defenses are all destroyed loses; both teams at once is a draw. null while both stand.
+  // L12: a team whose defenses are all destroyed loses; both teams at once is a draw; the game's last round
+  // ended with both teams standing is a draw too. null while the game goes on.
   function outcome(game) {
     const lost = game.teams.map((team) => team.defenses.every((defense) => defense.destroyed));
-    if (!lost.includes(true)) return null;
-    if (!lost.includes(false)) return { draw: true };
-    return { winner: lost.indexOf(false), loser: lost.indexOf(true) };
+    if (lost.includes(true) && !lost.includes(false)) return { draw: true };
+    if (lost.includes(true)) return { winner: lost.indexOf(false), loser: lost.indexOf(true) };
+    if (game.lastRoundEnded) return { draw: true, rounds: game.round };
+    return null;
   }
+
+  // L12: the rounds a game lasts at most (a game stored before the limit was asked takes the default).
+  const roundLimit = (rules, game) => game.maxRounds || rules.max_rounds;
 
   // A game as it starts: the players in setup order (a blank name is "Player N"), each holding the counter
   // its seat starts with (teammates alternate), every defense standing with no marker, round 1, counter 1.
@@ -58,7 +63,7 @@
     const holders = mode.seats.map((_, c) => mode.seats.findIndex((seat) => seat.counter === c + 1));
     const defenses = () => Array.from({ length: setup.defenses }, () => ({ markers: 0, destroyed: false }));
     const teams = Array.from({ length: mode.teams }, () => ({ defenses: defenses() }));
-    return { mode: setup.mode, players, teams, holders, round: 1, turn: 0 };
+    return { mode: setup.mode, players, teams, holders, round: 1, turn: 0, maxRounds: setup.maxRounds };
   }
 
   function defenseOf(game, change) {
@@ -84,12 +89,14 @@
       apply: (rules, game) => ({ ...game, turn: game.turn + 1 }),
       say: (rules, before, after) => turnText(rules, after),
     },
-    // After the showdown: the counters handed on (L11), and the next round starts at counter 1.
+    // After the showdown: the counters handed on (L11), and the next round starts at counter 1; after the
+    // game's last round, nothing more (L12).
     endRound: {
       allowed: (rules, game) => !isOver(game) && game.turn === turnsPerRound(rules, game),
-      apply: (rules, game) => ({ ...game, holders: rotateCounters(game.holders), round: game.round + 1, turn: 0 }),
-      say: (rules, before, after) =>
-        `Round ${before.round} ends; the counters are handed on: ${holdersText(after)}. ${turnText(rules, after)}`,
+      apply: (rules, game) => (game.round >= roundLimit(rules, game) ? { ...game, lastRoundEnded: true }
+        : { ...game, holders: rotateCounters(game.holders), round: game.round + 1, turn: 0 }),
+      say: (rules, before, after) => (after.lastRoundEnded ? `Round ${before.round} ends, the game's last.`
+        : `Round ${before.round} ends; the counters are handed on: ${holdersText(after)}. ${turnText(rules, after)}`),
     },
     // An element marker put on a standing defense (an attack that got through) or taken off (a healing).
     // L2: a defense requires two different elements; with both on it, it is destroyed.
@@ -175,12 +182,14 @@
 
   function roundText(rules, game) {
     const turn = currentTurn(rules, game);
-    if (!turn) return `Round ${game.round} · showdown`;
+    const last = game.round >= roundLimit(rules, game) ? " · the last round" : "";
+    if (!turn) return `Round ${game.round} · showdown${last}`;
     const face = turn.faceUp ? "face up" : "face down";
-    return `Round ${game.round} · turn ${game.turn + 1} of ${turnsPerRound(rules, game)} · ${face}`;
+    return `Round ${game.round} · turn ${game.turn + 1} of ${turnsPerRound(rules, game)} · ${face}${last}`;
   }
 
   function resultText(result) {
+    if (result.rounds) return `Draw: round ${result.rounds} was the game's last, and both teams still have defenses.`;
     if (result.draw) return "Draw: both teams have lost all of their defenses.";
     return `Team ${result.winner + 1} wins: every defense of Team ${result.loser + 1} is destroyed.`;
   }
@@ -344,7 +353,11 @@
     const names = {};
     for (const seat of rules.modes[mode].seats) names[seat.field] = String(data.get(seat.field) || "").trim();
     const asked = Number.parseInt(data.get("defenses"), 10) || rules.modes[mode].defenses;
-    return { mode, names, defenses: Math.min(Math.max(asked, 1), rules.max_defenses) };
+    const rounds = Number.parseInt(data.get("max_rounds"), 10) || rules.max_rounds;
+    return {
+      mode, names, defenses: Math.min(Math.max(asked, 1), rules.max_defenses),
+      maxRounds: Math.min(Math.max(rounds, 1), rules.max_rounds_limit),
+    };
   }
 
   function start() {
