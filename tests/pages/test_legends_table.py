@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from legends.engine.vocabulary import DEFENSE_ELEMENTS, DUEL, MAX_ROUNDS_DEFAULT, MODES, TEAMS
 from tests.pages.conftest import axe_violations
+from tests.pages.test_table_companion import cached, cut_off
 
 TABLE = "/legends/table/"
 # Players 1 and 2 are Team 1, players 3 and 4 Team 2; seated so that teammates alternate, they hold the
@@ -321,6 +322,22 @@ def test_a_reload_keeps_the_game(site, page):
     page.reload()
     expect(now(page)).to_have_text("Counter 1: Eve plays")
     expect(defense(page, 1, 3)).to_contain_text("Markers: 0 of")
+
+
+def test_a_game_reloaded_without_a_connection_opens_from_the_phone(site, new_context):
+    page = new_context().new_page()
+    start_game(page)
+    button(page, "Next turn").click()
+    add_marker(page, 2, 1).click()
+    cached(page, "legends-table-v1")
+    refused = cut_off(page.context)
+    page.reload()
+    # Nothing reached the server, the page itself included: the tracker is the phone's copy, with its game.
+    assert any(url.endswith(TABLE) for url in refused), refused
+    expect(now(page)).to_have_text("Counter 2: Cat plays")
+    expect(defense(page, 2, 1)).to_contain_text("Markers: 1 of")
+    button(page, "Next turn").click()
+    expect(now(page)).to_have_text("Counter 3: Ben plays")
 
 
 def test_at_phone_width_a_game_is_played_with_the_keyboard_only(site, page):

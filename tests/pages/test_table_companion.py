@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
+from cardsdb.pages.offline import KEPT
 from simulate import services
 from simulate.engine.seated import PERSON, resume
 from simulate.models import SeatedGame
@@ -170,6 +172,72 @@ def test_a_change_made_offline_reaches_the_other_phone_when_the_connection_retur
     expect(other.locator(f"#hp-{target.uid}")).not_to_contain_text("not sent yet")
     row.refresh_from_db()
     assert row.moves[-1] == ["table", ["hp", target.uid, -5]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("path", "cache"), [("/realms/table/", "realms-table-v1"), ("/legends/table/", "legends-table-v1")])
+def test_each_table_page_has_its_service_worker_served_from_its_own_path(client, path, cache):
+    # A worker's scope is the path it comes from: the table pages, and nothing else of the site.
+    assert f'data-worker="{path}offline.js"' in client.get(path).content.decode()
+    response = client.get(f"{path}offline.js")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/javascript; charset=utf-8"
+    assert response["Cache-Control"] == "no-cache"  # a new version is picked up at the next visit
+    body = response.content.decode()
+    assert f'const CACHE = "{cache}";' in body and f"const KEPT = {KEPT};" in body
+    assert client.post(f"{path}offline.js").status_code == 405
+
+
+def cached(page, cache: str) -> None:
+    """Wait until the page's service worker runs it and keeps a copy of it and of every script and style it loads."""
+    page.wait_for_function("""async (cache) => {
+        const kept = await caches.open(cache);
+        const files = [...document.querySelectorAll("script[src], link[rel=stylesheet]")].map((n) => n.src || n.href);
+        const found = await Promise.all([window.location.pathname, ...files].map((url) => kept.match(url)));
+        return Boolean(navigator.serviceWorker.controller) && found.every(Boolean);
+    }""", arg=cache)
+
+
+def cut_off(context) -> list[str]:
+    """The context without a connection: every request refused (its address noted), and the browser offline."""
+    refused: list[str] = []
+
+    def no_network(route):
+        refused.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    context.route("**/*", no_network)
+    context.set_offline(True)
+    return refused
+
+
+def test_a_sheet_reloaded_without_a_connection_opens_from_the_phone_and_sends_its_change_when_it_returns(
+        site, page, new_context):
+    row, links = opened(page)
+    phone = new_context()
+    sheet = phone.new_page()
+    sheet.goto(links["b"])
+    target = engine_state(row).observation("a").units[0]
+    expect(sheet.locator(f"#hp-{target.uid}")).to_contain_text(f"HP {target.hp} / ")
+    cached(sheet, "realms-table-v1")  # the service worker keeps the page and its files once it runs
+    refused = cut_off(phone)
+    sheet.reload()
+    # Nothing reached the server, the page itself included: the sheet is the phone's copy, with its state.
+    assert any(url.split("#")[0] == links["b"].split("#")[0] for url in refused), refused
+    expect(sheet.locator(f"#hp-{target.uid}")).to_contain_text(f"HP {target.hp} / ")
+    expect(sheet.locator("#table-connection")).to_contain_text("No connection")
+    sheet.get_by_role("button", name=f"{target.name} ({SIDE_NAMES['a']}): HP down 1").click()
+    expect(sheet.locator(f"#hp-{target.uid}")).to_contain_text(f"HP {target.hp - 1} / ")
+    expect(sheet.locator(f"#hp-{target.uid}")).to_contain_text("not sent yet")
+    moves = len(row.moves)
+    row.refresh_from_db()
+    assert len(row.moves) == moves
+
+    phone.unroute_all()
+    phone.set_offline(False)
+    expect(sheet.locator(f"#hp-{target.uid}")).not_to_contain_text("not sent yet")
+    row.refresh_from_db()
+    assert row.moves[-1] == ["table", ["hp", target.uid, -1]]
 
 
 def test_undo_restores_the_previous_state_on_both_phones(site, page, new_context):

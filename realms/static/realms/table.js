@@ -4,8 +4,9 @@
 // cooldowns, the fallen), offers the pending decision's legal actions to confirm, and sends the players' changes
 // at the table (HP by hand, effects put on or taken off) and undos.
 //
-// The state read last, the card words and the changes not sent yet are kept in localStorage, so the sheet shows
-// at once and keeps taking changes without a connection; changes made offline are sent in order when it returns
+// The state read last, the card words and the changes not sent yet are kept in localStorage, and the page itself
+// by a service worker (cardsdb/pages/offline.py), so the sheet shows at once, opens again and keeps taking
+// changes without a connection; changes made offline are sent in order when it returns
 // (an HP change applies to the game as it then stands; a decision chosen offline names the version it was chosen
 // at, and is refused if the table moved on meanwhile).
 "use strict";
