@@ -292,10 +292,13 @@ def test_admin_swagger_ui_and_the_pages_are_served_with_debug_off(tmp_path):
         from django.test import Client
         client = Client()
         out = {}
-        for page in ("/api/docs/", "/admin/login/", "/", "/accounts/login/"):
+        for page in ("/api/docs/", "/admin/login/", "/", "/accounts/login/", "/realms/table/", "/legends/table/"):
             html = client.get(page).content.decode()
             assets = re.findall(r'(?:src|href)="(/static/[^"]+)"', html)
             out[page] = [(a, client.get(a, HTTP_ACCEPT_ENCODING="gzip").status_code) for a in assets]
+        # The table pages' service workers, served by the site itself (their scope is their path).
+        for worker in ("/realms/table/offline.js", "/legends/table/offline.js"):
+            out[worker] = [(worker, client.get(worker).status_code)]
         print(json.dumps(out))
         """,
         **env,
@@ -308,5 +311,7 @@ def test_admin_swagger_ui_and_the_pages_are_served_with_debug_off(tmp_path):
     site = dict(pages["/"])
     assert any(re.search(r"cardsdb/site\.[0-9a-f]{12}\.css$", asset) for asset in site), site
     assert any(re.search(r"cardsdb/vendor/htmx-2\.0\.11\.min\.[0-9a-f]{12}\.js$", asset) for asset in site), site
+    for table in ("/realms/table/", "/legends/table/"):
+        assert any(re.search(r"cardsdb/offline\.[0-9a-f]{12}\.js$", asset) for asset, _ in pages[table]), pages[table]
     for page, assets in pages.items():
         assert all(status == 200 for _, status in assets), (page, assets)
