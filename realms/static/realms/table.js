@@ -27,7 +27,7 @@
   const held = Object.keys(secrets);
   const storeKey = `realms-table:${config.id}`;
   const apiOf = (side) => config.api.replace("SECRET", secrets[side]);
-  const { getJSON, csrf, readSeat } = window.BoardHelpers;
+  const { getJSON, postJSON, readSeat } = window.BoardHelpers;
 
   function loadKept() {
     try {
@@ -86,22 +86,12 @@
 
   // ------------------------------------------------------------------ sending
 
-  async function post(path, body) {
-    const response = await fetch(path, {
-      method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
-      body: JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (!response.ok) throw Object.assign(new Error(answer.message || `Refused (${response.status}).`), { status: response.status });
-    return answer;
-  }
-
   // Queued sends go out in order; a refused one is dropped with its reason shown, a network failure stops here.
   async function flush() {
     while (kept.queue.length) {
       const item = kept.queue[0];
       try {
-        const answer = await post(item.path, item.body);
+        const answer = await postJSON(item.path, item.body, "Refused");
         if (kept.view) kept.view.version = answer.version; // read in full next; a choice made now names it
       } catch (error) {
         if (!error.status) throw error;

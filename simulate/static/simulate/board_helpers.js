@@ -29,20 +29,31 @@ window.BoardHelpers = (() => {
 
   const roundLabel = (round) => (round > 0 ? `Round ${round}` : "Before round 1");
 
-  // An API answer's JSON; a refusal throws its message with the answer's `status` (a lost connection throws
-  // without one).
-  async function getJSON(url) {
-    const response = await fetch(url, { headers: { Accept: "application/json" } });
+  // An API answer's JSON; a refusal throws its message (or `refused` and the status) with the answer's `status`.
+  async function answerOf(response, refused) {
     const body = await response.json();
     if (!response.ok) {
-      throw Object.assign(new Error(body.message || `The game could not be read (${response.status}).`),
-        { status: response.status });
+      throw Object.assign(new Error(body.message || `${refused} (${response.status}).`), { status: response.status });
     }
     return body;
   }
 
+  // An API answer read with GET; a lost connection throws without a `status`.
+  async function getJSON(url) {
+    return answerOf(await fetch(url, { headers: { Accept: "application/json" } }), "The game could not be read");
+  }
+
   // The CSRF token Django set in its cookie, for the API's POSTs from a page.
   const csrf = () => (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+
+  // `body` POSTed as JSON from a page, with the CSRF token; its answer, or a refusal thrown as `getJSON` does.
+  async function postJSON(url, body, refused) {
+    const response = await fetch(url, {
+      method: "POST", credentials: "same-origin", body: JSON.stringify(body),
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
+    });
+    return answerOf(response, refused);
+  }
 
   // A seat's view read from `kept.cursor` on, every page of its new events added to what `kept` holds (`events`,
   // `texts`, `cursor`, `view`). Fewer moves than last read means a move was taken back: the events after it are
@@ -62,5 +73,5 @@ window.BoardHelpers = (() => {
     }
   }
 
-  return { el, hpMeter, roundLabel, getJSON, csrf, readSeat };
+  return { el, hpMeter, roundLabel, getJSON, postJSON, readSeat };
 })();

@@ -11,7 +11,7 @@
   const dataNode = document.getElementById("seat-data");
   if (!root || !dataNode) return;
   const config = JSON.parse(dataNode.textContent);
-  const { el, hpMeter, roundLabel, csrf, readSeat } = window.BoardHelpers;
+  const { el, hpMeter, roundLabel, postJSON, readSeat } = window.BoardHelpers;
   const makeBoard = (window.ReplayBoards || {})[config.game];
   const $ = (id) => document.getElementById(id);
   const apiOf = (secret) => config.api.replace("SECRET", secret);
@@ -161,11 +161,10 @@
     busy = true;
     for (const button of $("seat-actions").querySelectorAll("button")) button.disabled = true;
     try {
-      const response = await fetch(apiOf(seat.secret) + path, {
-        method: "POST", credentials: "same-origin", body: JSON.stringify(body),
-        headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf() },
-      });
-      if (!response.ok) showError((await response.json()).message || `The move was refused (${response.status}).`);
+      await postJSON(apiOf(seat.secret) + path, body, "The move was refused");
+    } catch (error) {
+      if (!error.status) throw error;
+      showError(error.message);
     } finally {
       busy = false;
       drawn = null; // the buttons were disabled for the send: draw them again even if the game did not move
