@@ -82,6 +82,29 @@ def new_context(browser, live_server):
         context.close()
 
 
+def cached(page, cache: str) -> None:
+    """Wait until the page's service worker runs it and keeps a copy of it and of every script and style it loads."""
+    page.wait_for_function("""async (cache) => {
+        const kept = await caches.open(cache);
+        const files = [...document.querySelectorAll("script[src], link[rel=stylesheet]")].map((n) => n.src || n.href);
+        const found = await Promise.all([window.location.pathname, ...files].map((url) => kept.match(url)));
+        return Boolean(navigator.serviceWorker.controller) && found.every(Boolean);
+    }""", arg=cache)
+
+
+def cut_off(context) -> list[str]:
+    """The context without a connection: every request refused (its address noted), and the browser offline."""
+    refused: list[str] = []
+
+    def no_network(route):
+        refused.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    context.route("**/*", no_network)
+    context.set_offline(True)
+    return refused
+
+
 @pytest.fixture
 def page(page):
     """pytest-playwright's page, failing its test on any script error the page raises."""

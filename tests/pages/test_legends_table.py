@@ -8,8 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from legends.engine.vocabulary import DEFENSE_ELEMENTS, DUEL, MAX_ROUNDS_DEFAULT, MODES, TEAMS
-from tests.pages.conftest import axe_violations
-from tests.pages.test_table_companion import cached, cut_off
+from tests.pages.conftest import axe_violations, cached, cut_off
 
 TABLE = "/legends/table/"
 # Players 1 and 2 are Team 1, players 3 and 4 Team 2; seated so that teammates alternate, they hold the

@@ -18,7 +18,7 @@ from simulate.engine.seated import PERSON, resume
 from simulate.models import SeatedGame
 from simulate.pinning import Thawing
 from tests.factories import faction_army
-from tests.pages.conftest import axe_violations
+from tests.pages.conftest import axe_violations, cached, cut_off
 from tests.pages.test_play_what_was_filled_in import code_of
 
 GAME_URL = re.compile(r"/realms/table/([0-9a-f-]{36})/#a=[A-Za-z0-9_-]+&b=[A-Za-z0-9_-]+$")
@@ -186,29 +186,6 @@ def test_each_table_page_has_its_service_worker_served_from_its_own_path(client,
     body = response.content.decode()
     assert f'const CACHE = "{cache}";' in body and f"const KEPT = {KEPT};" in body
     assert client.post(f"{path}offline.js").status_code == 405
-
-
-def cached(page, cache: str) -> None:
-    """Wait until the page's service worker runs it and keeps a copy of it and of every script and style it loads."""
-    page.wait_for_function("""async (cache) => {
-        const kept = await caches.open(cache);
-        const files = [...document.querySelectorAll("script[src], link[rel=stylesheet]")].map((n) => n.src || n.href);
-        const found = await Promise.all([window.location.pathname, ...files].map((url) => kept.match(url)));
-        return Boolean(navigator.serviceWorker.controller) && found.every(Boolean);
-    }""", arg=cache)
-
-
-def cut_off(context) -> list[str]:
-    """The context without a connection: every request refused (its address noted), and the browser offline."""
-    refused: list[str] = []
-
-    def no_network(route):
-        refused.append(route.request.url)
-        route.abort("internetdisconnected")
-
-    context.route("**/*", no_network)
-    context.set_offline(True)
-    return refused
 
 
 def test_a_sheet_reloaded_without_a_connection_opens_from_the_phone_and_sends_its_change_when_it_returns(
